@@ -1,0 +1,27 @@
+// A compressed-sparse-row matrix in FP64: what Matrix Market files read into, and the
+// reference format tests compare structured operators against.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mpmg {
+
+struct CsrMatrix {
+    std::int64_t rows = 0;
+    std::int64_t cols = 0;
+    std::vector<std::int64_t> row_ptr{0};  ///< size rows + 1
+    std::vector<std::int64_t> col;         ///< sorted within each row, no duplicates
+    std::vector<double> val;
+
+    std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+    /// y = A x (FP64, serial; a reference, not a fast path).
+    void multiply(const double* x, double* y) const;
+    /// A^T.
+    CsrMatrix transpose() const;
+};
+
+/// C = A * B (FP64, straightforward; for tests and setup of small operators).
+CsrMatrix multiply(const CsrMatrix& a, const CsrMatrix& b);
+
+}  // namespace mpmg

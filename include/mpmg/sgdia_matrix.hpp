@@ -1,0 +1,98 @@
+// Structured-grid matrices in SG-DIA format with SOA layout (ICPP'24 §3.2, §5.1): the values of
+// one stencil offset are contiguous over all cells, so no index arrays are stored and a kernel
+// streams each offset's values with unit stride.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mpmg {
+
+/// A 3D box of cells, i fastest, then j, then k. Cell (i,j,k) has index i + nx*(j + ny*k).
+struct Box {
+    int nx = 0, ny = 0, nz = 0;
+    std::int64_t cells() const { return std::int64_t{nx} * ny * nz; }
+    int extent(int dir) const { return dir == 0 ? nx : dir == 1 ? ny : nz; }
+    friend bool operator==(const Box&, const Box&) = default;
+};
+
+/// A stencil offset; every component is in {-1, 0, 1} (Galerkin coarsening of these stencils
+/// with mpmg's transfers stays inside the 27-point neighbourhood).
+struct Offset {
+    int dx = 0, dy = 0, dz = 0;
+    friend bool operator==(const Offset&, const Offset&) = default;
+};
+
+/// A set of offsets ordered lexicographically by (dz, dy, dx), so the offsets before the centre
+/// are exactly the "lower" neighbours of a lexicographic Gauss-Seidel sweep.
+class Stencil {
+public:
+    Stencil() = default;
+    /// Takes any set of offsets with components in {-1,0,1}; must contain (0,0,0).
+    explicit Stencil(std::vector<Offset> offsets);
+    /// "3d7", "3d15", "3d19", "3d27"; throws InvalidInput for any other name.
+    static Stencil named(const std::string& name);
+    /// All 27 offsets.
+    static Stencil full27();
+
+    int size() const { return static_cast<int>(offsets_.size()); }
+    const Offset& operator[](int d) const { return offsets_[static_cast<std::size_t>(d)]; }
+    const std::vector<Offset>& offsets() const { return offsets_; }
+    int center() const { return center_; }
+    /// Index of `o` in this stencil, or -1.
+    int find(const Offset& o) const;
+    /// "3d7" etc. when it is one of the named stencils, else "3d<size>".
+    std::string name() const;
+
+private:
+    std::vector<Offset> offsets_;
+    int center_ = -1;
+};
+
+/// An SG-DIA matrix on `box` with `block`x`block` entries (r unknowns per cell, r = 1 scalar).
+/// value(d, c, a, b) = A[(cell c, comp a), (cell c + offset d, comp b)]. Entries whose neighbour
+/// lies outside the box are stored as zero and never read by the kernels.
+/// T is the storage type: double, float, half or bfloat16 (src/core/float16.hpp).
+template <class T>
+class SgDiaMatrix {
+public:
+    SgDiaMatrix() = default;
+    SgDiaMatrix(Box box, Stencil stencil, int block = 1);
+
+    const Box& box() const { return box_; }
+    const Stencil& stencil() const { return stencil_; }
+    int block() const { return block_; }
+    std::int64_t rows() const { return box_.cells() * block_; }
+    /// Values per offset: cells * block^2.
+    std::int64_t diag_stride() const { return box_.cells() * block_ * block_; }
+
+    T* diagonal(int d) { return values_.data() + d * diag_stride(); }
+    const T* diagonal(int d) const { return values_.data() + d * diag_stride(); }
+    T& value(int d, std::int64_t cell, int a, int b) {
+        return values_[static_cast<std::size_t>(d * diag_stride() +
+                                                (cell * block_ + a) * block_ + b)];
+    }
+    const T& value(int d, std::int64_t cell, int a, int b) const {
+        return values_[static_cast<std::size_t>(d * diag_stride() +
+                                                (cell * block_ + a) * block_ + b)];
+    }
+    const std::vector<T>& values() const { return values_; }
+    std::vector<T>& values() { return values_; }
+
+    /// Whether cell c's neighbour at offset d lies inside the box.
+    bool neighbour_inside(std::int64_t cell, int d) const;
+    /// Stored entries whose neighbour lies inside the box (the matrix's structural nnz).
+    std::int64_t nnz() const;
+    /// Bytes of the value array.
+    std::int64_t bytes() const { return static_cast<std::int64_t>(values_.size() * sizeof(T)); }
+
+private:
+    Box box_;
+    Stencil stencil_;
+    int block_ = 1;
+    std::vector<T> values_;
+};
+
+}  // namespace mpmg

@@ -1,0 +1,63 @@
+// SG-DIA kernels (plain pointers; no allocation, no exceptions). The caller (src/structured)
+// splits the grid into "lines" (all i for one (j,k); line index j + ny*k) and parallelises over
+// lines; a kernel processes lines [line_begin, line_end).
+//
+// Supported (storage S, compute C) pairs, S never wider than C:
+//   C = double: S in {double, float, half, bfloat16};  C = float: S in {float, half, bfloat16}.
+// Each function is overloaded for exactly these pairs. A reference twin in
+// kernels/reference/sgdia_reference.hpp computes the same in FP64, scalar, for the tests.
+#pragma once
+
+#include <cstdint>
+
+#include "core/float16.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+
+namespace mpmg::kernels {
+
+/// Geometry of an SG-DIA matrix: what every kernel needs besides the value pointer.
+struct SgDiaGeom {
+    int nx = 0, ny = 0, nz = 0;
+    int block = 1;          ///< r: unknowns per cell
+    int ndiag = 0;          ///< stencil size
+    int center = 0;         ///< index of offset (0,0,0)
+    const Offset* offsets = nullptr;
+    std::int64_t diag_stride = 0;  ///< values per offset = cells * r * r
+
+    std::int64_t lines() const { return std::int64_t{ny} * nz; }
+};
+
+template <class S>
+SgDiaGeom geometry(const SgDiaMatrix<S>& a) {
+    return SgDiaGeom{a.box().nx,         a.box().ny,         a.box().nz,
+                     a.block(),          a.stencil().size(), a.stencil().center(),
+                     a.stencil().offsets().data(), a.diag_stride()};
+}
+
+// Declares one overload per supported pair. Vectors have rows = cells * r entries, component
+// a of cell c at c*r + a.
+#define MPMG_SGDIA_KERNELS(S, C)                                                               \
+    /** y = A x on the given lines. */                                                         \
+    void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_begin,      \
+              std::int64_t line_end);                                                          \
+    /** r = b - A x on the given lines. */                                                     \
+    void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r,               \
+                  std::int64_t line_begin, std::int64_t line_end);                             \
+    /** In-place Gauss-Seidel on one line: x_c <- D_c^{-1} (b_c - sum_{d != centre} A_d x),   \
+        cells in increasing i if forward, else decreasing. Block diagonals solved exactly. */  \
+    void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line,         \
+                 bool forward);                                                                \
+    /** x_new = x + omega D^{-1} (b - A x) on the given lines (x_new and x distinct). */      \
+    void jacobi(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* x_new, C omega,    \
+                std::int64_t line_begin, std::int64_t line_end);
+
+MPMG_SGDIA_KERNELS(double, double)
+MPMG_SGDIA_KERNELS(float, double)
+MPMG_SGDIA_KERNELS(half, double)
+MPMG_SGDIA_KERNELS(bfloat16, double)
+MPMG_SGDIA_KERNELS(float, float)
+MPMG_SGDIA_KERNELS(half, float)
+MPMG_SGDIA_KERNELS(bfloat16, float)
+#undef MPMG_SGDIA_KERNELS
+
+}  // namespace mpmg::kernels
