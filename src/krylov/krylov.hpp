@@ -1,0 +1,61 @@
+// Krylov solvers in iterative precision K (double or float). Inner products and norms are
+// accumulated in double and every one is checked for finiteness (STYLE.md: errors and numerics).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mpmg/solve_status.hpp"
+
+namespace mpmg {
+
+/// y = A x in precision K.
+template <class K>
+class LinearOperator {
+public:
+    virtual ~LinearOperator() = default;
+    virtual std::int64_t size() const = 0;
+    virtual void apply(const K* x, K* y) const = 0;
+};
+
+/// z = M^{-1} r in precision K. May produce non-finite values (the solver detects them).
+template <class K>
+class Preconditioner {
+public:
+    virtual ~Preconditioner() = default;
+    virtual void apply(const K* r, K* z) = 0;
+};
+
+struct KrylovOptions {
+    double rtol = 1e-10;             ///< stop when ||b - A x|| / ||b|| <= rtol
+    int max_iter = 500;              ///< iterations (preconditioner applications)
+    int restart = 30;                ///< GMRES restart length
+    bool zero_initial_guess = true;  ///< x is zero on entry: skips the first A x
+};
+
+struct KrylovResult {
+    SolveStatus status = SolveStatus::max_iterations;
+    int iterations = 0;
+    double relative_residual = 0.0;       ///< final ||r|| / ||b||
+    std::vector<double> history;          ///< ||r_k|| / ||b||, k = 0..iterations
+    std::string message;                  ///< for anything but converged: what and where
+    double preconditioner_seconds = 0.0;  ///< wall time inside Preconditioner::apply
+};
+
+/// Preconditioned conjugate gradients (A and M symmetric positive definite).
+template <class K>
+KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K* x,
+                const KrylovOptions& opt);
+
+/// Right-preconditioned restarted GMRES(restart) with modified Gram-Schmidt and Givens rotations.
+template <class K>
+KrylovResult gmres(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K* x,
+                   const KrylovOptions& opt);
+
+/// Stationary iteration x <- x + M^{-1}(b - A x) (ICPP'24 Algorithm 2).
+template <class K>
+KrylovResult richardson(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K* x,
+                        const KrylovOptions& opt);
+
+}  // namespace mpmg

@@ -1,0 +1,74 @@
+// Structured coarsening (ICPP'24 §4.1 Algorithm 1 lines 1-3; PFMG-style directional steps):
+// a coarse level is made by one or more directional steps, each halving one direction.
+// In direction `dir`, coarse index I sits at fine index 2I+1 (nc = n/2); fine 2I+1 injects
+// coarse I with weight 1, fine 2I interpolates from coarse I-1 and I with weights w_left,
+// w_right (1/2 each for linear interpolation); coarse indices outside the box count as zero
+// (Dirichlet). Full 2x2x2 coarsening is three steps with linear weights, which equals
+// R A P with trilinear P exactly; semi-coarsening takes only the strongly coupled directions.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "mpmg/csr_matrix.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+
+namespace mpmg {
+
+struct CoarseningOptions {
+    /// A direction is coarsened when its coupling strength is >= this fraction of the
+    /// strongest direction's (1 = only the strongest; 0 = always full coarsening).
+    double semi_threshold = 0.5;
+    /// Directions with fewer fine cells than this are not coarsened.
+    int min_extent = 2;
+    /// Use operator-dependent interpolation weights (from the collapsed stencil) instead of 1/2.
+    bool operator_dependent = false;
+};
+
+/// One directional step from `fine` to `coarse` (coarse.extent(dir) = fine.extent(dir) / 2).
+struct DirectionalTransfer {
+    int dir = 0;
+    Box fine, coarse;
+    int block = 1;
+    /// Per fine cell; only entries of even-index cells along `dir` are used. Empty = 1/2.
+    std::vector<double> w_left, w_right;
+};
+
+/// The prolongation P of one level to the next, as a sequence of directional steps
+/// (P = P_steps[0] * P_steps[1] * ...; restriction is R = P^T).
+class Transfer {
+public:
+    Transfer() = default;
+    explicit Transfer(std::vector<DirectionalTransfer> steps);
+    const Box& fine() const;
+    const Box& coarse() const;
+    const std::vector<DirectionalTransfer>& steps() const { return steps_; }
+
+    /// coarse = R fine. CF, CC in {double, float}.
+    template <class CF, class CC>
+    void restrict_to(const CF* fine, CC* coarse) const;
+    /// fine += P coarse.
+    template <class CC, class CF>
+    void interpolate_add(const CC* coarse, CF* fine) const;
+    /// P as an FP64 CSR matrix (rows = fine unknowns), for tests.
+    CsrMatrix prolongation_csr() const;
+
+private:
+    std::vector<DirectionalTransfer> steps_;
+    mutable std::vector<double> scratch_a_, scratch_b_;  // intermediate grids of multi-step
+};
+
+struct CoarseLevel {
+    SgDiaMatrix<double> a;  ///< Galerkin R A P in FP64; stencil = offsets with any nonzero
+    Transfer transfer;
+};
+
+/// Picks the directions to coarsen and builds the Galerkin coarse operator in FP64.
+/// Returns nothing when no direction can be coarsened.
+std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const CoarseningOptions& opt);
+
+/// An SG-DIA matrix as FP64 CSR (rows in cell-major order, component fastest), for tests.
+template <class T>
+CsrMatrix to_csr(const SgDiaMatrix<T>& a);
+
+}  // namespace mpmg
