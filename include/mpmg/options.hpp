@@ -1,0 +1,82 @@
+// The one options tree of mpmg. Every field has an in-class default; the JSON mapping
+// (options_from_json / to_json) uses the same names, one-to-one with the struct paths
+// ("multigrid.smoother"), and the CLI overwrites the same tree after --config. validate()
+// covers both. Unknown keys and wrong types are errors naming the JSON path.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "mpmg/precision.hpp"
+
+namespace mpmg {
+
+enum class SolverKind { cg, gmres, richardson, mg };
+enum class MethodKind { automatic, structured, amg };
+enum class CycleKind { v, w, f };
+enum class SmootherKind { symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
+enum class ScalingKind { automatic, setup_then_scale, scale_then_setup, none };
+
+std::string_view to_string(SolverKind k);
+std::string_view to_string(MethodKind k);
+std::string_view to_string(CycleKind k);
+std::string_view to_string(SmootherKind k);
+std::string_view to_string(ScalingKind k);
+
+/// Parse a choice by name; throws InvalidInput naming `where` and listing the valid names.
+SolverKind parse_solver(std::string_view s, std::string_view where);
+MethodKind parse_method(std::string_view s, std::string_view where);
+CycleKind parse_cycle(std::string_view s, std::string_view where);
+SmootherKind parse_smoother(std::string_view s, std::string_view where);
+ScalingKind parse_scaling(std::string_view s, std::string_view where);
+
+/// What to solve: a built-in problem or a Matrix Market file.
+struct ProblemOptions {
+    std::string name;       ///< built-in problem (e.g. "laplace27"); empty when `matrix` is set
+    int n = 32;             ///< cells per direction of a built-in problem (grid n^3)
+    std::array<int, 3> grid{0, 0, 0};  ///< explicit grid; overrides n when nonzero
+    int components = 0;     ///< r of --grid NX,NY,NZ,R (0: not given)
+    std::uint64_t seed = 1; ///< seed of randomised problems
+    std::string matrix;     ///< path of A (Matrix Market)
+    std::string rhs;        ///< path of b (Matrix Market); empty: b = A * 1
+};
+
+struct MultigridOptions {
+    CycleKind cycle = CycleKind::v;
+    SmootherKind smoother = SmootherKind::symgs;  ///< ICPP'24 §6: SymGS on every level
+    int pre_sweeps = 1;                           ///< nu_1
+    int post_sweeps = 1;                          ///< nu_2
+    double jacobi_weight = 0.8;                   ///< omega of weighted Jacobi, in (0, 1]
+    ScalingKind scaling = ScalingKind::automatic; ///< auto = setup-then-scale (ICPP'24 §4.1)
+    int max_levels = 20;                          ///< including the finest
+    int max_coarse_rows = 512;  ///< direct (LAPACK) solve once a level has at most this many rows
+    double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest
+};
+
+struct SolverOptions {
+    ProblemOptions problem;
+    MultigridOptions multigrid;
+    /// Default "auto" (issue 6): per-level storage chosen from the values.
+    PrecisionPlan precision = parse_precision("auto");
+    MethodKind method = MethodKind::automatic;
+    SolverKind solver = SolverKind::cg;
+    double rtol = 1e-10;   ///< relative residual ||b - A x|| / ||b||
+    int max_iter = 200;    ///< Krylov iterations (preconditioner applications)
+    int restart = 30;      ///< GMRES restart length
+    int threads = 0;       ///< OpenMP threads; 0 = OpenMP's default
+};
+
+/// Throws InvalidInput for any out-of-range or contradictory value, naming the option.
+void validate(const SolverOptions& o);
+
+/// Reads a config (JSON object) over `base`: only keys present change. Throws InvalidInput
+/// naming the JSON path for unknown keys and wrong types.
+SolverOptions options_from_json(const nlohmann::json& j, SolverOptions base = {});
+/// The resolved options as JSON (the same paths options_from_json reads).
+nlohmann::json to_json(const SolverOptions& o);
+
+}  // namespace mpmg

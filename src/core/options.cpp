@@ -1,0 +1,151 @@
+#include "mpmg/options.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <utility>
+#include <vector>
+
+#include "mpmg/errors.hpp"
+
+namespace mpmg {
+namespace {
+
+template <class E>
+using NameTable = std::vector<std::pair<E, std::string_view>>;
+
+const NameTable<SolverKind>& solver_names() {
+    static const NameTable<SolverKind> t{{SolverKind::cg, "cg"},
+                                         {SolverKind::gmres, "gmres"},
+                                         {SolverKind::richardson, "richardson"},
+                                         {SolverKind::mg, "mg"}};
+    return t;
+}
+const NameTable<MethodKind>& method_names() {
+    static const NameTable<MethodKind> t{{MethodKind::automatic, "auto"},
+                                         {MethodKind::structured, "structured"},
+                                         {MethodKind::amg, "amg"}};
+    return t;
+}
+const NameTable<CycleKind>& cycle_names() {
+    static const NameTable<CycleKind> t{
+        {CycleKind::v, "V"}, {CycleKind::w, "W"}, {CycleKind::f, "F"}};
+    return t;
+}
+const NameTable<SmootherKind>& smoother_names() {
+    static const NameTable<SmootherKind> t{{SmootherKind::symgs, "symgs"},
+                                           {SmootherKind::jacobi, "jacobi"},
+                                           {SmootherKind::ilu0, "ilu0"},
+                                           {SmootherKind::l1_jacobi, "l1-jacobi"},
+                                           {SmootherKind::chebyshev, "chebyshev"},
+                                           {SmootherKind::block_jacobi, "block-jacobi"}};
+    return t;
+}
+const NameTable<ScalingKind>& scaling_names() {
+    static const NameTable<ScalingKind> t{{ScalingKind::automatic, "auto"},
+                                          {ScalingKind::setup_then_scale, "setup-then-scale"},
+                                          {ScalingKind::scale_then_setup, "scale-then-setup"},
+                                          {ScalingKind::none, "none"}};
+    return t;
+}
+
+template <class E>
+std::string_view name_of(const NameTable<E>& t, E e) {
+    for (const auto& [k, n] : t) {
+        if (k == e) return n;
+    }
+    return "?";
+}
+
+template <class E>
+E parse_name(const NameTable<E>& t, std::string_view s, std::string_view where) {
+    std::string valid;
+    for (const auto& [k, n] : t) {
+        if (n == s || (n.size() == 1 && s.size() == 1 && (n[0] | 0x20) == (s[0] | 0x20))) {
+            return k;
+        }
+        valid += fmt::format("{}{}", valid.empty() ? "" : ", ", n);
+    }
+    throw InvalidInput(fmt::format("{}: unknown value '{}'; valid: {}", where, s, valid));
+}
+
+}  // namespace
+
+std::string_view to_string(SolverKind k) { return name_of(solver_names(), k); }
+std::string_view to_string(MethodKind k) { return name_of(method_names(), k); }
+std::string_view to_string(CycleKind k) { return name_of(cycle_names(), k); }
+std::string_view to_string(SmootherKind k) { return name_of(smoother_names(), k); }
+std::string_view to_string(ScalingKind k) { return name_of(scaling_names(), k); }
+
+SolverKind parse_solver(std::string_view s, std::string_view w) {
+    return parse_name(solver_names(), s, w);
+}
+MethodKind parse_method(std::string_view s, std::string_view w) {
+    return parse_name(method_names(), s, w);
+}
+CycleKind parse_cycle(std::string_view s, std::string_view w) {
+    return parse_name(cycle_names(), s, w);
+}
+SmootherKind parse_smoother(std::string_view s, std::string_view w) {
+    return parse_name(smoother_names(), s, w);
+}
+ScalingKind parse_scaling(std::string_view s, std::string_view w) {
+    return parse_name(scaling_names(), s, w);
+}
+
+void validate(const SolverOptions& o) {
+    const auto fail = [](std::string msg) { throw InvalidInput(std::move(msg)); };
+    const ProblemOptions& p = o.problem;
+    if (p.name.empty() && p.matrix.empty()) {
+        fail("nothing to solve: give --problem NAME or --matrix A.mtx");
+    }
+    if (!p.name.empty() && !p.matrix.empty()) {
+        fail(fmt::format("--problem '{}' and --matrix '{}' contradict: give one", p.name,
+                         p.matrix));
+    }
+    if (!p.rhs.empty() && p.matrix.empty()) fail("--rhs needs --matrix");
+    if (p.n < 1 || p.n > 4096) fail(fmt::format("--n {}: must be in 1..4096", p.n));
+    const bool grid_given = p.grid[0] != 0 || p.grid[1] != 0 || p.grid[2] != 0;
+    if (grid_given) {
+        for (int g : p.grid) {
+            if (g < 1 || g > 1 << 20) {
+                fail(fmt::format("--grid {},{},{}: every extent must be in 1..{}", p.grid[0],
+                                 p.grid[1], p.grid[2], 1 << 20));
+            }
+        }
+        const double cells = 1.0 * p.grid[0] * p.grid[1] * p.grid[2];
+        if (cells > 2e9) fail(fmt::format("--grid: {:.3g} cells is more than 2e9", cells));
+    }
+    if (p.components < 0 || p.components > 8) {
+        fail(fmt::format("--grid: {} components per cell; must be in 1..8", p.components));
+    }
+    const MultigridOptions& m = o.multigrid;
+    if (m.pre_sweeps < 0 || m.pre_sweeps > 100 || m.post_sweeps < 0 || m.post_sweeps > 100) {
+        fail("multigrid.pre_sweeps/post_sweeps must be in 0..100");
+    }
+    if (m.pre_sweeps + m.post_sweeps == 0) fail("multigrid: at least one smoothing sweep");
+    if (!(m.jacobi_weight > 0.0 && m.jacobi_weight <= 1.0)) {
+        fail(fmt::format("multigrid.jacobi_weight {}: must be in (0, 1]", m.jacobi_weight));
+    }
+    if (m.max_levels < 1 || m.max_levels > 64) fail("multigrid.max_levels must be in 1..64");
+    if (m.max_coarse_rows < 1 || m.max_coarse_rows > 20000) {
+        fail("multigrid.max_coarse_rows must be in 1..20000 (a dense LAPACK solve)");
+    }
+    if (!(m.semi_threshold >= 0.0 && m.semi_threshold <= 1.0)) {
+        fail("multigrid.semi_threshold must be in [0, 1]");
+    }
+    if (!(o.rtol > 0.0 && o.rtol < 1.0)) fail(fmt::format("--rtol {}: must be in (0, 1)", o.rtol));
+    if (o.max_iter < 1 || o.max_iter > 1000000) {
+        fail(fmt::format("--max-iter {}: must be in 1..1000000", o.max_iter));
+    }
+    if (o.restart < 1 || o.restart > 1000) fail("restart must be in 1..1000");
+    if (o.threads < 0 || o.threads > 1024) {
+        fail(fmt::format("--threads {}: must be in 0..1024", o.threads));
+    }
+    if (o.precision.shift_level < -1 || o.precision.shift_level > 64) {
+        fail("--shift-level must be in 0..64");
+    }
+}
+
+}  // namespace mpmg

@@ -1,0 +1,72 @@
+#include "mpmg/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "mpmg/errors.hpp"
+
+namespace mpmg {
+namespace {
+
+using json = nlohmann::json;
+
+TEST(Options, JsonRoundTrip) {
+    SolverOptions o;
+    o.problem.name = "laplace27";
+    o.problem.n = 48;
+    o.multigrid.cycle = CycleKind::w;
+    o.multigrid.smoother = SmootherKind::jacobi;
+    o.precision = parse_ginkgo_precision("DP-SP", "DP-SP-HP");
+    o.precision.shift_level = 3;
+    o.solver = SolverKind::gmres;
+    const SolverOptions back = options_from_json(to_json(o));
+    EXPECT_EQ(to_json(back), to_json(o));
+    EXPECT_EQ(back.precision.level(2).storage, Precision::fp16);
+    EXPECT_EQ(back.precision.level(3).storage, Precision::fp32);
+    EXPECT_EQ(back.multigrid.cycle, CycleKind::w);
+}
+
+TEST(Options, ConfigOverridesOnlyGivenKeys) {
+    SolverOptions base;
+    base.rtol = 1e-6;
+    const SolverOptions o = options_from_json(json::parse(R"({"multigrid": {"cycle": "F"}})"), base);
+    EXPECT_EQ(o.multigrid.cycle, CycleKind::f);
+    EXPECT_EQ(o.rtol, 1e-6);
+}
+
+TEST(Options, UnknownKeysAndWrongTypesNameThePath) {
+    const auto message = [](const char* text) {
+        try {
+            options_from_json(json::parse(text));
+        } catch (const InvalidInput& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(message(R"({"multigrid": {"smoothr": "symgs"}})").find("multigrid.smoothr"),
+              std::string::npos);
+    EXPECT_NE(message(R"({"rtol": "small"})").find("rtol"), std::string::npos);
+    EXPECT_NE(message(R"({"multigrid": {"smoother": "magic"}})").find("symgs"), std::string::npos);
+    EXPECT_NE(message(R"({"precision": "K64P16D16"})").find("K64P16D16"), std::string::npos);
+    EXPECT_NE(message(R"({"problem": {"grid": [1, 2]}})").find("problem.grid"), std::string::npos);
+    EXPECT_NE(message(R"([1, 2])").find("object"), std::string::npos);
+}
+
+TEST(Options, ValidateRejectsContradictions) {
+    SolverOptions o;
+    EXPECT_THROW(validate(o), InvalidInput);  // nothing to solve
+    o.problem.name = "laplace27";
+    EXPECT_NO_THROW(validate(o));
+    o.problem.matrix = "a.mtx";
+    EXPECT_THROW(validate(o), InvalidInput);
+    o.problem.matrix.clear();
+    o.rtol = 0.0;
+    EXPECT_THROW(validate(o), InvalidInput);
+    o.rtol = 1e-8;
+    o.multigrid.jacobi_weight = 1.5;
+    EXPECT_THROW(validate(o), InvalidInput);
+}
+
+}  // namespace
+}  // namespace mpmg
