@@ -1,0 +1,218 @@
+// mpmg solve: options -> SolverOptions (after --config), solve, print, --json.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "commands.hpp"
+#include "mpmg/errors.hpp"
+#include "mpmg/solver.hpp"
+
+namespace mpmg::cli {
+namespace {
+
+struct SolveArgs {
+    std::string problem, matrix, rhs, grid, precision, work, matrix_precision, scaling, method,
+        solver, cycle, smoother, config, json;
+    int n = 0, shift_level = -1, max_iter = 0, threads = 0, restart = 0;
+    std::uint64_t seed = 1;
+    double rtol = 0.0;
+    bool quiet = false;
+};
+
+std::array<int, 4> parse_grid(const std::string& text) {
+    std::array<int, 4> out{0, 0, 0, 0};
+    std::size_t count = 0;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    while (p <= end && count < 5) {
+        int v = 0;
+        const auto [next, ec] = std::from_chars(p, end, v);
+        if (ec != std::errc() || v < 1 || count >= 4) break;
+        out[count++] = v;
+        if (next == end) {
+            p = end + 1;
+            break;
+        }
+        if (*next != ',') break;
+        p = next + 1;
+    }
+    if (p != end + 1 || count < 3) {
+        throw InvalidInput(fmt::format(
+            "--grid '{}': expected NX,NY,NZ or NX,NY,NZ,R with positive integers", text));
+    }
+    return out;
+}
+
+// Applies the flags the user gave (count() > 0) over `o`.
+void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
+    const auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+    if (given("--problem")) o.problem.name = a.problem;
+    if (given("--matrix")) o.problem.matrix = a.matrix;
+    if (given("--rhs")) o.problem.rhs = a.rhs;
+    if (given("--n")) o.problem.n = a.n;
+    if (given("--seed")) o.problem.seed = a.seed;
+    if (given("--grid")) {
+        const auto g = parse_grid(a.grid);
+        o.problem.grid = {g[0], g[1], g[2]};
+        o.problem.components = g[3];
+    }
+    if (given("--precision") && (given("--work") || given("--matrix-precision"))) {
+        throw InvalidInput("--precision and --work/--matrix-precision contradict: give one form");
+    }
+    if (given("--matrix-precision") && !given("--work")) {
+        throw InvalidInput("--matrix-precision needs --work (e.g. --work DP-SP "
+                           "--matrix-precision DP-SP-HP)");
+    }
+    const int shift = o.precision.shift_level;
+    if (given("--precision")) o.precision = parse_precision(a.precision, "--precision");
+    if (given("--work")) o.precision = parse_ginkgo_precision(a.work, a.matrix_precision);
+    o.precision.shift_level = given("--shift-level") ? a.shift_level : shift;
+    if (given("--scaling")) o.multigrid.scaling = parse_scaling(a.scaling, "--scaling");
+    if (given("--method")) o.method = parse_method(a.method, "--method");
+    if (given("--solver")) o.solver = parse_solver(a.solver, "--solver");
+    if (given("--cycle")) o.multigrid.cycle = parse_cycle(a.cycle, "--cycle");
+    if (given("--smoother")) o.multigrid.smoother = parse_smoother(a.smoother, "--smoother");
+    if (given("--rtol")) o.rtol = a.rtol;
+    if (given("--max-iter")) o.max_iter = a.max_iter;
+    if (given("--restart")) o.restart = a.restart;
+    if (given("--threads")) o.threads = a.threads;
+}
+
+SolverOptions read_config(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InvalidInput(fmt::format("--config '{}': cannot open the file", path));
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InvalidInput(fmt::format("--config '{}': not valid JSON: {}", path, e.what()));
+    }
+    try {
+        return options_from_json(j);
+    } catch (const InvalidInput& e) {
+        throw InvalidInput(fmt::format("--config '{}': {}", path, e.what()));
+    }
+}
+
+void print_hierarchy(const SolveResult& r) {
+    fmt::print("hierarchy: {} levels, grid complexity {:.3f}, operator complexity {:.3f}\n",
+               r.levels.size(), r.grid_complexity, r.operator_complexity);
+    fmt::print("  {:>3} {:>15} {:>6} {:>10} {:>11} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  {}\n",
+               "lvl", "grid", "stncl", "rows", "nnz", "P", "D", "scaled", "G", "overflow",
+               "underfl", "solve / note");
+    for (std::size_t l = 0; l < r.levels.size(); ++l) {
+        const LevelInfo& v = r.levels[l];
+        const std::string grid = fmt::format("{}x{}x{}{}", v.grid[0], v.grid[1], v.grid[2],
+                                             v.block > 1 ? fmt::format("x{}", v.block) : "");
+        fmt::print("  {:>3} {:>15} {:>6} {:>10} {:>11} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  {}{}\n",
+                   l, grid, v.stencil, v.rows, v.nnz, to_string(v.compute), to_string(v.storage),
+                   v.scaled ? "yes" : "no", v.scaled ? fmt::format("{:g}", v.scale_g) : "-",
+                   v.overflow_count, v.underflow_count, v.solve,
+                   v.note.empty() ? "" : "; " + v.note);
+    }
+}
+
+void print_result(const SolveResult& r) {
+    for (std::size_t k = 0; k < r.residual_history.size(); ++k) {
+        fmt::print("  iter {:4d}  ||r||/||b|| = {:.6e}\n", k, r.residual_history[k]);
+    }
+    fmt::print("{} after {} iterations: relative residual {:.3e}{}\n",
+               r.converged ? "converged" : "NOT converged", r.iterations,
+               r.final_relative_residual,
+               r.error_vs_exact ? fmt::format(", error vs exact {:.3e}", *r.error_vs_exact) : "");
+    if (!r.message.empty()) fmt::print("reason: {}\n", r.message);
+    fmt::print("time [s]: setup {:.4f}  preconditioner {:.4f}  other {:.4f}  total {:.4f}\n",
+               r.setup_s, r.preconditioner_s, r.other_s, r.total_s);
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw InvalidInput(fmt::format("cannot write '{}'", path));
+        out << text;
+        if (!out.flush()) {
+            std::remove(tmp.c_str());
+            throw InvalidInput(fmt::format("writing '{}' failed", path));
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::remove(tmp.c_str());
+        throw InvalidInput(fmt::format("cannot write '{}': {}", path, ec.message()));
+    }
+}
+
+std::function<int()> add_solve(CLI::App& app) {
+    auto a = std::make_shared<SolveArgs>();
+    CLI::App* cmd = app.add_subcommand("solve", "solve A x = b");
+    cmd->add_option("--problem", a->problem, "built-in problem: laplace27, laplace27e8");
+    cmd->add_option("--n", a->n, "cells per direction of a built-in problem (grid n^3)");
+    cmd->add_option("--grid", a->grid, "grid NX,NY,NZ[,R] (R unknowns per cell)");
+    cmd->add_option("--seed", a->seed, "seed of randomised problems");
+    cmd->add_option("--matrix", a->matrix, "Matrix Market file of A");
+    cmd->add_option("--rhs", a->rhs, "Matrix Market file of b (default b = A*1)");
+    cmd->add_option("--precision", a->precision, "K64P32D16 (K, P, D bits), or auto");
+    cmd->add_option("--work", a->work, "Ginkgo-style working precision per level: DP-SP");
+    cmd->add_option("--matrix-precision", a->matrix_precision, "matrix precision per level: DP-SP-HP");
+    cmd->add_option("--shift-level", a->shift_level, "levels >= L store in compute precision");
+    cmd->add_option("--scaling", a->scaling, "setup-then-scale|scale-then-setup|none|auto");
+    cmd->add_option("--method", a->method, "structured|amg|auto");
+    cmd->add_option("--solver", a->solver, "cg|gmres|richardson|mg");
+    cmd->add_option("--cycle", a->cycle, "V|W|F");
+    cmd->add_option("--smoother", a->smoother, "symgs|jacobi (structured)");
+    cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
+    cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
+    cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");
+    cmd->add_option("--threads", a->threads, "OpenMP threads (default: all)");
+    cmd->add_option("--config", a->config, "JSON options; flags given here override it");
+    cmd->add_option("--json", a->json, "write the result as JSON to this file");
+    cmd->add_flag("--quiet", a->quiet, "print only the summary");
+    return [a, cmd]() {
+        SolverOptions o = a->config.empty() ? SolverOptions{} : read_config(a->config);
+        apply_flags(*cmd, *a, o);
+        for (const std::string& input : {o.problem.matrix, o.problem.rhs, a->config}) {
+            if (!a->json.empty() && !input.empty() &&
+                std::filesystem::weakly_canonical(input) == std::filesystem::weakly_canonical(a->json)) {
+                throw InvalidInput(fmt::format("--json '{}' would overwrite an input file", a->json));
+            }
+        }
+        validate(o);
+        fmt::print("mpmg solve: {} | precision {} | method {} | solver {} | cycle {} | smoother {} "
+                   "| scaling {} | rtol {:g}\n",
+                   o.problem.name.empty() ? o.problem.matrix : o.problem.name,
+                   o.precision.notation(), to_string(o.method), to_string(o.solver),
+                   to_string(o.multigrid.cycle), to_string(o.multigrid.smoother),
+                   to_string(o.multigrid.scaling), o.rtol);
+        const SolveResult r = solve(o);
+        fmt::print("problem: {} rows, {} nonzeros\n", r.rows, r.nnz);
+        print_hierarchy(r);
+        if (a->quiet) {
+            fmt::print("{} after {} iterations: relative residual {:.3e}, total {:.4f} s\n",
+                       r.converged ? "converged" : "NOT converged", r.iterations,
+                       r.final_relative_residual, r.total_s);
+        } else {
+            print_result(r);
+        }
+        if (!a->json.empty()) write_file_atomically(a->json, to_json(r).dump(2) + "\n");
+        if (!r.converged) {
+            fmt::print(stderr, "mpmg: did not converge: {}\n",
+                       r.message.empty() ? std::string(to_string(r.status)) : r.message);
+        }
+        return r.converged ? 0 : 3;
+    };
+}
+
+}  // namespace mpmg::cli

@@ -1,0 +1,57 @@
+// The library entry point: solve what SolverOptions describes and report everything the CLI
+// and the JSON contract (DESIGN.md) need.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "mpmg/options.hpp"
+#include "mpmg/solve_status.hpp"
+
+namespace mpmg {
+
+/// One multigrid level as set up (DESIGN.md Safety §3).
+struct LevelInfo {
+    std::array<int, 3> grid{0, 0, 0};
+    int block = 1;
+    std::string stencil;
+    std::int64_t rows = 0, nnz = 0;
+    Precision storage = Precision::fp64, compute = Precision::fp64;
+    bool scaled = false;
+    double scale_g = 0.0, scale_g_max = 0.0;
+    std::int64_t overflow_count = 0, underflow_count = 0, subnormal_count = 0;
+    std::int64_t matrix_bytes = 0;
+    std::string solve;  ///< "smoother" / "direct (LU, fp64)"
+    std::string note;   ///< fallback or decision and its reason
+};
+
+struct SolveResult {
+    std::string problem;
+    std::int64_t rows = 0, nnz = 0;
+    SolverOptions options;  ///< as resolved (method and solver made concrete)
+    SolveStatus status = SolveStatus::max_iterations;
+    bool converged = false;
+    int iterations = 0;
+    double final_relative_residual = 0.0;
+    std::vector<double> residual_history;  ///< ||r_k|| / ||b||, k = 0..iterations
+    std::string message;                   ///< why it did not converge; empty otherwise
+    double setup_s = 0.0, preconditioner_s = 0.0, other_s = 0.0, total_s = 0.0;
+    std::vector<LevelInfo> levels;
+    double grid_complexity = 0.0, operator_complexity = 0.0;
+    std::optional<double> error_vs_exact;  ///< ||x - x_exact||_2 / ||x_exact||_2 if known
+    std::vector<double> x;                 ///< the solution (never NaN)
+};
+
+/// Validates the options, builds the problem and the preconditioner, and solves. Throws
+/// InvalidInput / Unsupported for bad input and NumericalError when setup cannot proceed; a
+/// solve that ran but did not converge returns with converged = false and a message.
+SolveResult solve(const SolverOptions& options);
+
+/// The JSON of DESIGN.md's contract (without x).
+nlohmann::json to_json(const SolveResult& r);
+
+}  // namespace mpmg

@@ -1,0 +1,66 @@
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "mpmg/solver.hpp"
+
+namespace mpmg {
+namespace {
+
+using json = nlohmann::json;
+
+// JSON has no Inf/NaN: such a number is written as null (a result never holds one, but a
+// residual history of a failed run may).
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json level_json(const LevelInfo& l) {
+    return json{{"grid", l.grid},
+                {"block", l.block},
+                {"stencil", l.stencil},
+                {"rows", l.rows},
+                {"nnz", l.nnz},
+                {"storage_precision", to_string(l.storage)},
+                {"compute_precision", to_string(l.compute)},
+                {"scaled", l.scaled},
+                {"scale_G", l.scaled ? json(l.scale_g) : json(nullptr)},
+                {"scale_G_max", l.scale_g_max > 0.0 ? json(l.scale_g_max) : json(nullptr)},
+                {"overflow_count", l.overflow_count},
+                {"underflow_count", l.underflow_count},
+                {"subnormal_count", l.subnormal_count},
+                {"matrix_bytes", l.matrix_bytes},
+                {"solve", l.solve},
+                {"note", l.note}};
+}
+
+}  // namespace
+
+json to_json(const SolveResult& r) {
+    json history = json::array();
+    for (double v : r.residual_history) history.push_back(number(v));
+    json levels = json::array();
+    for (const auto& l : r.levels) levels.push_back(level_json(l));
+    return json{
+        {"problem", r.problem},
+        {"rows", r.rows},
+        {"nnz", r.nnz},
+        {"config", to_json(r.options)},
+        {"precision_notation", r.options.precision.notation()},
+        {"converged", r.converged},
+        {"status", to_string(r.status)},
+        {"message", r.message},
+        {"iterations", r.iterations},
+        {"final_relative_residual", number(r.final_relative_residual)},
+        {"residual_history", history},
+        {"time_s",
+         {{"setup", r.setup_s},
+          {"preconditioner", r.preconditioner_s},
+          {"other", r.other_s},
+          {"total", r.total_s}}},
+        {"hierarchy",
+         {{"levels", levels},
+          {"grid_complexity", r.grid_complexity},
+          {"operator_complexity", r.operator_complexity}}},
+        {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)}};
+}
+
+}  // namespace mpmg

@@ -1,0 +1,32 @@
+// Built-in problems (DESIGN.md "Problem suite"): deterministic structured matrices with a
+// right-hand side b = A * x_exact, so that the error against the exact solution is reported.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mpmg/options.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+
+namespace mpmg {
+
+struct StructuredProblem {
+    std::string name;
+    SgDiaMatrix<double> a;
+    std::vector<double> b;
+    std::vector<double> x_exact;  ///< empty when unknown
+    SolverKind solver = SolverKind::cg;  ///< the Krylov method the problem calls for
+};
+
+/// Names of the built-in problems.
+std::vector<std::string> problem_names();
+
+/// Builds problem `opt.name` on the grid opt.grid (or n^3). Throws InvalidInput for an unknown
+/// name (listing the valid ones) or a grid the problem cannot use.
+StructuredProblem make_problem(const ProblemOptions& opt);
+
+/// The HPCG / hypre 27-point operator: 26 on the diagonal, -1 for each of the 26 neighbours
+/// inside the grid (homogeneous Dirichlet), all times `scale`. Matches hypre's Struct assembly.
+SgDiaMatrix<double> laplace27(Box box, double scale = 1.0);
+
+}  // namespace mpmg

@@ -1,0 +1,139 @@
+#include "multigrid/hierarchy.hpp"
+
+#include <fmt/format.h>
+
+#include "mpmg/errors.hpp"
+#include "multigrid/level_precision.hpp"
+#include "multigrid/scaling.hpp"
+
+namespace mpmg {
+namespace {
+
+// Largest coarsest level solved by dense LU; a larger one (only when max_levels stops the
+// coarsening early) is smoothed with this many symmetric sweeps instead.
+constexpr std::int64_t kMaxDirectRows = 4096;
+constexpr int kCoarseSweeps = 20;
+
+}  // namespace
+
+Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
+                     const PrecisionPlan& plan)
+    : mg_(mg) {
+    const bool scale_first = mg.scaling == ScalingKind::scale_then_setup;
+    std::vector<double> s0;
+    std::vector<SgDiaMatrix<double>> mats;
+    if (scale_first) {  // ablation variant (ICPP'24 §4.3): scale A once, then set up
+        const LevelScaling sc = compute_scaling(a, kHalfMax);
+        if (!sc.ok) {
+            throw InvalidInput(fmt::format("--scaling scale-then-setup: {}", sc.problem));
+        }
+        s0 = sc.s;
+        mats.push_back(scale_matrix(a, sc.s));
+    } else {
+        mats.push_back(a);
+    }
+    const CoarseningOptions copt{.semi_threshold = mg.semi_threshold};
+    while (static_cast<int>(mats.size()) < mg.max_levels &&
+           mats.back().rows() > mg.max_coarse_rows) {
+        auto next = coarsen(mats.back(), copt);
+        if (!next) break;
+        transfers_.push_back(std::move(next->transfer));
+        mats.push_back(std::move(next->a));
+    }
+    const int nl = static_cast<int>(mats.size());
+    const bool direct = mats.back().rows() <= kMaxDirectRows;
+    if (!direct) coarse_sweeps_ = kCoarseSweeps;
+
+    for (int l = 0; l < nl; ++l) {
+        const bool last = l == nl - 1;
+        LevelReport rep;
+        const SgDiaMatrix<double>& m = mats[static_cast<std::size_t>(l)];
+        rep.box = m.box();
+        rep.block = m.block();
+        rep.stencil = m.stencil().name();
+        rep.rows = m.rows();
+        rep.nnz = m.nnz();
+        LevelSetup setup;
+        setup.smoother = mg.smoother;
+        setup.jacobi_weight = mg.jacobi_weight;
+        setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
+        if (last && direct) {  // the coarsest level is solved in FP64 by LU
+            const LevelPrecision lp = plan.level(l);
+            setup.precision = LevelPrecision{lp.compute, lp.compute};
+            setup.matrix = m;
+            rep.solve = "direct (LU, fp64)";
+        } else {
+            const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
+            StorageDecision dec = decide_storage(m, plan.level(l), may_scale, plan.automatic);
+            setup.precision = dec.precision;
+            setup.matrix = std::move(dec.matrix);
+            setup.s = std::move(dec.s);
+            rep.scaled = dec.scaled;
+            rep.scale_g = dec.g;
+            rep.scale_g_max = dec.g_max;
+            rep.note = std::move(dec.note);
+            rep.solve = last ? fmt::format("{} smoother sweeps", 2 * kCoarseSweeps) : "smoother";
+        }
+        if (scale_first && l == 0) {
+            setup.s = s0;
+            setup.scale_transfers = false;
+            rep.scaled = true;
+            rep.note = "scale-then-setup: A scaled before coarsening";
+        }
+        rep.storage = setup.precision.storage;
+        rep.compute = setup.precision.compute;
+        levels_.push_back(make_level(l, setup, last && direct, rep));
+        rep.matrix_bytes = m.nnz() * bytes_of(rep.storage);
+        if (rep.counts.overflow > 0) {
+            throw NumericalError(fmt::format(
+                "level {}: {} entries overflow {} storage", l, rep.counts.overflow,
+                to_string(rep.storage)));
+        }
+        report_.push_back(std::move(rep));
+    }
+}
+
+void Hierarchy::cycle(int l, CycleKind kind) {
+    Level& lev = *levels_[static_cast<std::size_t>(l)];
+    if (l == num_levels() - 1) {
+        if (coarse_sweeps_ == 0) {
+            lev.direct_solve();
+        } else {
+            for (int s = 0; s < coarse_sweeps_; ++s) {
+                lev.smooth(1, true);
+                lev.smooth(1, false);
+            }
+        }
+        return;
+    }
+    Level& coarse = *levels_[static_cast<std::size_t>(l + 1)];
+    lev.smooth(mg_.pre_sweeps, true);
+    lev.restrict_residual(coarse);
+    switch (kind) {
+        case CycleKind::v: cycle(l + 1, CycleKind::v); break;
+        case CycleKind::w:
+            cycle(l + 1, CycleKind::w);
+            cycle(l + 1, CycleKind::w);
+            break;
+        case CycleKind::f:
+            cycle(l + 1, CycleKind::f);
+            cycle(l + 1, CycleKind::v);
+            break;
+    }
+    lev.correct_from(coarse);
+    lev.smooth(mg_.post_sweeps, false);
+}
+
+double Hierarchy::grid_complexity() const {
+    double sum = 0.0;
+    for (const auto& r : report_) sum += static_cast<double>(r.rows);
+    return sum / static_cast<double>(report_.front().rows);
+}
+
+double Hierarchy::operator_complexity() const {
+    double sum = 0.0;
+    for (const auto& r : report_) sum += static_cast<double>(r.nnz);
+    return sum / static_cast<double>(report_.front().nnz);
+}
+
+}  // namespace mpmg

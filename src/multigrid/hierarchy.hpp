@@ -1,0 +1,45 @@
+// The multigrid hierarchy (ICPP'24 Algorithm 1) and its cycles (Algorithm 3): Galerkin setup
+// in FP64 on all levels first, then per level scaling and truncation to the storage precision;
+// the high-precision copies are dropped after setup.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "mpmg/options.hpp"
+#include "mpmg/precision.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+#include "multigrid/level.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg {
+
+class Hierarchy {
+public:
+    /// Builds all levels from the FP64 finest operator.
+    Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg, const PrecisionPlan& plan);
+
+    int num_levels() const { return static_cast<int>(levels_.size()); }
+    const std::vector<LevelReport>& report() const { return report_; }
+    double grid_complexity() const;
+    double operator_complexity() const;
+
+    /// z = M^{-1} r: one cycle with zero initial guess. K is double or float.
+    template <class K>
+    void apply(const K* r, K* z) {
+        levels_.front()->set_rhs(r);
+        cycle(0, mg_.cycle);
+        levels_.front()->get_solution(z);
+    }
+
+private:
+    void cycle(int l, CycleKind kind);
+
+    MultigridOptions mg_;
+    std::vector<Transfer> transfers_;            // transfers_[l]: level l -> l+1
+    std::vector<std::unique_ptr<Level>> levels_;
+    std::vector<LevelReport> report_;
+    int coarse_sweeps_ = 0;  // > 0: coarsest level too large for LU, smoothed instead
+};
+
+}  // namespace mpmg

@@ -1,0 +1,169 @@
+#include "multigrid/level.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "mpmg/errors.hpp"
+#include "multigrid/coarse_solver.hpp"
+#include "multigrid/truncate.hpp"
+#include "structured/sgdia_ops.hpp"
+
+namespace mpmg {
+namespace {
+
+template <class C>
+constexpr Precision precision_of() {
+    return std::is_same_v<C, double> ? Precision::fp64 : Precision::fp32;
+}
+
+template <class S, class C>
+class LevelImpl final : public Level {
+public:
+    LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
+        : a_(truncate<S>(setup.matrix, report.counts)),
+          to_coarse_(setup.to_coarse),
+          smoother_(setup.smoother),
+          omega_(static_cast<C>(setup.jacobi_weight)),
+          scale_transfers_(setup.scale_transfers && !setup.s.empty()),
+          f_(static_cast<std::size_t>(a_.rows())),
+          u_(f_.size()),
+          r_(f_.size()) {
+        if (!setup.s.empty()) {
+            s_.assign(setup.s.begin(), setup.s.end());
+            inv_s_.resize(s_.size());
+            for (std::size_t i = 0; i < s_.size(); ++i) inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
+        }
+        if (direct) {
+            coarse_.emplace(setup.matrix);
+            work_.resize(f_.size());
+        }
+    }
+
+    Precision compute() const override { return precision_of<C>(); }
+    std::int64_t rows() const override { return a_.rows(); }
+
+    void set_rhs(const double* r) override { load(r); }
+    void set_rhs(const float* r) override { load(r); }
+    void get_solution(double* z) const override { store(z); }
+    void get_solution(float* z) const override { store(z); }
+
+    void smooth(int sweeps, bool pre) override {
+        for (int s = 0; s < sweeps; ++s) {
+            if (smoother_ == SmootherKind::jacobi) {
+                jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
+                u_.swap(r_);
+            } else {
+                gs_sweep(a_, f_.data(), u_.data(), pre);
+            }
+        }
+    }
+
+    void restrict_residual(Level& coarse) override {
+        residual(a_, f_.data(), u_.data(), r_.data());
+        if (scale_transfers_) multiply(r_, s_);  // r = s ⊙ r̂: back to unscaled residual
+        if (coarse.compute() == Precision::fp64) {
+            to_coarse_->restrict_to(r_.data(), static_cast<double*>(coarse.rhs_data()));
+        } else {
+            to_coarse_->restrict_to(r_.data(), static_cast<float*>(coarse.rhs_data()));
+        }
+        coarse.finish_rhs();
+    }
+
+    void correct_from(Level& coarse) override {
+        coarse.unscale_solution();
+        std::fill(r_.begin(), r_.end(), C{0});
+        if (coarse.compute() == Precision::fp64) {
+            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()), r_.data());
+        } else {
+            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()), r_.data());
+        }
+        if (scale_transfers_) multiply(r_, s_);  // correction in scaled variables: s ⊙ (P e)
+        const std::size_t n = u_.size();
+#pragma omp parallel for schedule(static) if (n > 32768)
+        for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
+    }
+
+    void direct_solve() override {
+        // The LU is of the level's (possibly scaled) operator, so it maps f̂ to û directly.
+        std::copy(f_.begin(), f_.end(), work_.begin());
+        coarse_->solve(work_.data());
+        std::transform(work_.begin(), work_.end(), u_.begin(),
+                       [](double v) { return static_cast<C>(v); });
+    }
+
+    void* rhs_data() override { return f_.data(); }
+    void* solution_data() override { return u_.data(); }
+    void finish_rhs() override {
+        if (scale_transfers_) multiply(f_, inv_s_);
+        std::fill(u_.begin(), u_.end(), C{0});
+    }
+    void unscale_solution() override {
+        if (scale_transfers_) multiply(u_, inv_s_);
+    }
+
+private:
+    static void multiply(std::vector<C>& v, const std::vector<C>& w) {
+        const std::size_t n = v.size();
+#pragma omp parallel for schedule(static) if (n > 32768)
+        for (std::size_t i = 0; i < n; ++i) v[i] *= w[i];
+    }
+    template <class T>
+    void load(const T* r) {
+        for (std::size_t i = 0; i < f_.size(); ++i) {
+            f_[i] = static_cast<C>(s_.empty() ? r[i] : r[i] * inv_s_[i]);
+        }
+        std::fill(u_.begin(), u_.end(), C{0});
+    }
+    template <class T>
+    void store(T* z) const {
+        for (std::size_t i = 0; i < u_.size(); ++i) {
+            z[i] = static_cast<T>(s_.empty() ? u_[i] : u_[i] * inv_s_[i]);
+        }
+    }
+
+    SgDiaMatrix<S> a_;
+    const Transfer* to_coarse_;
+    SmootherKind smoother_;
+    C omega_;
+    bool scale_transfers_;
+    std::vector<C> f_, u_, r_;  // r_ doubles as scratch for Jacobi and corrections
+    std::vector<C> s_, inv_s_;
+    std::optional<CoarseSolver> coarse_;  // the FP64 dense LU of the (scaled) operator
+    std::vector<double> work_;
+};
+
+template <class S, class C>
+std::unique_ptr<Level> build(const LevelSetup& setup, bool direct, LevelReport& report) {
+    return std::make_unique<LevelImpl<S, C>>(setup, direct, report);
+}
+
+}  // namespace
+
+std::unique_ptr<Level> make_level(int index, const LevelSetup& setup, bool direct,
+                                  LevelReport& report) {
+    using P = Precision;
+    const LevelPrecision lp = setup.precision;
+    if (lp.compute == P::fp64) {
+        switch (lp.storage) {
+            case P::fp64: return build<double, double>(setup, direct, report);
+            case P::fp32: return build<float, double>(setup, direct, report);
+            case P::fp16: return build<half, double>(setup, direct, report);
+            case P::bf16: return build<bfloat16, double>(setup, direct, report);
+        }
+    } else if (lp.compute == P::fp32) {
+        switch (lp.storage) {
+            case P::fp32: return build<float, float>(setup, direct, report);
+            case P::fp16: return build<half, float>(setup, direct, report);
+            case P::bf16: return build<bfloat16, float>(setup, direct, report);
+            case P::fp64: break;
+        }
+    }
+    throw Unsupported(fmt::format(
+        "level {}: compute {} with storage {} is not supported; compute must be fp64 or fp32 and "
+        "storage no wider than compute",
+        index, to_string(lp.compute), to_string(lp.storage)));
+}
+
+}  // namespace mpmg

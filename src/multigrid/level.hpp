@@ -1,0 +1,93 @@
+// One multigrid level, type-erased over its (storage S, compute C) pair. make_level() is the one
+// place that maps a runtime LevelPrecision onto the template LevelImpl<S, C> (STYLE.md: one
+// dispatch point, at setup; one virtual call per level operation, never per element).
+//
+// A level keeps f (right-hand side) and u (solution) in C. When the level is scaled
+// (setup-then-scale, ICPP'24 §4.2) they hold the scaled variables f̂ = f / s, û = s u, with
+// s = diag(Q^{1/2}); the conversions happen at the level's interfaces (restriction,
+// correction, the preconditioner's input and output), so the V-cycle and the smoothers work on
+// Â û = f̂ exactly as on A u = f (recover-and-rescale on the fly, at vector level).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/float16.hpp"
+#include "mpmg/options.hpp"
+#include "mpmg/precision.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg {
+
+/// What setup did to one level (DESIGN.md Safety §3; echoed in the JSON "hierarchy").
+struct LevelReport {
+    Box box;
+    int block = 1;
+    std::string stencil;
+    std::int64_t rows = 0;
+    std::int64_t nnz = 0;
+    Precision storage = Precision::fp64;
+    Precision compute = Precision::fp64;
+    bool scaled = false;
+    double scale_g = 0.0;      ///< G (0 when not scaled)
+    double scale_g_max = 0.0;  ///< G_max for the storage range (0 when not computed)
+    TruncationCounts counts;   ///< of the truncation to `storage`
+    std::int64_t matrix_bytes = 0;
+    std::string solve;         ///< "smoother" or "direct (LU)" or "smoother sweeps"
+    std::string note;          ///< a fallback or decision, with its reason
+};
+
+/// The data a level is built from.
+struct LevelSetup {
+    SgDiaMatrix<double> matrix;    ///< FP64 operator, already scaled when `s` is non-empty
+    std::vector<double> s;         ///< diag(Q^{1/2}); empty: unscaled
+    /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled
+    /// variables, so s applies only at the preconditioner's input and output.
+    bool scale_transfers = true;
+    LevelPrecision precision;      ///< storage as finally decided
+    const Transfer* to_coarse = nullptr;  ///< transfer to the next level (null on the coarsest)
+    SmootherKind smoother = SmootherKind::symgs;
+    double jacobi_weight = 0.8;
+};
+
+class Level {
+public:
+    virtual ~Level() = default;
+    virtual Precision compute() const = 0;
+    virtual std::int64_t rows() const = 0;
+
+    /// f̂ = r / s, û = 0 (the preconditioner's input at level 0).
+    virtual void set_rhs(const double* r) = 0;
+    virtual void set_rhs(const float* r) = 0;
+    /// z = û / s (the preconditioner's output at level 0).
+    virtual void get_solution(double* z) const = 0;
+    virtual void get_solution(float* z) const = 0;
+
+    /// `sweeps` smoothing steps on û: pre = forward Gauss-Seidel, post = backward.
+    virtual void smooth(int sweeps, bool pre) = 0;
+    /// coarse.f̂ = R (f - A u) in the coarse level's variables; coarse.û = 0.
+    virtual void restrict_residual(Level& coarse) = 0;
+    /// u += P coarse.u (the coarse level's û is consumed).
+    virtual void correct_from(Level& coarse) = 0;
+    /// Coarsest level: û = A^{-1} f̂ (dense LU in FP64).
+    virtual void direct_solve() = 0;
+
+    /// Raw access for cross-level transfers (data in compute()).
+    virtual void* rhs_data() = 0;
+    virtual void* solution_data() = 0;
+    /// After rhs_data() was written with unscaled values: scale them and zero û.
+    virtual void finish_rhs() = 0;
+    /// Converts û to unscaled u in place (before a finer level interpolates it).
+    virtual void unscale_solution() = 0;
+};
+
+/// Builds the level for setup.precision (throws Unsupported naming `index` for an unsupported
+/// pair); truncates the matrix into the storage precision and returns the counts in `report`.
+/// `direct` builds a dense LU of the FP64 matrix for direct_solve().
+std::unique_ptr<Level> make_level(int index, const LevelSetup& setup, bool direct,
+                                  LevelReport& report);
+
+}  // namespace mpmg

@@ -1,0 +1,29 @@
+// Per-level storage decision (DESIGN.md Safety): whether a level is scaled, by which G, and
+// whether it must fall back to a wider storage precision — with the reason, for the report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mpmg/options.hpp"
+#include "mpmg/precision.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+
+namespace mpmg {
+
+struct StorageDecision {
+    LevelPrecision precision;      ///< storage possibly widened to compute
+    bool scaled = false;
+    double g = 0.0, g_max = 0.0;
+    std::vector<double> s;         ///< diag(Q^{1/2}) when scaled
+    SgDiaMatrix<double> matrix;    ///< the operator to truncate (scaled when `scaled`)
+    std::string note;              ///< decision and reason, empty when nothing to say
+};
+
+/// Decides storage for one level. `requested` comes from the precision plan; `automatic`
+/// is plan.automatic ("auto": fall back also when too many entries underflow). `may_scale` is
+/// false for scaling none and for the coarse levels of scale-then-setup.
+StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
+                               bool may_scale, bool automatic);
+
+}  // namespace mpmg

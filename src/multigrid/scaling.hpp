@@ -1,0 +1,36 @@
+// Setup-then-scale (ICPP'24 §4.1, Algorithm 1 lines 5-9, Theorem 4.1): a level's FP64 matrix A
+// is scaled symmetrically by Q = diag(A)/G before truncation to FP16, giving
+//   Â = Q^{-1/2} A Q^{-1/2},   â_ij = G a_ij / sqrt(a_ii a_jj),
+// so the diagonal becomes exactly G and no entry overflows when G < G_max, with
+//   G_max = FP16_MAX * min_ij sqrt(a_ii a_jj) / |a_ij|   (over stored nonzeros, i = j included).
+// Choice of G: the largest power of two <= G_max / 2. Half of G_max leaves a factor-2 margin
+// against rounding up at the top of the range; the largest such G keeps the small entries as
+// far above the underflow threshold as possible (underflow is the remaining risk, §4.3); a power
+// of two makes the diagonal G exact in every format.
+// The solve works in the scaled unknowns û = Q^{1/2} u, f̂ = Q^{-1/2} f (the level keeps
+// s = diag(Q^{1/2}) in compute precision): Gauss-Seidel and Jacobi are invariant under this
+// symmetric diagonal scaling, so smoothing Â û = f̂ is smoothing A u = f.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mpmg/sgdia_matrix.hpp"
+
+namespace mpmg {
+
+struct LevelScaling {
+    bool ok = false;       ///< false: the level cannot be scaled (see `problem`)
+    double g = 0.0;        ///< G
+    double g_max = 0.0;    ///< G_max for the target storage range
+    std::vector<double> s; ///< s_i = sqrt(a_ii / G), one per row
+    std::string problem;   ///< why not (e.g. "non-positive diagonal at row 17: -2")
+};
+
+/// Computes G_max for storage whose largest finite value is `storage_max`, chooses G and s.
+LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max);
+
+/// Returns Â with â_ij = a_ij / (s_i s_j).
+SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s);
+
+}  // namespace mpmg
