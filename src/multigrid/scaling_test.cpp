@@ -1,0 +1,110 @@
+#include "multigrid/scaling.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/float16.hpp"
+#include "multigrid/truncate.hpp"
+
+namespace mpmg {
+namespace {
+
+// A random SPD-like 27-point matrix with entries spanning 10^lo .. 10^hi: diagonal dominant,
+// symmetric (a_ij = a_ji), values varying over many orders of magnitude from cell to cell.
+SgDiaMatrix<double> wide_range_matrix(Box box, double lo, double hi, unsigned seed) {
+    SgDiaMatrix<double> a(box, Stencil::named("3d27"), 1);
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> expo(lo, hi);
+    std::vector<double> cell_scale(static_cast<std::size_t>(box.cells()));
+    for (double& s : cell_scale) s = std::pow(10.0, expo(gen));
+    const int center = a.stencil().center();
+    for (std::int64_t c = 0; c < box.cells(); ++c) {
+        for (int d = 0; d < a.stencil().size(); ++d) {
+            if (d == center || !a.neighbour_inside(c, d)) continue;
+            const Offset& o = a.stencil()[d];
+            const std::int64_t nb = c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
+            // symmetric: geometric mean of the two cells' scales
+            const double v = -std::sqrt(cell_scale[c] * cell_scale[nb]) * 0.5;
+            a.value(d, c, 0, 0) = v;
+            a.value(center, c, 0, 0) += -2.0 * v;
+        }
+        a.value(center, c, 0, 0) += cell_scale[c];
+    }
+    return a;
+}
+
+// y = A x in FP64 for any storage type, applying y_i = s_i sum_j â_ij s_j x_j when s is given.
+template <class T>
+std::vector<double> apply(const SgDiaMatrix<T>& a, const std::vector<double>& x,
+                          const std::vector<double>* s) {
+    const Box& box = a.box();
+    std::vector<double> y(x.size(), 0.0);
+    for (std::int64_t c = 0; c < box.cells(); ++c) {
+        for (int d = 0; d < a.stencil().size(); ++d) {
+            if (!a.neighbour_inside(c, d)) continue;
+            const Offset& o = a.stencil()[d];
+            const std::int64_t nb = c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
+            const double xs = s ? (*s)[nb] * x[nb] : x[nb];
+            y[c] += to_double(a.value(d, c, 0, 0)) * xs;
+        }
+        if (s) y[c] *= (*s)[c];
+    }
+    return y;
+}
+
+TEST(Scaling, NoOverflowUpTo1e30AndGBelowGmax) {
+    const SgDiaMatrix<double> a = wide_range_matrix(Box{6, 5, 4}, -6.0, 30.0, 7);
+    const LevelScaling sc = compute_scaling(a, kHalfMax);
+    ASSERT_TRUE(sc.ok) << sc.problem;
+    EXPECT_LT(sc.g, sc.g_max);
+    EXPECT_GE(sc.g, sc.g_max / 4);  // largest power of two <= G_max/2
+    const SgDiaMatrix<double> scaled = scale_matrix(a, sc.s);
+    // The check that proves G < G_max is enough: every scaled entry is inside the FP16 range.
+    double max_abs = 0.0;
+    for (double v : scaled.values()) max_abs = std::max(max_abs, std::fabs(v));
+    EXPECT_LT(max_abs, kHalfMax);
+    EXPECT_DOUBLE_EQ(scaled.value(scaled.stencil().center(), 0, 0, 0), sc.g);
+    TruncationCounts counts;
+    const SgDiaMatrix<half> h = truncate<half>(scaled, counts);
+    EXPECT_EQ(counts.overflow, 0);
+    // Without scaling the same matrix overflows.
+    TruncationCounts direct = count_truncation<half>(a);
+    EXPECT_GT(direct.overflow, 0);
+}
+
+TEST(Scaling, RescaledProductMatchesWithinFp16Rounding) {
+    const SgDiaMatrix<double> a = wide_range_matrix(Box{5, 6, 7}, 0.0, 12.0, 3);
+    const LevelScaling sc = compute_scaling(a, kHalfMax);
+    ASSERT_TRUE(sc.ok);
+    TruncationCounts counts;
+    const SgDiaMatrix<half> h = truncate<half>(scale_matrix(a, sc.s), counts);
+    ASSERT_EQ(counts.overflow + counts.underflow, 0);
+    std::mt19937 gen(1);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> x(static_cast<std::size_t>(a.rows()));
+    for (double& v : x) v = u(gen);
+    const std::vector<double> exact = apply(a, x, nullptr);
+    const std::vector<double> approx = apply(h, x, &sc.s);
+    // |y - ŷ|_i <= u_16 * sum_j |a_ij x_j| (relative rounding of every entry, u_16 = 2^-11).
+    std::vector<double> ax(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) ax[i] = std::fabs(x[i]);
+    SgDiaMatrix<double> abs_a = a;
+    for (double& v : abs_a.values()) v = std::fabs(v);
+    const std::vector<double> bound = apply(abs_a, ax, nullptr);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        EXPECT_LE(std::fabs(exact[i] - approx[i]), std::ldexp(1.0, -11) * bound[i] * 1.01) << i;
+    }
+}
+
+TEST(Scaling, NonPositiveDiagonalCannotBeScaled) {
+    SgDiaMatrix<double> a = wide_range_matrix(Box{3, 3, 3}, 0.0, 1.0, 5);
+    a.value(a.stencil().center(), 13, 0, 0) = -1.0;
+    const LevelScaling sc = compute_scaling(a, kHalfMax);
+    EXPECT_FALSE(sc.ok);
+    EXPECT_NE(sc.problem.find("row 13"), std::string::npos) << sc.problem;
+}
+
+}  // namespace
+}  // namespace mpmg
