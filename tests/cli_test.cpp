@@ -1,0 +1,146 @@
+// Integration tests of the mpmg CLI: exit codes, error lines and the --json contract.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+    int code = -1;
+    std::string out, err;
+};
+
+fs::path temp_dir() {
+    static const fs::path dir = [] {
+        fs::path d = fs::temp_directory_path() / ("mpmg_cli_test_" + std::to_string(::getpid()));
+        fs::create_directories(d);
+        return d;
+    }();
+    return dir;
+}
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+Run mpmg(const std::string& args) {
+    const fs::path out = temp_dir() / "stdout.txt", err = temp_dir() / "stderr.txt";
+    const std::string cmd = std::string(MPMG_CLI_PATH) + " " + args + " >" + out.string() +
+                            " 2>" + err.string();
+    const int status = std::system(cmd.c_str());
+    Run r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+void write(const fs::path& p, const std::string& text) {
+    std::ofstream(p) << text;
+}
+
+TEST(Cli, SolveWritesTheJsonContract) {
+    const fs::path json = temp_dir() / "result.json";
+    const Run r = mpmg("solve --problem laplace27 --n 16 --precision K64P32D16 --json " +
+                       json.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("hierarchy"), std::string::npos);
+    EXPECT_NE(r.out.find("converged"), std::string::npos);
+    const auto j = nlohmann::json::parse(slurp(json));
+    for (const char* key : {"problem", "rows", "nnz", "config", "converged", "iterations",
+                            "final_relative_residual", "residual_history", "time_s", "hierarchy",
+                            "error_vs_exact"}) {
+        EXPECT_TRUE(j.contains(key)) << key;
+    }
+    EXPECT_EQ(j["rows"], 16 * 16 * 16);
+    EXPECT_TRUE(j["converged"].get<bool>());
+    EXPECT_EQ(j["residual_history"].size(), j["iterations"].get<std::size_t>() + 1);
+    for (const char* key : {"setup", "preconditioner", "other", "total"}) {
+        EXPECT_TRUE(j["time_s"].contains(key)) << key;
+    }
+    const auto& level0 = j["hierarchy"]["levels"][0];
+    for (const char* key : {"rows", "nnz", "storage_precision", "compute_precision", "scaled",
+                            "scale_G", "overflow_count", "underflow_count"}) {
+        EXPECT_TRUE(level0.contains(key)) << key;
+    }
+    EXPECT_EQ(level0["storage_precision"], "fp16");
+    EXPECT_EQ(j["config"]["precision"], "K64P32D16");
+    EXPECT_TRUE(j["hierarchy"].contains("grid_complexity"));
+    EXPECT_TRUE(j["hierarchy"].contains("operator_complexity"));
+}
+
+TEST(Cli, NotConvergedExitsThree) {
+    const Run r = mpmg("solve --problem laplace27 --n 16 --max-iter 1");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("did not converge"), std::string::npos);
+}
+
+TEST(Cli, BadInputExitsTwoWithOneClearLine) {
+    struct Case {
+        std::string args, expect;
+    };
+    const fs::path cfg = temp_dir() / "bad.json";
+    write(cfg, R"({"multigrid": {"smoothr": "symgs"}})");
+    const fs::path broken = temp_dir() / "broken.json";
+    write(broken, "{ not json");
+    for (const Case& c : {
+             Case{"solve --problem nope", "nope"},
+             Case{"solve", "--problem"},
+             Case{"solve --problem laplace27 --precision K64P16D16", "K64P16D16"},
+             Case{"solve --problem laplace27 --matrix a.mtx", "contradict"},
+             Case{"solve --problem laplace27 --grid 4,4", "--grid"},
+             Case{"solve --problem laplace27 --grid 4,4,x", "--grid"},
+             Case{"solve --problem laplace27 --n -3", "--n"},
+             Case{"solve --problem laplace27 --rtol 2", "--rtol"},
+             Case{"solve --problem laplace27 --smoother magic", "symgs"},
+             Case{"solve --problem laplace27 --cycle Q", "--cycle"},
+             Case{"solve --problem laplace27 --work DP-XP", "XP"},
+             Case{"solve --problem laplace27 --matrix-precision HP", "--work"},
+             Case{"solve --problem laplace27 --frobnicate", "frobnicate"},
+             Case{"solve --problem laplace27 --config " + cfg.string(), "multigrid.smoothr"},
+             Case{"solve --problem laplace27 --config " + broken.string(), "JSON"},
+             Case{"solve --problem laplace27 --config /nonexistent/x.json", "x.json"},
+             Case{"info /nonexistent/a.mtx", "a.mtx"},
+             Case{"frob", "frob"},
+         }) {
+        const Run r = mpmg(c.args);
+        EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
+    }
+}
+
+TEST(Cli, JsonNeverOverwritesAnInput) {
+    const fs::path cfg = temp_dir() / "run.json";
+    const std::string text = R"({"problem": {"name": "laplace27", "n": 8}})";
+    write(cfg, text);
+    const Run r = mpmg("solve --config " + cfg.string() + " --json " + cfg.string());
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(slurp(cfg), text);
+}
+
+TEST(Cli, ConfigThenFlagsOverride) {
+    const fs::path cfg = temp_dir() / "cfg.json";
+    write(cfg, R"({"problem": {"name": "laplace27", "n": 8}, "precision": "K64P64D64"})");
+    const fs::path json = temp_dir() / "cfg_result.json";
+    const Run r = mpmg("solve --config " + cfg.string() + " --precision K64P32D32 --json " +
+                       json.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["config"]["precision"], "K64P32D32");
+    EXPECT_EQ(j["rows"], 512);
+}
+
+}  // namespace
