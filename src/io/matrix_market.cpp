@@ -226,11 +226,13 @@ private:
         std::int64_t idx = 0;
         const ParseStatus s = io::parse_int(t, idx);
         if (s == ParseStatus::not_a_number) {
-            fail(fmt::format("{} index '{}' is not an integer", what, t));
+            fail(fmt::format("{} index '{}' is not an integer; indices are 1-based integers",
+                             what, t));
         }
         if (s == ParseStatus::out_of_range || idx < 1 || idx > extent) {
-            fail(fmt::format("{} index {} is outside the range 1..{} declared on line {}", what, t,
-                             extent, size_line_));
+            fail(fmt::format("{} index {} is outside 1..{} (size line {}); fix the entry or "
+                             "the size line",
+                             what, t, extent, size_line_));
         }
         return idx - 1;
     }
@@ -248,7 +250,9 @@ private:
         }
         double v = 0.0;
         const ParseStatus s = io::parse_double(t, v);
-        if (s == ParseStatus::not_a_number) fail(fmt::format("value '{}' is not a number", t));
+        if (s == ParseStatus::not_a_number) {
+            fail(fmt::format("value '{}' is not a number; fix the entry", t));
+        }
         if (s == ParseStatus::out_of_range || !std::isfinite(v)) {
             fail(fmt::format("value '{}' is not finite; mpmg needs finite values", t));
         }
