@@ -7,6 +7,8 @@
 // R A P with trilinear P exactly; semi-coarsening takes only the strongly coupled directions.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -32,6 +34,15 @@ struct DirectionalTransfer {
     int block = 1;
     /// Per fine cell; only entries of even-index cells along `dir` are used. Empty = 1/2.
     std::vector<double> w_left, w_right;
+
+    /// Weight of coarse I-1 at the even fine cell `cell` (index 2I along `dir`).
+    double left(std::int64_t cell) const {
+        return w_left.empty() ? 0.5 : w_left[static_cast<std::size_t>(cell)];
+    }
+    /// Weight of coarse I at the even fine cell `cell` (index 2I along `dir`).
+    double right(std::int64_t cell) const {
+        return w_right.empty() ? 0.5 : w_right[static_cast<std::size_t>(cell)];
+    }
 };
 
 /// The prolongation P of one level to the next, as a sequence of directional steps
@@ -39,15 +50,22 @@ struct DirectionalTransfer {
 class Transfer {
 public:
     Transfer() = default;
+    /// Throws InvalidInput unless the steps chain (step i's coarse box is step i+1's fine box,
+    /// same block size) and each halves its direction.
     explicit Transfer(std::vector<DirectionalTransfer> steps);
+    /// First step's fine box (an empty box for a default-constructed Transfer).
     const Box& fine() const;
+    /// Last step's coarse box (an empty box for a default-constructed Transfer).
     const Box& coarse() const;
     const std::vector<DirectionalTransfer>& steps() const { return steps_; }
 
-    /// coarse = R fine. CF, CC in {double, float}.
+    /// coarse = R fine. CF, CC in {double, float}; arithmetic in FP64. Vectors hold
+    /// cells * block values (cell-major, component fastest). Multi-step intermediates use the
+    /// mutable scratch buffers, so one Transfer must not be applied from two threads at once
+    /// (each call is OpenMP-parallel inside).
     template <class CF, class CC>
     void restrict_to(const CF* fine, CC* coarse) const;
-    /// fine += P coarse.
+    /// fine += P coarse (same conventions as restrict_to).
     template <class CC, class CF>
     void interpolate_add(const CC* coarse, CF* fine) const;
     /// P as an FP64 CSR matrix (rows = fine unknowns), for tests.
@@ -68,6 +86,9 @@ struct CoarseLevel {
 std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const CoarseningOptions& opt);
 
 /// An SG-DIA matrix as FP64 CSR (rows in cell-major order, component fastest), for tests.
+/// Columns are sorted; entries whose neighbour lies outside the box are skipped, every other
+/// stored entry is kept even when it is zero, so nnz() equals SgDiaMatrix::nnz().
+/// T in {double, float, half, bfloat16}.
 template <class T>
 CsrMatrix to_csr(const SgDiaMatrix<T>& a);
 

@@ -1,0 +1,479 @@
+// Matrix Market reader and writer. The whole file is loaded (through zlib, which also reads
+// plain files) and parsed with std::from_chars; triplets are sorted into CSR by two counting
+// passes (by column, then by row), which leaves every row's columns sorted.
+#include "io/matrix_market.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "io/text_input.hpp"
+#include "mpmg/errors.hpp"
+
+namespace mpmg {
+namespace {
+
+using io::ParseStatus;
+
+enum class Format { coordinate, array };
+enum class Field { real, integer, pattern };
+enum class Symmetry { general, symmetric, skew };
+
+/// Largest accepted row or column count (indices then fit in 32 bits).
+constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
+
+struct Triplets {
+    std::vector<std::int64_t> row, col;
+    std::vector<double> val;
+    void push(std::int64_t i, std::int64_t j, double v) {
+        row.push_back(i);
+        col.push_back(j);
+        val.push_back(v);
+    }
+};
+
+class Reader {
+public:
+    explicit Reader(const std::string& path)
+        : path_(path), text_(io::read_whole_file(path)), lines_(text_) {
+        read_banner();
+        read_size_line();
+    }
+
+    [[noreturn]] void fail(std::int64_t line, const std::string& problem) const {
+        throw InvalidInput(fmt::format("{}:{}: {}", path_, line, problem));
+    }
+    [[noreturn]] void fail(const std::string& problem) const {
+        fail(lines_.line_number(), problem);
+    }
+
+    Format format = Format::coordinate;
+    Field field = Field::real;
+    Symmetry symmetry = Symmetry::general;
+    std::int64_t rows = 0, cols = 0, entries = 0;  ///< entries: declared (or implied) count
+
+    /// Calls f(i, j, v) (zero-based) for every stored entry, checking count, indices, values.
+    template <class F>
+    void for_each_entry(F&& f) {
+        std::string_view line;
+        std::int64_t k = 0;
+        for (; k < entries; ++k) {
+            if (!lines_.next_content(line)) {
+                fail(lines_.line_number() + 1,
+                     fmt::format("file ends after {} of the {} entries declared on line {}; the "
+                                 "file is truncated or the size line is wrong",
+                                 k, entries, size_line_));
+            }
+            io::Tokens tok(line);
+            std::int64_t i = 0, j = 0;
+            if (format == Format::coordinate) {
+                i = read_index(tok, "row", rows);
+                j = read_index(tok, "column", cols);
+            } else {
+                array_position(k, i, j);
+            }
+            const double v = field == Field::pattern ? 1.0 : read_value(tok);
+            std::string_view extra;
+            if (tok.next(extra)) {
+                fail(fmt::format("unexpected extra token '{}' after the entry; a {} {} entry "
+                                 "has {} fields",
+                                 extra, format == Format::coordinate ? "coordinate" : "array",
+                                 field_name(), expected_fields()));
+            }
+            if (symmetry == Symmetry::skew && i == j) {
+                fail(fmt::format("skew-symmetric file stores diagonal entry ({}, {}); a "
+                                 "skew-symmetric matrix has a zero diagonal, remove the entry",
+                                 i + 1, j + 1));
+            }
+            f(i, j, v);
+        }
+        if (lines_.next_content(line)) {
+            fail(fmt::format("too many entries: the size line (line {}) declares {}; remove the "
+                             "extra lines or correct the count",
+                             size_line_, entries));
+        }
+    }
+
+    /// Capacity worth reserving: the declared count, bounded by what the file can hold.
+    std::size_t plausible_entries() const {
+        const auto by_size = static_cast<std::int64_t>(text_.size() / 2);
+        return static_cast<std::size_t>(std::min(entries, by_size));
+    }
+
+private:
+    void read_banner() {
+        std::string_view line;
+        if (!lines_.next(line)) fail(1, "the file is empty; expected a '%%MatrixMarket' banner");
+        io::Tokens tok(line);
+        std::string_view t[6];
+        int n = 0;
+        while (n < 6 && tok.next(t[n])) ++n;
+        if (n == 0 || io::lower(t[0]) != "%%matrixmarket") {
+            fail(fmt::format("missing banner: the first line must start with '%%MatrixMarket' "
+                             "(found '{}'); is this a Matrix Market file?",
+                             line.substr(0, 40)));
+        }
+        if (n != 5) {
+            fail(fmt::format("banner has {} words, expected 5: '%%MatrixMarket matrix "
+                             "coordinate|array real|integer|pattern general|symmetric|"
+                             "skew-symmetric'",
+                             n));
+        }
+        const std::string object = io::lower(t[1]), fmt_s = io::lower(t[2]);
+        const std::string field_s = io::lower(t[3]), sym_s = io::lower(t[4]);
+        if (object != "matrix") {
+            fail(fmt::format("unsupported object '{}' in the banner; only 'matrix' is read", t[1]));
+        }
+        if (fmt_s == "coordinate") format = Format::coordinate;
+        else if (fmt_s == "array") format = Format::array;
+        else fail(fmt::format("bad format '{}' in the banner; expected coordinate or array", t[2]));
+        if (field_s == "real" || field_s == "double") field = Field::real;
+        else if (field_s == "integer") field = Field::integer;
+        else if (field_s == "pattern") field = Field::pattern;
+        else if (field_s == "complex") {
+            fail("unsupported field 'complex' in the banner; mpmg reads real, integer and pattern "
+                 "matrices only");
+        } else {
+            fail(fmt::format("bad field '{}' in the banner; expected real, integer or pattern",
+                             t[3]));
+        }
+        if (sym_s == "general") symmetry = Symmetry::general;
+        else if (sym_s == "symmetric") symmetry = Symmetry::symmetric;
+        else if (sym_s == "skew-symmetric") symmetry = Symmetry::skew;
+        else if (sym_s == "hermitian") {
+            fail("unsupported symmetry 'hermitian' in the banner; mpmg reads general, symmetric "
+                 "and skew-symmetric real matrices only");
+        } else {
+            fail(fmt::format("bad symmetry '{}' in the banner; expected general, symmetric or "
+                             "skew-symmetric",
+                             t[4]));
+        }
+        if (format == Format::array && field == Field::pattern) {
+            fail("'array pattern' is not a valid combination; an array file stores values");
+        }
+    }
+
+    void read_size_line() {
+        std::string_view line;
+        const char* expect = format == Format::coordinate ? "'rows cols entries'" : "'rows cols'";
+        if (!lines_.next_content(line)) {
+            fail(lines_.line_number() + 1,
+                 fmt::format("file ends before the size line; expected {}", expect));
+        }
+        size_line_ = lines_.line_number();
+        io::Tokens tok(line);
+        std::int64_t v[3] = {0, 0, 0};
+        const int want = format == Format::coordinate ? 3 : 2;
+        std::string_view t;
+        int n = 0;
+        for (; tok.next(t); ++n) {
+            if (n == want) fail(fmt::format("bad size line '{}': expected {}", line, expect));
+            const ParseStatus s = io::parse_int(t, v[n]);
+            if (s == ParseStatus::out_of_range) {
+                fail(fmt::format("size '{}' overflows a 64-bit integer; correct the size line",
+                                 t));
+            }
+            if (s != ParseStatus::ok) {
+                fail(fmt::format("bad size line '{}': '{}' is not an integer; expected {}", line,
+                                 t, expect));
+            }
+        }
+        if (n != want) fail(fmt::format("bad size line '{}': expected {}", line, expect));
+        rows = v[0];
+        cols = v[1];
+        check_sizes(format == Format::coordinate ? v[2] : -1);
+    }
+
+    void check_sizes(std::int64_t nnz) {
+        for (const auto& [value, what] : {std::pair{rows, "rows"}, std::pair{cols, "columns"}}) {
+            if (value < 1 || value > kMaxDim) {
+                fail(fmt::format("number of {} is {}; it must be between 1 and {}", what, value,
+                                 kMaxDim));
+            }
+        }
+        if (symmetry != Symmetry::general && rows != cols) {
+            fail(fmt::format("a {} matrix must be square, but the size line declares {} x {}",
+                             symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric",
+                             rows, cols));
+        }
+        const std::int64_t capacity = rows * cols;  // < 2^62: both factors are below 2^31
+        if (format == Format::array) {
+            entries = symmetry == Symmetry::general   ? capacity
+                      : symmetry == Symmetry::symmetric ? rows * (rows + 1) / 2
+                                                        : rows * (rows - 1) / 2;
+            return;
+        }
+        if (nnz < 0 || nnz > capacity) {
+            fail(fmt::format("number of entries is {}; it must be between 0 and rows * cols = {}",
+                             nnz, capacity));
+        }
+        entries = nnz;
+    }
+
+    std::int64_t read_index(io::Tokens& tok, const char* what, std::int64_t extent) {
+        std::string_view t;
+        if (!tok.next(t)) {
+            fail(fmt::format("entry has no {} index; a coordinate entry is 'row column{}'", what,
+                             field == Field::pattern ? "" : " value"));
+        }
+        std::int64_t idx = 0;
+        const ParseStatus s = io::parse_int(t, idx);
+        if (s == ParseStatus::not_a_number) {
+            fail(fmt::format("{} index '{}' is not an integer; indices are 1-based integers",
+                             what, t));
+        }
+        if (s == ParseStatus::out_of_range || idx < 1 || idx > extent) {
+            fail(fmt::format("{} index {} is outside 1..{} (size line {}); fix the entry or "
+                             "the size line",
+                             what, t, extent, size_line_));
+        }
+        return idx - 1;
+    }
+
+    double read_value(io::Tokens& tok) {
+        std::string_view t;
+        if (!tok.next(t)) fail("entry has no value; add the value or declare the file 'pattern'");
+        if (field == Field::integer) {
+            std::int64_t iv = 0;
+            if (io::parse_int(t, iv) != ParseStatus::ok) {
+                fail(fmt::format("value '{}' is not an integer, as the 'integer' banner requires",
+                                 t));
+            }
+            return static_cast<double>(iv);
+        }
+        double v = 0.0;
+        const ParseStatus s = io::parse_double(t, v);
+        if (s == ParseStatus::not_a_number) {
+            fail(fmt::format("value '{}' is not a number; fix the entry", t));
+        }
+        if (s == ParseStatus::out_of_range || !std::isfinite(v)) {
+            fail(fmt::format("value '{}' is not finite; mpmg needs finite values", t));
+        }
+        return v;
+    }
+
+    /// Row and column of the k-th value of an array file (column-major; symmetric: lower
+    /// triangle, skew: strictly lower).
+    void array_position(std::int64_t k, std::int64_t& i, std::int64_t& j) {
+        if (symmetry == Symmetry::general) {
+            i = k % rows;
+            j = k / rows;
+            return;
+        }
+        if (k == 0 || array_i_ + 1 >= rows) {  // first value, or the column is finished
+            array_j_ = k == 0 ? 0 : array_j_ + 1;
+            array_i_ = symmetry == Symmetry::symmetric ? array_j_ : array_j_ + 1;
+        } else {
+            ++array_i_;
+        }
+        i = array_i_;
+        j = array_j_;
+    }
+
+    const char* field_name() const {
+        return field == Field::real ? "real" : field == Field::integer ? "integer" : "pattern";
+    }
+    int expected_fields() const {
+        return (format == Format::coordinate ? 2 : 0) + (field == Field::pattern ? 0 : 1);
+    }
+
+    std::string path_;
+    std::string text_;
+    io::LineScanner lines_;
+    std::int64_t size_line_ = 0;
+    std::int64_t array_i_ = 0, array_j_ = 0;
+};
+
+/// CSR with sorted columns and duplicates summed, from unsorted zero-based triplets.
+CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, Triplets& t) {
+    const std::size_t n = t.val.size();
+    // Pass 1: bucket by column.
+    std::vector<std::int64_t> cptr(static_cast<std::size_t>(cols) + 1, 0);
+    for (std::int64_t j : t.col) ++cptr[static_cast<std::size_t>(j) + 1];
+    for (std::int64_t j = 0; j < cols; ++j) cptr[j + 1] += cptr[j];
+    std::vector<std::int64_t> by_col_row(n);
+    std::vector<double> by_col_val(n);
+    {
+        std::vector<std::int64_t> next(cptr.begin(), cptr.end() - 1);
+        for (std::size_t p = 0; p < n; ++p) {
+            const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(t.col[p])]++);
+            by_col_row[q] = t.row[p];
+            by_col_val[q] = t.val[p];
+        }
+    }
+    t = Triplets{};
+    // Pass 2: bucket by row, visiting columns in order, so each row comes out sorted.
+    CsrMatrix a;
+    a.rows = rows;
+    a.cols = cols;
+    a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    for (std::int64_t i : by_col_row) ++a.row_ptr[static_cast<std::size_t>(i) + 1];
+    for (std::int64_t i = 0; i < rows; ++i) a.row_ptr[i + 1] += a.row_ptr[i];
+    a.col.resize(n);
+    a.val.resize(n);
+    {
+        std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
+        for (std::int64_t j = 0; j < cols; ++j) {
+            for (std::int64_t p = cptr[j]; p < cptr[j + 1]; ++p) {
+                const std::int64_t q = next[static_cast<std::size_t>(by_col_row[p])]++;
+                a.col[q] = j;
+                a.val[q] = by_col_val[p];
+            }
+        }
+    }
+    // Sum duplicates in place.
+    std::int64_t out = 0;
+    for (std::int64_t i = 0; i < rows; ++i) {
+        const std::int64_t begin = a.row_ptr[i], end = a.row_ptr[i + 1];
+        a.row_ptr[i] = out;
+        for (std::int64_t p = begin; p < end; ++p) {
+            if (out > a.row_ptr[i] && a.col[out - 1] == a.col[p]) {
+                a.val[out - 1] += a.val[p];
+            } else {
+                a.col[out] = a.col[p];
+                a.val[out] = a.val[p];
+                ++out;
+            }
+        }
+    }
+    a.row_ptr[rows] = out;
+    a.col.resize(static_cast<std::size_t>(out));
+    a.val.resize(static_cast<std::size_t>(out));
+    return a;
+}
+
+}  // namespace
+
+CsrMatrix read_matrix_market(const std::string& path) {
+    Reader r(path);
+    Triplets t;
+    const std::size_t reserve =
+        r.plausible_entries() * (r.symmetry == Symmetry::general ? 1 : 2);
+    t.row.reserve(reserve);
+    t.col.reserve(reserve);
+    t.val.reserve(reserve);
+    const bool dense = r.format == Format::array;
+    const double mirror_sign = r.symmetry == Symmetry::skew ? -1.0 : 1.0;
+    const bool mirror = r.symmetry != Symmetry::general;
+    r.for_each_entry([&](std::int64_t i, std::int64_t j, double v) {
+        if (dense && v == 0.0) return;  // an array file's zeros are not stored entries
+        t.push(i, j, v);
+        if (mirror && i != j) t.push(j, i, mirror_sign * v);
+    });
+    return build_csr(r.rows, r.cols, t);
+}
+
+std::vector<double> read_vector_market(const std::string& path) {
+    Reader r(path);
+    if (r.rows != 1 && r.cols != 1) {
+        r.fail(fmt::format("a vector file must be n x 1 or 1 x n, but the size line declares "
+                           "{} x {}",
+                           r.rows, r.cols));
+    }
+    if (r.symmetry != Symmetry::general || r.field == Field::pattern) {
+        r.fail(1, "a vector file must be 'real general' or 'integer general'; fix the banner");
+    }
+    std::vector<double> x(static_cast<std::size_t>(r.rows * r.cols), 0.0);
+    r.for_each_entry([&](std::int64_t i, std::int64_t j, double v) {
+        x[static_cast<std::size_t>(i + j)] += v;  // one of i, j is zero
+    });
+    return x;
+}
+
+namespace {
+
+/// Output sink: a plain file or, for a ".gz" path, a gzip stream.
+class Output {
+public:
+    Output(const std::string& tmp, bool gz) {
+        if (gz) gz_ = gzopen(tmp.c_str(), "wb6");
+        else file_ = std::fopen(tmp.c_str(), "wb");
+    }
+    ~Output() { close(); }
+    Output(const Output&) = delete;
+    Output& operator=(const Output&) = delete;
+    bool is_open() const { return gz_ != nullptr || file_ != nullptr; }
+    bool write(const char* data, std::size_t n) {
+        if (n == 0) return true;
+        if (gz_) return gzwrite(gz_, data, static_cast<unsigned>(n)) == static_cast<int>(n);
+        return std::fwrite(data, 1, n, file_) == n;
+    }
+    bool close() {
+        bool ok = true;
+        if (gz_) ok = gzclose(gz_) == Z_OK;
+        if (file_) ok = std::fclose(file_) == 0;
+        gz_ = nullptr;
+        file_ = nullptr;
+        return ok;
+    }
+
+private:
+    gzFile gz_ = nullptr;
+    std::FILE* file_ = nullptr;
+};
+
+void check_writable(const std::string& path, const CsrMatrix& a) {
+    const bool shape_ok = a.rows >= 0 && a.cols >= 0 &&
+                          a.row_ptr.size() == static_cast<std::size_t>(a.rows) + 1 &&
+                          a.row_ptr.back() == a.nnz() && a.val.size() == a.col.size();
+    if (!shape_ok) {
+        throw InvalidInput(fmt::format("{}: cannot write an inconsistent CSR matrix ({} x {}, "
+                                       "{} row pointers, {} columns, {} values)",
+                                       path, a.rows, a.cols, a.row_ptr.size(), a.col.size(),
+                                       a.val.size()));
+    }
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (!std::isfinite(a.val[p])) {
+                throw InvalidInput(fmt::format("{}: cannot write non-finite value {} at ({}, {}); "
+                                               "Matrix Market readers reject it",
+                                               path, a.val[p], i + 1, a.col[p] + 1));
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void write_matrix_market(const std::string& path, const CsrMatrix& a) {
+    check_writable(path, a);
+    const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
+    const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    errno = 0;
+    Output out(tmp, gz);
+    auto fail = [&](const char* what) {
+        const int e = errno;
+        out.close();
+        std::remove(tmp.c_str());
+        throw InvalidInput(fmt::format("{}: cannot write the file ({}{}{}); check that the "
+                                       "directory exists, is writable and has space",
+                                       path, what, e != 0 ? ": " : "",
+                                       e != 0 ? std::strerror(e) : ""));
+    };
+    if (!out.is_open()) fail("cannot create the temporary file");
+    fmt::memory_buffer buf;
+    fmt::format_to(std::back_inserter(buf), "%%MatrixMarket matrix coordinate real general\n");
+    fmt::format_to(std::back_inserter(buf), "{} {} {}\n", a.rows, a.cols, a.nnz());
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            fmt::format_to(std::back_inserter(buf), "{} {} {:.17g}\n", i + 1, a.col[p] + 1,
+                           a.val[p]);
+        }
+        if (buf.size() >= (std::size_t{1} << 20)) {
+            if (!out.write(buf.data(), buf.size())) fail("write failed");
+            buf.clear();
+        }
+    }
+    if (!out.write(buf.data(), buf.size())) fail("write failed");
+    if (!out.close()) fail("closing the file failed");
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming the temporary file failed");
+}
+
+}  // namespace mpmg

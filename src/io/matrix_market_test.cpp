@@ -1,0 +1,304 @@
+#include "io/matrix_market.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "mpmg/errors.hpp"
+
+namespace mpmg {
+namespace {
+
+namespace fs = std::filesystem;
+
+class MatrixMarket : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("mpmg_mm_test_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string write(const std::string& name, const std::string& text) const {
+        const std::string path = (dir_ / name).string();
+        std::ofstream(path, std::ios::binary) << text;
+        return path;
+    }
+    std::string write_gz(const std::string& name, const std::string& text) const {
+        const std::string path = (dir_ / name).string();
+        gzFile f = gzopen(path.c_str(), "wb");
+        EXPECT_NE(f, nullptr);
+        EXPECT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())),
+                  static_cast<int>(text.size()));
+        gzclose(f);
+        return path;
+    }
+    fs::path dir_;
+};
+
+/// The matrix as (row, col, value) triplets in CSR order, one-based for readability.
+struct Entry {
+    std::int64_t i, j;
+    double v;
+    bool operator==(const Entry&) const = default;
+};
+std::vector<Entry> entries(const CsrMatrix& a) {
+    std::vector<Entry> out;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            out.push_back({i + 1, a.col[p] + 1, a.val[p]});
+        }
+    }
+    return out;
+}
+
+TEST_F(MatrixMarket, ReadsGeneralSummingDuplicatesAndSortingColumns) {
+    const std::string path = write("g.mtx",
+                                   "%%MatrixMarket MATRIX Coordinate Real GENERAL\r\n"
+                                   "% a comment\r\n"
+                                   "\r\n"
+                                   "3 4 6\r\n"
+                                   "2 4 -1.5e0\r\n"
+                                   "1 3 2\r\n"
+                                   "1 1 +1.0\r\n"
+                                   "2 4 0.5\r\n"
+                                   "   3\t2   7e-3  \r\n"
+                                   "1 2 -4.\r\n");
+    const CsrMatrix a = read_matrix_market(path);
+    EXPECT_EQ(a.rows, 3);
+    EXPECT_EQ(a.cols, 4);
+    const std::vector<Entry> want = {{1, 1, 1.0}, {1, 2, -4.0}, {1, 3, 2.0}, {2, 4, -1.0},
+                                     {3, 2, 7e-3}};
+    EXPECT_EQ(entries(a), want);
+    EXPECT_EQ(a.row_ptr, (std::vector<std::int64_t>{0, 3, 4, 5}));
+}
+
+TEST_F(MatrixMarket, ExpandsSymmetricIncludingUpperTriangleEntries) {
+    const std::string path = write("s.mtx",
+                                   "%%MatrixMarket matrix coordinate real symmetric\n"
+                                   "3 3 4\n"
+                                   "1 1 4\n"
+                                   "2 1 -1\n"
+                                   "3 3 5\n"
+                                   "2 3 -2\n");  // upper triangle: accepted and mirrored
+    const std::vector<Entry> want = {{1, 1, 4}, {1, 2, -1}, {2, 1, -1},
+                                     {2, 3, -2}, {3, 2, -2}, {3, 3, 5}};
+    EXPECT_EQ(entries(read_matrix_market(path)), want);
+}
+
+TEST_F(MatrixMarket, ExpandsSkewSymmetricWithNegation) {
+    const std::string path = write("k.mtx",
+                                   "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+                                   "2 2 1\n"
+                                   "2 1 3\n");
+    const std::vector<Entry> want = {{1, 2, -3}, {2, 1, 3}};
+    EXPECT_EQ(entries(read_matrix_market(path)), want);
+}
+
+TEST_F(MatrixMarket, ReadsPatternAndInteger) {
+    const std::string p = write("p.mtx",
+                                "%%MatrixMarket matrix coordinate pattern symmetric\n"
+                                "2 2 2\n1 1\n2 1\n");
+    const std::vector<Entry> want_p = {{1, 1, 1}, {1, 2, 1}, {2, 1, 1}};
+    EXPECT_EQ(entries(read_matrix_market(p)), want_p);
+    const std::string q = write("i.mtx",
+                                "%%MatrixMarket matrix coordinate integer general\n"
+                                "1 2 2\n1 1 -7\n1 2 12\n");
+    const std::vector<Entry> want_i = {{1, 1, -7}, {1, 2, 12}};
+    EXPECT_EQ(entries(read_matrix_market(q)), want_i);
+}
+
+TEST_F(MatrixMarket, ReadsArrayMatricesColumnMajorDroppingZeros) {
+    const std::string g = write("ag.mtx",
+                                "%%MatrixMarket matrix array real general\n"
+                                "2 2\n1\n0\n3\n4\n");
+    const std::vector<Entry> want_g = {{1, 1, 1}, {1, 2, 3}, {2, 2, 4}};
+    EXPECT_EQ(entries(read_matrix_market(g)), want_g);
+    const std::string s = write("as.mtx",
+                                "%%MatrixMarket matrix array real symmetric\n"
+                                "2 2\n1\n2\n3\n");
+    const std::vector<Entry> want_s = {{1, 1, 1}, {1, 2, 2}, {2, 1, 2}, {2, 2, 3}};
+    EXPECT_EQ(entries(read_matrix_market(s)), want_s);
+    const std::string k = write("ak.mtx",
+                                "%%MatrixMarket matrix array real skew-symmetric\n"
+                                "3 3\n1\n2\n3\n");
+    const std::vector<Entry> want_k = {{1, 2, -1}, {1, 3, -2}, {2, 1, 1},
+                                       {2, 3, -3}, {3, 1, 2},  {3, 2, 3}};
+    EXPECT_EQ(entries(read_matrix_market(k)), want_k);
+}
+
+TEST_F(MatrixMarket, ReadsGzip) {
+    const std::string path = write_gz("z.mtx.gz",
+                                      "%%MatrixMarket matrix coordinate real general\n"
+                                      "2 2 2\n2 2 8\n1 1 0.25\n");
+    const std::vector<Entry> want = {{1, 1, 0.25}, {2, 2, 8}};
+    EXPECT_EQ(entries(read_matrix_market(path)), want);
+}
+
+TEST_F(MatrixMarket, ReadsVectors) {
+    const std::string col = write("b.mtx",
+                                  "%%MatrixMarket matrix array real general\n% rhs\n"
+                                  "3 1\n1.5\n-2\n1e-3\n");
+    EXPECT_EQ(read_vector_market(col), (std::vector<double>{1.5, -2, 1e-3}));
+    const std::string row = write("r.mtx", "%%MatrixMarket matrix array real general\n1 2\n5\n6\n");
+    EXPECT_EQ(read_vector_market(row), (std::vector<double>{5, 6}));
+    const std::string coo = write_gz("c.mtx.gz",
+                                     "%%MatrixMarket matrix coordinate integer general\n"
+                                     "4 1 3\n4 1 2\n2 1 1\n4 1 3\n");
+    EXPECT_EQ(read_vector_market(coo), (std::vector<double>{0, 1, 0, 5}));
+}
+
+TEST_F(MatrixMarket, WritesAndReadsBackExactly) {
+    CsrMatrix a;
+    a.rows = 3;
+    a.cols = 2;
+    a.row_ptr = {0, 2, 2, 3};
+    a.col = {0, 1, 1};
+    a.val = {0.1, -1.0 / 3.0, 6.02214076e23};
+    for (const char* name : {"w.mtx", "w.mtx.gz"}) {
+        const std::string path = (dir_ / name).string();
+        write_matrix_market(path, a);
+        const CsrMatrix b = read_matrix_market(path);
+        EXPECT_EQ(b.rows, a.rows) << name;
+        EXPECT_EQ(b.cols, a.cols) << name;
+        EXPECT_EQ(b.row_ptr, a.row_ptr) << name;
+        EXPECT_EQ(b.col, a.col) << name;
+        EXPECT_EQ(b.val, a.val) << name;  // %.17g round-trips every double
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 2);
+}
+
+TEST_F(MatrixMarket, FailedWriteLeavesNoFileAndThrows) {
+    CsrMatrix a;
+    a.rows = 1;
+    a.cols = 1;
+    a.row_ptr = {0, 1};
+    a.col = {0};
+    a.val = {2.0};
+    const std::string missing_dir = (dir_ / "no_such_dir" / "a.mtx").string();
+    EXPECT_THROW(write_matrix_market(missing_dir, a), InvalidInput);
+    fs::create_directory(dir_ / "target_is_a_dir");
+    fs::create_directory(dir_ / "target_is_a_dir" / "x");  // non-empty: rename cannot replace it
+    const std::string onto_dir = (dir_ / "target_is_a_dir").string();
+    try {
+        write_matrix_market(onto_dir, a);
+        ADD_FAILURE() << "writing onto a directory did not throw";
+    } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find(onto_dir), std::string::npos) << e.what();
+    }
+    // Only the directory itself remains: the temporary file was removed.
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 1);
+    a.val[0] = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_THROW(write_matrix_market((dir_ / "nan.mtx").string(), a), InvalidInput);
+    EXPECT_FALSE(fs::exists(dir_ / "nan.mtx"));
+}
+
+TEST_F(MatrixMarket, MissingOrCorruptFileNamesThePath) {
+    const std::string missing = (dir_ / "absent.mtx").string();
+    try {
+        read_matrix_market(missing);
+        ADD_FAILURE() << "no exception";
+    } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+    }
+    // A gzip stream cut in half.
+    std::string text = "%%MatrixMarket matrix coordinate real general\n100 100 100\n";
+    for (int k = 1; k <= 100; ++k) text += std::to_string(k) + " " + std::to_string(k) + " 1.5\n";
+    const std::string whole = write_gz("whole.mtx.gz", text);
+    std::ifstream in(whole, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cut = write("cut.mtx.gz", bytes.substr(0, bytes.size() / 2));
+    EXPECT_EQ(read_matrix_market(whole).nnz(), 100);
+    try {
+        read_matrix_market(cut);
+        ADD_FAILURE() << "no exception";
+    } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find(cut), std::string::npos) << e.what();
+    }
+}
+
+// Real files from ../shared/data (MANIFEST.tsv gives rows, cols and stored entries).
+const std::string kData = MPMG_SHARED_DATA;
+
+std::int64_t diagonal_count(const CsrMatrix& a) {
+    std::int64_t n = 0;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) n += a.col[p] == i;
+    }
+    return n;
+}
+
+bool is_sorted_csr(const CsrMatrix& a) {
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i] + 1; p < a.row_ptr[i + 1]; ++p) {
+            if (a.col[p - 1] >= a.col[p]) return false;
+        }
+    }
+    return true;
+}
+
+void expect_same(const CsrMatrix& a, const CsrMatrix& b) {
+    EXPECT_EQ(a.row_ptr, b.row_ptr);
+    EXPECT_EQ(a.col, b.col);
+    EXPECT_EQ(a.val, b.val);
+}
+
+TEST(MatrixMarketData, ExpandsSymmetricFilesAsTheManifestSays) {
+    struct Case {
+        const char* file;
+        std::int64_t n, stored;
+    };
+    for (const Case& c : {Case{"bcsstk01", 48, 224}, Case{"nos4", 100, 347},
+                          Case{"gr_30_30", 900, 4322}, Case{"saylr3", 1000, 2375}}) {
+        SCOPED_TRACE(c.file);
+        const CsrMatrix a = read_matrix_market(kData + "/" + c.file + ".mtx.gz");
+        EXPECT_EQ(a.rows, c.n);
+        EXPECT_EQ(a.cols, c.n);
+        EXPECT_EQ(a.nnz(), 2 * c.stored - diagonal_count(a));
+        EXPECT_TRUE(is_sorted_csr(a));
+        expect_same(a, a.transpose());
+    }
+    const CsrMatrix k = read_matrix_market(kData + "/bcsstk01.mtx.gz");
+    EXPECT_EQ(k.nnz(), 400);
+    EXPECT_EQ(diagonal_count(k), 48);
+    EXPECT_EQ(k.val[0], 2832268.51852);  // first entry of the file: 1 1 2832268.51852
+}
+
+TEST(MatrixMarketData, ReadsGeneralFilesAndRoundTrips) {
+    const CsrMatrix a = read_matrix_market(kData + "/pde900.mtx.gz");
+    EXPECT_EQ(a.rows, 900);
+    EXPECT_EQ(a.cols, 900);
+    EXPECT_EQ(a.nnz(), 4380);
+    EXPECT_TRUE(is_sorted_csr(a));
+    EXPECT_NE(a.transpose().val, a.val);  // nonsymmetric (convection)
+    const CsrMatrix c = read_matrix_market(kData + "/cage5.mtx.gz");
+    EXPECT_EQ(c.rows, 37);
+    EXPECT_EQ(c.nnz(), 233);
+    const fs::path tmp = fs::temp_directory_path() /
+                         ("mpmg_mm_rt_" + std::to_string(::getpid()) + ".mtx");
+    write_matrix_market(tmp.string(), a);
+    const CsrMatrix b = read_matrix_market(tmp.string());
+    fs::remove(tmp);
+    expect_same(a, b);
+}
+
+TEST(MatrixMarketData, ReadsRightHandSideVector) {
+    const std::vector<double> b = read_vector_market(kData + "/mfem/mfem_beam_o3_r1_b.mtx.gz");
+    ASSERT_EQ(b.size(), 2401u);
+    EXPECT_EQ(b[0], 0.0);  // eliminated Dirichlet dof
+    double sum = 0.0;
+    for (double v : b) sum += std::fabs(v);
+    EXPECT_GT(sum, 0.0);
+}
+
+}  // namespace
+}  // namespace mpmg

@@ -1,0 +1,120 @@
+#include "io/text_input.hpp"
+
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "mpmg/errors.hpp"
+
+namespace mpmg::io {
+
+std::string read_whole_file(const std::string& path) {
+    errno = 0;
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (f == nullptr) {
+        throw InvalidInput(fmt::format("{}: cannot open the file ({}); check the path and its "
+                                       "permissions",
+                                       path, errno != 0 ? std::strerror(errno) : "out of memory"));
+    }
+    gzbuffer(f, 1u << 17);
+    std::string data;
+    std::vector<char> chunk(std::size_t{1} << 20);
+    for (;;) {
+        const int n = gzread(f, chunk.data(), static_cast<unsigned>(chunk.size()));
+        if (n <= 0) break;
+        data.append(chunk.data(), static_cast<std::size_t>(n));
+    }
+    int err = Z_OK;
+    const char* msg = gzerror(f, &err);
+    if (err != Z_OK) {
+        std::string what =
+            err == Z_ERRNO ? std::string(std::strerror(errno)) : std::string(msg ? msg : "");
+        gzclose(f);
+        throw InvalidInput(fmt::format("{}: cannot read the file ({}); the file is unreadable, "
+                                       "truncated or not valid gzip data",
+                                       path, what));
+    }
+    gzclose(f);
+    return data;
+}
+
+bool LineScanner::next(std::string_view& line) {
+    if (pos_ >= text_.size()) return false;
+    const char* begin = text_.data() + pos_;
+    const void* nl = std::memchr(begin, '\n', text_.size() - pos_);
+    const std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin)
+                               : text_.size() - pos_;
+    pos_ += len + 1;
+    line = std::string_view(begin, len);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++line_;
+    return true;
+}
+
+bool LineScanner::next_content(std::string_view& line) {
+    while (next(line)) {
+        std::size_t i = 0;
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        if (i < line.size() && line[i] != '%') return true;
+    }
+    return false;
+}
+
+bool Tokens::next(std::string_view& token) {
+    std::size_t i = 0;
+    while (i < rest_.size() && (rest_[i] == ' ' || rest_[i] == '\t')) ++i;
+    if (i == rest_.size()) {
+        rest_ = {};
+        return false;
+    }
+    std::size_t j = i;
+    while (j < rest_.size() && rest_[j] != ' ' && rest_[j] != '\t') ++j;
+    token = rest_.substr(i, j - i);
+    rest_.remove_prefix(j);
+    return true;
+}
+
+ParseStatus parse_int(std::string_view token, std::int64_t& value) {
+    if (!token.empty() && token[0] == '+') token.remove_prefix(1);
+    const char* end = token.data() + token.size();
+    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+    if (ec == std::errc::result_out_of_range) return ParseStatus::out_of_range;
+    if (ec != std::errc() || ptr != end || token.empty()) return ParseStatus::not_a_number;
+    return ParseStatus::ok;
+}
+
+ParseStatus parse_double(std::string_view token, double& value) {
+    if (!token.empty() && token[0] == '+') {
+        token.remove_prefix(1);
+        if (!token.empty() && (token[0] == '+' || token[0] == '-')) {
+            return ParseStatus::not_a_number;
+        }
+    }
+    const char* end = token.data() + token.size();
+    const auto [ptr, ec] = std::from_chars(token.data(), end, value);
+    if (ptr != end || token.empty()) return ParseStatus::not_a_number;
+    if (ec == std::errc::result_out_of_range) {
+        // from_chars reports both overflow and underflow; strtod tells them apart.
+        const std::string copy(token);
+        value = std::strtod(copy.c_str(), nullptr);
+        return std::isinf(value) ? ParseStatus::out_of_range : ParseStatus::ok;
+    }
+    if (ec != std::errc()) return ParseStatus::not_a_number;
+    return ParseStatus::ok;
+}
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+}
+
+}  // namespace mpmg::io

@@ -1,0 +1,56 @@
+// Whole-file text input for the readers in src/io: loads a plain or gzip file in one piece
+// (zlib reads both) and walks it line by line and token by token with std::from_chars.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mpmg::io {
+
+/// The whole content of a file; ".gz" (or any gzip stream) is decompressed, a plain file is read
+/// as is. Throws InvalidInput naming the path when the file cannot be opened or read, or when
+/// the compressed stream is truncated or corrupt.
+std::string read_whole_file(const std::string& path);
+
+/// Lines of a text buffer, numbered from 1; a trailing '\r' is dropped.
+class LineScanner {
+public:
+    explicit LineScanner(std::string_view text) : text_(text) {}
+    /// Next line, or false at the end of the text.
+    bool next(std::string_view& line);
+    /// Next line that is neither blank nor a '%' comment, or false at the end.
+    bool next_content(std::string_view& line);
+    /// Number of the line last returned (0 before the first).
+    std::int64_t line_number() const { return line_; }
+
+private:
+    std::string_view text_;
+    std::size_t pos_ = 0;
+    std::int64_t line_ = 0;
+};
+
+/// Whitespace-separated tokens of one line.
+class Tokens {
+public:
+    explicit Tokens(std::string_view line) : rest_(line) {}
+    /// Next token, or false when only blanks remain.
+    bool next(std::string_view& token);
+
+private:
+    std::string_view rest_;
+};
+
+enum class ParseStatus { ok, not_a_number, out_of_range };
+
+/// Whole token as a decimal integer (optional sign).
+ParseStatus parse_int(std::string_view token, std::int64_t& value);
+/// Whole token as a floating-point number (optional '+', decimal or exponent form; "nan" and
+/// "inf" parse as such, so the caller checks finiteness). Values below the smallest subnormal
+/// double read as 0; values beyond the largest double are out_of_range.
+ParseStatus parse_double(std::string_view token, double& value);
+
+/// ASCII lower-case copy.
+std::string lower(std::string_view s);
+
+}  // namespace mpmg::io

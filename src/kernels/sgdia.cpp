@@ -1,0 +1,285 @@
+// SG-DIA kernels, plain loops (SIMD via Highway comes later, inside the same structure).
+//
+// Structure: a line (j,k) is processed in chunks of cells [i0, i1) whose results fit a small
+// stack buffer `acc` in compute precision. For each stencil offset the chunk is one contiguous
+// stream over the offset's values and the shifted x, accumulated into `acc` (offset-major), so
+// each inner loop is unit stride and vectorisable. Neighbours outside the box are never read:
+// an offset whose neighbour line (j+dy, k+dz) is outside is skipped, and i runs over
+// [max(0,-dx), nx - max(0,dx)) only.
+#include "kernels/sgdia.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/convert.hpp"
+
+namespace mpmg::kernels {
+namespace {
+
+/// Accumulator entries per chunk (compute-precision values on the stack).
+constexpr int kChunk = 512;
+constexpr int kMaxBlock = 8;
+
+/// Where offset `o` acts in chunk [i0, i1) of line (j, k): cells [lo, hi) and the cell shift to
+/// the neighbour. False when nothing is to be read (neighbour line outside, or empty range).
+struct Span {
+    int lo = 0, hi = 0;
+    std::int64_t shift = 0;
+};
+
+bool offset_span(const SgDiaGeom& g, const Offset& o, int j, int k, int i0, int i1, Span& s) {
+    if (j + o.dy < 0 || j + o.dy >= g.ny || k + o.dz < 0 || k + o.dz >= g.nz) return false;
+    s.lo = std::max(i0, std::max(0, -o.dx));
+    s.hi = std::min(i1, g.nx - std::max(0, o.dx));
+    s.shift = o.dx + std::int64_t{g.nx} * (o.dy + std::int64_t{g.ny} * o.dz);
+    return s.lo < s.hi;
+}
+
+/// acc[(i - i0) r + ra] += sum_rb A_d(c0 + i)[ra][rb] x[(c0 + i + shift) r + rb], i in [lo, hi).
+template <class S, class C>
+void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0, const Span& s) {
+    const int n = s.hi - s.lo;
+    const std::int64_t c = c0 + s.lo;  // first cell of the stream
+    C* out = acc + std::int64_t{s.lo - i0} * r;
+    if (r == 1) {
+        const S* av = ad + c;
+        const C* xv = x + c + s.shift;
+        for (int i = 0; i < n; ++i) out[i] += to_compute<C>(av[i]) * xv[i];
+        return;
+    }
+    const S* av = ad + c * r * r;
+    const C* xv = x + (c + s.shift) * r;
+    for (int i = 0; i < n; ++i) {
+        for (int ra = 0; ra < r; ++ra) {
+            C sum = out[i * r + ra];
+            for (int rb = 0; rb < r; ++rb) {
+                sum += to_compute<C>(av[(i * r + ra) * r + rb]) * xv[i * r + rb];
+            }
+            out[i * r + ra] = sum;
+        }
+    }
+}
+
+/// acc = (A x) for the cells [i0, i1) of line `line`, optionally leaving out offsets.
+template <class S, class C>
+void apply_chunk(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_t line, int i0,
+                 int i1, int skip1 = -1, int skip2 = -1) {
+    const int j = static_cast<int>(line % g.ny);
+    const int k = static_cast<int>(line / g.ny);
+    const std::int64_t c0 = line * g.nx;
+    std::fill(acc, acc + std::int64_t{i1 - i0} * g.block, C{0});
+    for (int d = 0; d < g.ndiag; ++d) {
+        Span s;
+        if (d == skip1 || d == skip2 || !offset_span(g, g.offsets[d], j, k, i0, i1, s)) continue;
+        accumulate(g.block, a + d * g.diag_stride, x, acc, c0, i0, s);
+    }
+}
+
+/// Cells per chunk for block size r.
+int chunk_cells(const SgDiaGeom& g) { return kChunk / g.block; }
+
+/// z <- D^{-1} z for one r x r block `d` (row-major, storage S), by Gaussian elimination with
+/// partial pivoting in C. A singular block gives Inf/NaN (the kernel does not throw).
+template <class S, class C>
+void solve_block(const S* d, int r, C* z) {
+    if (r == 1) {
+        z[0] /= to_compute<C>(d[0]);
+        return;
+    }
+    C m[kMaxBlock][kMaxBlock];
+    for (int p = 0; p < r; ++p) {
+        for (int q = 0; q < r; ++q) m[p][q] = to_compute<C>(d[p * r + q]);
+    }
+    for (int p = 0; p < r; ++p) {
+        int piv = p;
+        for (int q = p + 1; q < r; ++q) {
+            if (std::abs(m[q][p]) > std::abs(m[piv][p])) piv = q;
+        }
+        if (piv != p) {
+            for (int q = 0; q < r; ++q) std::swap(m[p][q], m[piv][q]);
+            std::swap(z[p], z[piv]);
+        }
+        for (int q = p + 1; q < r; ++q) {
+            const C f = m[q][p] / m[p][p];
+            for (int s = p + 1; s < r; ++s) m[q][s] -= f * m[p][s];
+            z[q] -= f * z[p];
+        }
+    }
+    for (int p = r - 1; p >= 0; --p) {
+        C sum = z[p];
+        for (int q = p + 1; q < r; ++q) sum -= m[p][q] * z[q];
+        z[p] = sum / m[p][p];
+    }
+}
+
+/// Index of offset (dx, 0, 0) in the stencil, or -1.
+int inline_offset(const SgDiaGeom& g, int dx) {
+    for (int d = 0; d < g.ndiag; ++d) {
+        const Offset& o = g.offsets[d];
+        if (o.dx == dx && o.dy == 0 && o.dz == 0) return d;
+    }
+    return -1;
+}
+
+}  // namespace
+
+template <class S, class C>
+void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_begin,
+          std::int64_t line_end) {
+    C acc[kChunk];
+    const int n = chunk_cells(g);
+    const int r = g.block;
+    for (std::int64_t line = line_begin; line < line_end; ++line) {
+        for (int i0 = 0; i0 < g.nx; i0 += n) {
+            const int i1 = std::min(g.nx, i0 + n);
+            apply_chunk(g, a, x, acc, line, i0, i1);
+            std::copy(acc, acc + (i1 - i0) * r, y + (line * g.nx + i0) * r);
+        }
+    }
+}
+
+template <class S, class C>
+void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r,
+              std::int64_t line_begin, std::int64_t line_end) {
+    C acc[kChunk];
+    const int n = chunk_cells(g);
+    for (std::int64_t line = line_begin; line < line_end; ++line) {
+        for (int i0 = 0; i0 < g.nx; i0 += n) {
+            const int i1 = std::min(g.nx, i0 + n);
+            apply_chunk(g, a, x, acc, line, i0, i1);
+            const std::int64_t first = (line * g.nx + i0) * g.block;
+            const int len = (i1 - i0) * g.block;
+            for (int e = 0; e < len; ++e) r[first + e] = b[first + e] - acc[e];
+        }
+    }
+}
+
+template <class S, class C>
+void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward) {
+    // Offsets that do not read the cell being updated or the in-line neighbour updated just
+    // before it use values fixed during this line, so they are streamed first; the trailing
+    // in-line neighbour (dx = -1 forward, +1 backward) is then applied cell by cell.
+    C acc[kChunk];
+    const int n = chunk_cells(g);
+    const int r = g.block;
+    const int step = forward ? -1 : 1;  // dx of the trailing neighbour
+    const int trail = inline_offset(g, step);
+    const S* centre = a + g.center * g.diag_stride;
+    const std::int64_t c0 = line * g.nx;
+    const int chunks = (g.nx + n - 1) / n;
+    for (int ch = 0; ch < chunks; ++ch) {
+        const int i0 = (forward ? ch : chunks - 1 - ch) * n;
+        const int i1 = std::min(g.nx, i0 + n);
+        apply_chunk(g, a, x, acc, line, i0, i1, g.center, trail);
+        for (int t = 0; t < i1 - i0; ++t) {
+            const int i = forward ? i0 + t : i1 - 1 - t;
+            const std::int64_t c = c0 + i;
+            C z[kMaxBlock];
+            for (int ra = 0; ra < r; ++ra) z[ra] = b[c * r + ra] - acc[(i - i0) * r + ra];
+            if (trail >= 0 && i + step >= 0 && i + step < g.nx) {
+                const S* at = a + trail * g.diag_stride + c * r * r;
+                const C* xn = x + (c + step) * r;
+                for (int ra = 0; ra < r; ++ra) {
+                    for (int rb = 0; rb < r; ++rb) z[ra] -= to_compute<C>(at[ra * r + rb]) * xn[rb];
+                }
+            }
+            solve_block(centre + c * r * r, r, z);
+            for (int ra = 0; ra < r; ++ra) x[c * r + ra] = z[ra];
+        }
+    }
+}
+
+template <class S, class C>
+void jacobi(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* x_new, C omega,
+            std::int64_t line_begin, std::int64_t line_end) {
+    C acc[kChunk];
+    const int n = chunk_cells(g);
+    const int r = g.block;
+    const S* centre = a + g.center * g.diag_stride;
+    for (std::int64_t line = line_begin; line < line_end; ++line) {
+        for (int i0 = 0; i0 < g.nx; i0 += n) {
+            const int i1 = std::min(g.nx, i0 + n);
+            apply_chunk(g, a, x, acc, line, i0, i1);
+            const std::int64_t c_first = line * g.nx + i0;
+            if (r == 1) {
+                for (int t = 0; t < i1 - i0; ++t) {
+                    const std::int64_t c = c_first + t;
+                    x_new[c] = x[c] + omega * (b[c] - acc[t]) / to_compute<C>(centre[c]);
+                }
+                continue;
+            }
+            for (int t = 0; t < i1 - i0; ++t) {
+                const std::int64_t c = c_first + t;
+                C z[kMaxBlock];
+                for (int ra = 0; ra < r; ++ra) z[ra] = b[c * r + ra] - acc[t * r + ra];
+                solve_block(centre + c * r * r, r, z);
+                for (int ra = 0; ra < r; ++ra) x_new[c * r + ra] = x[c * r + ra] + omega * z[ra];
+            }
+        }
+    }
+}
+
+// Explicit instantiations: exactly the supported (storage, compute) pairs.
+
+template void spmv<double, double>(const SgDiaGeom&, const double*, const double*, double*,
+                                   std::int64_t, std::int64_t);
+template void spmv<float, double>(const SgDiaGeom&, const float*, const double*, double*,
+                                  std::int64_t, std::int64_t);
+template void spmv<half, double>(const SgDiaGeom&, const half*, const double*, double*,
+                                 std::int64_t, std::int64_t);
+template void spmv<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*, double*,
+                                     std::int64_t, std::int64_t);
+template void spmv<float, float>(const SgDiaGeom&, const float*, const float*, float*,
+                                 std::int64_t, std::int64_t);
+template void spmv<half, float>(const SgDiaGeom&, const half*, const float*, float*,
+                                std::int64_t, std::int64_t);
+template void spmv<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, float*,
+                                    std::int64_t, std::int64_t);
+
+template void residual<double, double>(const SgDiaGeom&, const double*, const double*,
+                                       const double*, double*, std::int64_t, std::int64_t);
+template void residual<float, double>(const SgDiaGeom&, const float*, const double*,
+                                      const double*, double*, std::int64_t, std::int64_t);
+template void residual<half, double>(const SgDiaGeom&, const half*, const double*,
+                                     const double*, double*, std::int64_t, std::int64_t);
+template void residual<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
+                                         const double*, double*, std::int64_t, std::int64_t);
+template void residual<float, float>(const SgDiaGeom&, const float*, const float*, const float*,
+                                     float*, std::int64_t, std::int64_t);
+template void residual<half, float>(const SgDiaGeom&, const half*, const float*, const float*,
+                                    float*, std::int64_t, std::int64_t);
+template void residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
+                                        const float*, float*, std::int64_t, std::int64_t);
+
+template void gs_line<double, double>(const SgDiaGeom&, const double*, const double*, double*,
+                                      std::int64_t, bool);
+template void gs_line<float, double>(const SgDiaGeom&, const float*, const double*, double*,
+                                     std::int64_t, bool);
+template void gs_line<half, double>(const SgDiaGeom&, const half*, const double*, double*,
+                                    std::int64_t, bool);
+template void gs_line<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
+                                        double*, std::int64_t, bool);
+template void gs_line<float, float>(const SgDiaGeom&, const float*, const float*, float*,
+                                    std::int64_t, bool);
+template void gs_line<half, float>(const SgDiaGeom&, const half*, const float*, float*,
+                                   std::int64_t, bool);
+template void gs_line<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, float*,
+                                       std::int64_t, bool);
+
+template void jacobi<double, double>(const SgDiaGeom&, const double*, const double*,
+                                     const double*, double*, double, std::int64_t, std::int64_t);
+template void jacobi<float, double>(const SgDiaGeom&, const float*, const double*, const double*,
+                                    double*, double, std::int64_t, std::int64_t);
+template void jacobi<half, double>(const SgDiaGeom&, const half*, const double*, const double*,
+                                   double*, double, std::int64_t, std::int64_t);
+template void jacobi<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
+                                       const double*, double*, double, std::int64_t,
+                                       std::int64_t);
+template void jacobi<float, float>(const SgDiaGeom&, const float*, const float*, const float*,
+                                   float*, float, std::int64_t, std::int64_t);
+template void jacobi<half, float>(const SgDiaGeom&, const half*, const float*, const float*,
+                                  float*, float, std::int64_t, std::int64_t);
+template void jacobi<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
+                                      const float*, float*, float, std::int64_t, std::int64_t);
+
+}  // namespace mpmg::kernels

@@ -1,0 +1,111 @@
+// Preconditioned conjugate gradients in iterative precision K. Iteration k applies the
+// preconditioner once (z = M^{-1} r_{k-1}), so iterations == preconditioner applications. Every
+// scalar is checked before x is touched, so a solve that stops hands back the last finite
+// iterate. The history is the recurrence residual ||r_k|| / ||b||.
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "krylov/krylov.hpp"
+#include "krylov/result_helpers.hpp"
+#include "krylov/vector_ops.hpp"
+
+namespace mpmg {
+
+namespace {
+
+using namespace krylov_ops;
+
+/// Checks (r, z) of iteration k; returns false (and fills res) when the solve must stop.
+bool check_rz(KrylovResult& res, int k, double rz) {
+    if (!std::isfinite(rz)) {
+        stop(res, SolveStatus::non_finite,
+             fmt::format("cg: iteration {}: (r, z) = {} — the preconditioner output is not finite",
+                         k, rz));
+        return false;
+    }
+    if (rz <= 0.0) {
+        stop(res, SolveStatus::breakdown,
+             fmt::format("cg: iteration {}: (r, z) = {:.3e} <= 0 — the preconditioner is not "
+                         "symmetric positive definite",
+                         k, rz));
+        return false;
+    }
+    return true;
+}
+
+/// Checks p^T A p and alpha of iteration k; returns false (and fills res) when the solve must
+/// stop.
+bool check_pap(KrylovResult& res, int k, double pap, double alpha) {
+    if (!std::isfinite(pap)) {
+        stop(res, SolveStatus::non_finite,
+             fmt::format("cg: iteration {}: p^T A p = {} — the operator output is not finite", k,
+                         pap));
+        return false;
+    }
+    if (pap <= 0.0) {
+        stop(res, SolveStatus::breakdown,
+             fmt::format("cg: iteration {}: p^T A p = {:.3e} <= 0 — the operator is not "
+                         "symmetric positive definite",
+                         k, pap));
+        return false;
+    }
+    if (!std::isfinite(alpha)) {
+        stop(res, SolveStatus::non_finite,
+             fmt::format("cg: iteration {}: alpha = (r, z) / p^T A p = {} — p^T A p = {:.3e} "
+                         "underflows",
+                         k, alpha, pap));
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+template <class K>
+KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K* x,
+                const KrylovOptions& opt) {
+    const std::int64_t n = a.size();
+    std::vector<K> r(n), p(n), q(n), zbuf(m != nullptr ? n : 0);
+    K* z = m != nullptr ? zbuf.data() : r.data();  // M = I: z aliases r
+    KrylovResult res;
+    double bnorm = 0.0;
+    if (!begin("cg", a, b, x, r.data(), opt, res, &bnorm)) return res;
+
+    double rz_old = 1.0;
+    for (int k = 1; k <= opt.max_iter; ++k) {
+        if (m != nullptr) apply_timed(*m, r.data(), z, &res.preconditioner_seconds);
+        const double rz = dot(n, r.data(), z);
+        if (!check_rz(res, k, rz)) return res;
+        if (k == 1) {
+            copy(n, z, p.data());
+        } else {
+            xpby(n, z, rz / rz_old, p.data());  // rz_old > 0 and both finite
+        }
+        rz_old = rz;
+        a.apply(p.data(), q.data());
+        const double pap = dot(n, p.data(), q.data());
+        const double alpha = rz / pap;
+        if (!check_pap(res, k, pap, alpha)) return res;
+        axpy(n, alpha, p.data(), x);
+        axpy(n, -alpha, q.data(), r.data());
+        const double rel = norm2(n, r.data()) / bnorm;
+        if (!std::isfinite(rel)) {
+            axpy(n, -alpha, p.data(), x);  // back to the last finite iterate
+            return stop(res, SolveStatus::non_finite,
+                        fmt::format("cg: iteration {}: ||r|| / ||b|| = {} — the update overflows "
+                                    "precision K",
+                                    k, rel));
+        }
+        if (!record(res, "cg", k, rel, opt.rtol)) return res;
+    }
+    return out_of_iterations(res, "cg", opt.max_iter, opt.rtol);
+}
+
+template KrylovResult cg<double>(const LinearOperator<double>& a, Preconditioner<double>* m,
+                                 const double* b, double* x, const KrylovOptions& opt);
+template KrylovResult cg<float>(const LinearOperator<float>& a, Preconditioner<float>* m,
+                                const float* b, float* x, const KrylovOptions& opt);
+
+}  // namespace mpmg

@@ -1,0 +1,107 @@
+// Vector operations shared by the Krylov solvers (cg, gmres, richardson). Vectors are stored in
+// the iterative precision K; inner products and norms accumulate in double for every K
+// (STYLE.md: errors and numerics). Loops run under OpenMP when the vector is long enough to pay
+// for the threads.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+
+#include "krylov/krylov.hpp"
+
+namespace mpmg::krylov_ops {
+
+/// Below this length the loops run serially: thread start-up costs more than the work.
+inline constexpr std::int64_t kParallelMin = 8192;
+
+/// (x, y), accumulated in double.
+template <class K>
+double dot(std::int64_t n, const K* x, const K* y) {
+    double s = 0.0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        s += static_cast<double>(x[i]) * static_cast<double>(y[i]);
+    }
+    return s;
+}
+
+/// ||x||_2, accumulated in double. Non-finite entries give a non-finite result.
+template <class K>
+double norm2(std::int64_t n, const K* x) {
+    return std::sqrt(dot(n, x, x));
+}
+
+/// y <- y + alpha x.
+template <class K>
+void axpy(std::int64_t n, double alpha, const K* x, K* y) {
+    const K a = static_cast<K>(alpha);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        y[i] += a * x[i];
+    }
+}
+
+/// y <- x + beta y.
+template <class K>
+void xpby(std::int64_t n, const K* x, double beta, K* y) {
+    const K b = static_cast<K>(beta);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        y[i] = x[i] + b * y[i];
+    }
+}
+
+/// y <- alpha x.
+template <class K>
+void scale_copy(std::int64_t n, double alpha, const K* x, K* y) {
+    const K a = static_cast<K>(alpha);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        y[i] = a * x[i];
+    }
+}
+
+/// y <- x.
+template <class K>
+void copy(std::int64_t n, const K* x, K* y) {
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        y[i] = x[i];
+    }
+}
+
+/// x <- 0.
+template <class K>
+void set_zero(std::int64_t n, K* x) {
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        x[i] = K(0);
+    }
+}
+
+/// r <- b - A x. With x_is_zero the product is skipped and r <- b.
+template <class K>
+void residual(const LinearOperator<K>& a, const K* b, const K* x, K* r, bool x_is_zero) {
+    const std::int64_t n = a.size();
+    if (x_is_zero) {
+        copy(n, b, r);
+        return;
+    }
+    a.apply(x, r);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        r[i] = b[i] - r[i];
+    }
+}
+
+/// z <- M^{-1} r, adding the wall time spent inside M to *seconds. m must not be null.
+template <class K>
+void apply_timed(Preconditioner<K>& m, const K* r, K* z, double* seconds) {
+    const auto t0 = std::chrono::steady_clock::now();
+    m.apply(r, z);
+    const auto t1 = std::chrono::steady_clock::now();
+    *seconds += std::chrono::duration<double>(t1 - t0).count();
+}
+
+}  // namespace mpmg::krylov_ops

@@ -1,0 +1,29 @@
+// Whole-matrix SG-DIA operations, parallel over lines with OpenMP (the kernels in
+// kernels/sgdia.hpp do the per-line work). Vectors have a.rows() entries of compute type C.
+// Supported (S, C) pairs are those of kernels/sgdia.hpp; any other pair fails to link.
+#pragma once
+
+#include "core/float16.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+
+namespace mpmg {
+
+/// y = A x.
+template <class S, class C>
+void spmv(const SgDiaMatrix<S>& a, const C* x, C* y);
+
+/// r = b - A x.
+template <class S, class C>
+void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r);
+
+/// x_new = x + omega D^{-1} (b - A x), D the point-block diagonal (x_new and x distinct).
+template <class S, class C>
+void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);
+
+/// One lexicographic (point-block) Gauss-Seidel sweep in place: cells in increasing index if
+/// `forward`, else decreasing. Parallel by a wavefront over lines, and bitwise identical to the
+/// sequential sweep for any thread count (see sgdia_ops.cpp).
+template <class S, class C>
+void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward);
+
+}  // namespace mpmg

@@ -1,0 +1,144 @@
+#include "structured/sgdia_ops.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/reference/sgdia_reference.hpp"
+#include "kernels/sgdia.hpp"
+#include "kernels/sgdia_test_util.hpp"
+
+namespace mpmg {
+namespace {
+
+using testing::expect_close;
+using testing::max_abs;
+using testing::random_matrix;
+using testing::random_vector;
+using testing::to_double_vector;
+
+struct Case {
+    const char* stencil;
+    int block;
+    Box box;
+};
+
+// 65x8x8 = 4160 cells is above the serial cut-off (4096), so the parallel paths run, with up
+// to 4 lines per wavefront and only 22 fronts (each front ends in a barrier, which is slow on a
+// loaded 2-core CI machine); 7x5x6 runs serially.
+const Case kCases[] = {
+    {"3d27", 1, {65, 8, 8}},
+    {"3d7", 2, {65, 8, 8}},
+    {"3d19", 1, {7, 5, 6}},
+};
+// Gauss-Seidel: one grid above the cut-off (the wavefront code does not depend on r; the block
+// line kernel is tested in kernels/sgdia_test.cpp), the block case serially.
+const Case kSweepCases[] = {
+    {"3d27", 1, {65, 8, 8}},
+    {"3d7", 2, {7, 5, 6}},
+    {"3d19", 1, {7, 5, 6}},
+};
+
+std::string describe(const Case& c) {
+    return std::string(c.stencil) + " r=" + std::to_string(c.block) + " " +
+           std::to_string(c.box.nx) + "x" + std::to_string(c.box.ny) + "x" +
+           std::to_string(c.box.nz);
+}
+
+/// Sets the OpenMP thread count for one scope and restores it after.
+class Threads {
+public:
+    explicit Threads(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
+    ~Threads() { omp_set_num_threads(saved_); }
+    Threads(const Threads&) = delete;
+    Threads& operator=(const Threads&) = delete;
+
+private:
+    int saved_;
+};
+
+template <class P>
+class SgDiaOps : public ::testing::Test {};
+TYPED_TEST_SUITE(SgDiaOps, testing::SupportedPairs);
+
+TYPED_TEST(SgDiaOps, ProductsMatchReferenceAndAreThreadCountIndependent) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 7;
+    for (const Case& cs : kCases) {
+        SCOPED_TRACE(describe(cs));
+        const auto a = random_matrix<S>(cs.box, Stencil::named(cs.stencil), cs.block, ++seed);
+        const auto n = static_cast<std::size_t>(a.rows());
+        const auto x = random_vector<C>(a.rows(), ++seed);
+        const auto b = random_vector<C>(a.rows(), ++seed);
+        const auto xd = to_double_vector(x), bd = to_double_vector(b);
+
+        std::vector<std::vector<C>> y(3, std::vector<C>(n)), r = y, xj = y;
+        for (int threads = 1; threads <= 3; ++threads) {
+            const Threads scope(threads);
+            const auto t = static_cast<std::size_t>(threads - 1);
+            spmv(a, x.data(), y[t].data());
+            residual(a, b.data(), x.data(), r[t].data());
+            jacobi(a, b.data(), x.data(), xj[t].data(), C(0.7));
+        }
+        EXPECT_EQ(y[0], y[1]);
+        EXPECT_EQ(y[0], y[2]);
+        EXPECT_EQ(r[0], r[1]);
+        EXPECT_EQ(r[0], r[2]);
+        EXPECT_EQ(xj[0], xj[1]);
+        EXPECT_EQ(xj[0], xj[2]);
+
+        std::vector<double> y_ref(n), r_ref(n), xj_ref(n);
+        reference::spmv(a, xd.data(), y_ref.data());
+        reference::residual(a, bd.data(), xd.data(), r_ref.data());
+        reference::jacobi(a, bd.data(), xd.data(), xj_ref.data(), static_cast<double>(C(0.7)));
+        const auto tol_y = testing::row_tolerance<C>(a, xd);
+        const auto tol_r = testing::row_tolerance<C>(a, xd, &bd);
+        expect_close(y[1], y_ref, &tol_y);
+        expect_close(r[1], r_ref, &tol_r);
+        expect_close(xj[1], xj_ref, nullptr, testing::smoother_tolerance<C>(a, bd, max_abs(xd)));
+    }
+}
+
+// The wavefront sweep must equal the sequential lexicographic sweep bitwise, for any thread
+// count (same line kernel, same values read; 1 and 2 threads: more would oversubscribe the
+// 2-core CI machine and make each barrier cost a scheduler slice), and the FP64 reference within C rounding.
+TYPED_TEST(SgDiaOps, WavefrontGaussSeidelEqualsSequentialSweep) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 301;
+    for (const Case& cs : kSweepCases) {
+        for (const bool forward : {true, false}) {
+            SCOPED_TRACE(describe(cs) + (forward ? " forward" : " backward"));
+            const auto a = random_matrix<S>(cs.box, Stencil::named(cs.stencil), cs.block, ++seed);
+            const auto x0 = random_vector<C>(a.rows(), ++seed);
+            const auto b = random_vector<C>(a.rows(), ++seed);
+
+            // Sequential: the line kernel over lines in lexicographic order.
+            const kernels::SgDiaGeom g = kernels::geometry(a);
+            std::vector<C> sequential = x0;
+            for (std::int64_t l = 0; l < g.lines(); ++l) {
+                kernels::gs_line(g, a.values().data(), b.data(), sequential.data(),
+                                 forward ? l : g.lines() - 1 - l, forward);
+            }
+            for (int threads = 1; threads <= 2; ++threads) {
+                const Threads scope(threads);
+                std::vector<C> x = x0;
+                gs_sweep(a, b.data(), x.data(), forward);
+                EXPECT_EQ(x, sequential) << threads << " threads";
+            }
+
+            auto ref = to_double_vector(x0);
+            const double max_x0 = max_abs(ref);
+            const auto bd = to_double_vector(b);
+            reference::gs_sweep(a, bd.data(), ref.data(), forward);
+            expect_close(sequential, ref, nullptr,
+                         testing::smoother_tolerance<C>(a, bd, std::max(max_x0, max_abs(ref))));
+        }
+    }
+}
+
+}  // namespace
+}  // namespace mpmg

@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "mpmg/errors.hpp"
+
+#include "structured/coarsen.hpp"
+#include "structured/coarsen_test_util.hpp"
+
+namespace mpmg {
+namespace {
+
+using test::random_vector;
+
+/// Transfers worth checking: one step per direction, full coarsening (3 steps, odd extents),
+/// two steps with block 2, and operator-dependent (non-uniform) weights.
+std::vector<Transfer> transfers() {
+    std::vector<Transfer> out;
+    CoarseningOptions full;
+    full.semi_threshold = 0.0;
+    out.push_back(coarsen(test::random27({7, 6, 5}, 1, false, 3), full)->transfer);
+    out.push_back(coarsen(test::random27({4, 5, 3}, 2, false, 4), full)->transfer);
+    full.operator_dependent = true;
+    out.push_back(coarsen(test::random27({9, 4, 6}, 1, false, 5), full)->transfer);
+    out.push_back(coarsen(test::random27({5, 2, 1}, 3, false, 6), full)->transfer);
+    for (int dir = 0; dir < 3; ++dir) {
+        DirectionalTransfer s;
+        s.dir = dir;
+        s.fine = Box{5, 6, 7};
+        s.coarse = s.fine;
+        (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = s.fine.extent(dir) / 2;
+        s.block = 2;
+        out.push_back(Transfer({s}));
+    }
+    return out;
+}
+
+std::int64_t unknowns(const Box& b, const Transfer& t) { return b.cells() * t.steps()[0].block; }
+
+template <class CC, class CF>
+void check_interpolate(const Transfer& t, double tol) {
+    const CsrMatrix p = t.prolongation_csr();
+    const std::int64_t nf = unknowns(t.fine(), t), nc = unknowns(t.coarse(), t);
+    ASSERT_EQ(p.rows, nf);
+    ASSERT_EQ(p.cols, nc);
+    const std::vector<double> xc = random_vector(nc, 11), y0 = random_vector(nf, 12);
+    std::vector<double> expect(static_cast<std::size_t>(nf));
+    p.multiply(xc.data(), expect.data());
+    std::vector<CC> coarse(xc.begin(), xc.end());
+    std::vector<CF> fine(y0.begin(), y0.end());
+    t.interpolate_add(coarse.data(), fine.data());
+    for (std::size_t q = 0; q < fine.size(); ++q) {
+        EXPECT_NEAR(static_cast<double>(fine[q]), y0[q] + expect[q], tol) << q;
+    }
+}
+
+template <class CF, class CC>
+void check_restrict(const Transfer& t, double tol) {
+    const CsrMatrix r = t.prolongation_csr().transpose();
+    const std::int64_t nf = unknowns(t.fine(), t), nc = unknowns(t.coarse(), t);
+    const std::vector<double> xf = random_vector(nf, 13);
+    std::vector<double> expect(static_cast<std::size_t>(nc));
+    r.multiply(xf.data(), expect.data());
+    std::vector<CF> fine(xf.begin(), xf.end());
+    std::vector<CC> coarse(static_cast<std::size_t>(nc), CC{-7});
+    t.restrict_to(fine.data(), coarse.data());
+    for (std::size_t q = 0; q < coarse.size(); ++q) {
+        EXPECT_NEAR(static_cast<double>(coarse[q]), expect[q], tol) << q;
+    }
+}
+
+TEST(CoarsenTransfer, InterpolateMatchesProlongationCsr) {
+    for (const Transfer& t : transfers()) {
+        check_interpolate<double, double>(t, 1e-14);
+        check_interpolate<float, double>(t, 1e-6);
+        check_interpolate<double, float>(t, 1e-6);
+        check_interpolate<float, float>(t, 1e-6);
+    }
+}
+
+TEST(CoarsenTransfer, RestrictMatchesTransposeOfProlongation) {
+    for (const Transfer& t : transfers()) {
+        check_restrict<double, double>(t, 1e-14);
+        check_restrict<float, double>(t, 1e-5);
+        check_restrict<double, float>(t, 1e-5);
+        check_restrict<float, float>(t, 1e-5);
+    }
+}
+
+TEST(CoarsenTransfer, TrilinearInterpolationIsExactOnConstantsInside) {
+    // Full linear coarsening: P applied to ones is 1 at interior fine cells (and less at the
+    // Dirichlet boundary, fine index 0 along a direction).
+    CoarseningOptions full;
+    full.semi_threshold = 0.0;
+    const Transfer t = coarsen(test::random27({8, 8, 8}, 1, false, 1), full)->transfer;
+    std::vector<double> ones(static_cast<std::size_t>(t.coarse().cells()), 1.0);
+    std::vector<double> fine(static_cast<std::size_t>(t.fine().cells()), 0.0);
+    t.interpolate_add(ones.data(), fine.data());
+    EXPECT_DOUBLE_EQ(fine[static_cast<std::size_t>(3 + 8 * (4 + 8 * 5))], 1.0);
+    EXPECT_DOUBLE_EQ(fine[0], 0.125);
+}
+
+TEST(CoarsenTransfer, RejectsStepsThatDoNotChain) {
+    DirectionalTransfer a;
+    a.dir = 0;
+    a.fine = Box{8, 4, 4};
+    a.coarse = Box{4, 4, 4};
+    DirectionalTransfer b = a;
+    b.fine = Box{8, 4, 4};
+    EXPECT_THROW(Transfer({a, b}), InvalidInput);
+    b.fine = a.coarse;
+    b.coarse = Box{3, 4, 4};
+    EXPECT_THROW(Transfer({a, b}), InvalidInput);
+    b.coarse = Box{2, 4, 4};
+    EXPECT_NO_THROW(Transfer({a, b}));
+    EXPECT_EQ(Transfer().fine(), Box{});
+}
+
+}  // namespace
+}  // namespace mpmg
