@@ -99,8 +99,7 @@ void analyse_scaling(const CsrMatrix& a, const std::vector<double>& d, MatrixInf
     info.g = std::min(info.g_max / 2.0, 1.0);
     for (std::int64_t i = 0; i < a.rows; ++i) {
         for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            const double scaled = info.g * std::fabs(a.val[p]) /
-                                  s[static_cast<std::size_t>(i)] /
+            const double scaled = info.g * std::fabs(a.val[p]) / s[static_cast<std::size_t>(i)] /
                                   s[static_cast<std::size_t>(a.col[p])];
             if (scaled != 0.0 && scaled < kHalfMinNormal) ++info.scaled_below_fp16_min_normal;
         }
@@ -122,23 +121,25 @@ void decide_verdict(MatrixInfo& info) {
         return;
     }
     if (info.nonpositive_diag > 0) {
-        info.verdict_reason = fmt::format("{}; {} diagonal entries are <= 0 or missing, so "
-                                          "symmetric diagonal scaling is undefined",
-                                          why_outside, info.nonpositive_diag);
+        info.verdict_reason = fmt::format(
+            "{}; {} diagonal entries are <= 0 or missing, so "
+            "symmetric diagonal scaling is undefined",
+            why_outside, info.nonpositive_diag);
         return;
     }
     if (info.g_max < kMinUsefulG) {
-        info.verdict_reason = fmt::format("{}; after diagonal scaling G_max = {:.3g} < {:g}, "
-                                          "off-diagonal entries dwarf the diagonal",
-                                          why_outside, info.g_max, kMinUsefulG);
+        info.verdict_reason = fmt::format(
+            "{}; after diagonal scaling G_max = {:.3g} < {:g}, "
+            "off-diagonal entries dwarf the diagonal",
+            why_outside, info.g_max, kMinUsefulG);
         return;
     }
     info.verdict = Fp16Verdict::scalable;
-    info.verdict_reason = fmt::format("{}; symmetric diagonal scaling with G = {:.3g} "
-                                      "(G_max = {:.3g}) fits FP16, {} scaled entries below the "
-                                      "FP16 normal minimum",
-                                      why_outside, info.g, info.g_max,
-                                      info.scaled_below_fp16_min_normal);
+    info.verdict_reason = fmt::format(
+        "{}; symmetric diagonal scaling with G = {:.3g} "
+        "(G_max = {:.3g}) fits FP16, {} scaled entries below the "
+        "FP16 normal minimum",
+        why_outside, info.g, info.g_max, info.scaled_below_fp16_min_normal);
 }
 
 }  // namespace
@@ -159,9 +160,12 @@ MatrixInfo analyse_matrix(const CsrMatrix& a) {
 
 const char* to_string(Fp16Verdict v) {
     switch (v) {
-        case Fp16Verdict::inside: return "inside";
-        case Fp16Verdict::scalable: return "scalable";
-        case Fp16Verdict::outside: return "outside";
+        case Fp16Verdict::inside:
+            return "inside";
+        case Fp16Verdict::scalable:
+            return "scalable";
+        case Fp16Verdict::outside:
+            return "outside";
     }
     return "outside";
 }
@@ -196,14 +200,15 @@ std::string format_info(const MatrixInfo& m, const std::string& name) {
     const char* sym = m.numerically_symmetric    ? "symmetric"
                       : m.structurally_symmetric ? "structurally symmetric only"
                                                  : "nonsymmetric";
-    std::string out = fmt::format("{}: {} x {}, {} stored entries ({} explicit zeros), {}\n",
-                                  name, m.rows, m.cols, m.nnz, m.explicit_zeros, sym);
+    std::string out = fmt::format("{}: {} x {}, {} stored entries ({} explicit zeros), {}\n", name,
+                                  m.rows, m.cols, m.nnz, m.explicit_zeros, sym);
     out += fmt::format("  |a| nonzero range: {:.3e} .. {:.3e}\n", m.min_abs_nonzero, m.max_abs);
     out += fmt::format("  diagonal: {:.3e} .. {:.3e}, {} <= 0, {} zero or missing\n", m.min_diag,
                        m.max_diag, m.nonpositive_diag, m.zero_or_missing_diag);
-    out += fmt::format("  FP16: {} above 65504, {} below 6.1e-05 (normal min), {} below 6.0e-08 "
-                       "(subnormal min)\n",
-                       m.above_fp16_max, m.below_fp16_min_normal, m.below_fp16_min_subnormal);
+    out += fmt::format(
+        "  FP16: {} above 65504, {} below 6.1e-05 (normal min), {} below 6.0e-08 "
+        "(subnormal min)\n",
+        m.above_fp16_max, m.below_fp16_min_normal, m.below_fp16_min_subnormal);
     out += fmt::format("  verdict: {} ({})\n", to_string(m.verdict), m.verdict_reason);
     return out;
 }

@@ -31,7 +31,8 @@ struct MatrixInfo {
     std::int64_t nnz = 0;             ///< stored entries, explicit zeros included
     std::int64_t explicit_zeros = 0;  ///< stored entries whose value is 0
     bool square = false;
-    bool structurally_symmetric = false;  ///< pattern (explicit zeros included) equals its transpose
+    bool structurally_symmetric =
+        false;  ///< pattern (explicit zeros included) equals its transpose
     /// |a_ij - a_ji| <= 1e-12 * max|a| for all i, j (a missing entry counts as 0).
     bool numerically_symmetric = false;
 
@@ -41,7 +42,7 @@ struct MatrixInfo {
     /// Over the min(rows, cols) diagonal positions, signed, a missing entry counting as 0.
     double min_diag = 0.0;
     double max_diag = 0.0;
-    std::int64_t nonpositive_diag = 0;     ///< diagonal entries <= 0, missing ones included
+    std::int64_t nonpositive_diag = 0;  ///< diagonal entries <= 0, missing ones included
     std::int64_t zero_or_missing_diag = 0;
 
     std::int64_t above_fp16_max = 0;            ///< |a| > 65504
@@ -51,8 +52,8 @@ struct MatrixInfo {
     Fp16Verdict verdict = Fp16Verdict::outside;
     std::string verdict_reason;  ///< one sentence saying why
 
-    /// Only for a square matrix with a positive diagonal (else 0): the largest G for which G * a_ij /
-    /// sqrt(a_ii a_jj) fits FP16, g_max = 65504 * min_ij sqrt(a_ii a_jj) / |a_ij|. For an SPD
+    /// Only for a square matrix with a positive diagonal (else 0): the largest G for which G * a_ij
+    /// / sqrt(a_ii a_jj) fits FP16, g_max = 65504 * min_ij sqrt(a_ii a_jj) / |a_ij|. For an SPD
     /// matrix |a_ij| < sqrt(a_ii a_jj) off the diagonal, so g_max >= 65504.
     double g_max = 0.0;
     /// The G reported: min(g_max / 2, 1) (half of g_max leaves room for the rounding and the

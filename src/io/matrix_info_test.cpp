@@ -28,8 +28,8 @@ CsrMatrix csr(std::int64_t rows, std::int64_t cols,
 }
 
 TEST(MatrixInfo, PoissonLikeMatrixIsInside) {
-    const MatrixInfo m = analyse_matrix(csr(3, 3, {{0, 0, 4}, {0, 1, -1}, {1, 0, -1}, {1, 1, 4},
-                                                  {1, 2, -1}, {2, 1, -1}, {2, 2, 2}}));
+    const MatrixInfo m = analyse_matrix(csr(
+        3, 3, {{0, 0, 4}, {0, 1, -1}, {1, 0, -1}, {1, 1, 4}, {1, 2, -1}, {2, 1, -1}, {2, 2, 2}}));
     EXPECT_EQ(m.rows, 3);
     EXPECT_EQ(m.nnz, 7);
     EXPECT_TRUE(m.square);
@@ -63,8 +63,8 @@ TEST(MatrixInfo, CountsFp16RangeViolations) {
 
 TEST(MatrixInfo, WideRangeWithPositiveDiagonalIsScalable) {
     // a_ij / sqrt(a_ii a_jj) = 1e-2 / sqrt(1e6 * 1e-6): the scaled matrix has entries 1 and 1e-2.
-    const MatrixInfo m = analyse_matrix(
-        csr(2, 2, {{0, 0, 1e6}, {0, 1, 1e-2}, {1, 0, 1e-2}, {1, 1, 1e-6}}));
+    const MatrixInfo m =
+        analyse_matrix(csr(2, 2, {{0, 0, 1e6}, {0, 1, 1e-2}, {1, 0, 1e-2}, {1, 1, 1e-6}}));
     EXPECT_EQ(m.verdict, Fp16Verdict::scalable) << m.verdict_reason;
     EXPECT_EQ(m.above_fp16_max, 1);
     EXPECT_EQ(m.below_fp16_min_normal, 1);
@@ -72,8 +72,8 @@ TEST(MatrixInfo, WideRangeWithPositiveDiagonalIsScalable) {
     EXPECT_EQ(m.g, 1.0);
     EXPECT_EQ(m.scaled_below_fp16_min_normal, 0);
     // Tiny off-diagonal entries stay tiny after scaling: they are counted.
-    const MatrixInfo t = analyse_matrix(
-        csr(2, 2, {{0, 0, 1e6}, {0, 1, 1e-9}, {1, 0, 1e-9}, {1, 1, 1}}));
+    const MatrixInfo t =
+        analyse_matrix(csr(2, 2, {{0, 0, 1e6}, {0, 1, 1e-9}, {1, 0, 1e-9}, {1, 1, 1}}));
     EXPECT_EQ(t.verdict, Fp16Verdict::scalable);
     EXPECT_EQ(t.scaled_below_fp16_min_normal, 2);
 }
@@ -144,7 +144,7 @@ TEST(MatrixInfo, RealMatricesFromSharedData) {
     EXPECT_EQ(pde.verdict, Fp16Verdict::inside);
     EXPECT_TRUE(pde.structurally_symmetric);  // 5-point stencil
     EXPECT_FALSE(pde.numerically_symmetric);  // convection
-    EXPECT_NEAR(pde.min_diag, 4.0, 1e-2);  // MANIFEST: diagonal 4..5.89
+    EXPECT_NEAR(pde.min_diag, 4.0, 1e-2);     // MANIFEST: diagonal 4..5.89
 }
 
 }  // namespace

@@ -1,18 +1,16 @@
-// Matrix Market reader and writer. The whole file is loaded (through zlib, which also reads
+// Matrix Market reader. The whole file is loaded (through zlib, which also reads
 // plain files) and parsed with std::from_chars; triplets are sorted into CSR by two counting
 // passes (by column, then by row), which leaves every row's columns sorted.
 #include "io/matrix_market.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
-#include <zlib.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
+#include <cstdint>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 #include "io/text_input.hpp"
 #include "mpmg/errors.hpp"
@@ -82,22 +80,25 @@ public:
             const double v = field == Field::pattern ? 1.0 : read_value(tok);
             std::string_view extra;
             if (tok.next(extra)) {
-                fail(fmt::format("unexpected extra token '{}' after the entry; a {} {} entry "
-                                 "has {} fields",
-                                 extra, format == Format::coordinate ? "coordinate" : "array",
-                                 field_name(), expected_fields()));
+                fail(
+                    fmt::format("unexpected extra token '{}' after the entry; a {} {} entry "
+                                "has {} fields",
+                                extra, format == Format::coordinate ? "coordinate" : "array",
+                                field_name(), expected_fields()));
             }
             if (symmetry == Symmetry::skew && i == j) {
-                fail(fmt::format("skew-symmetric file stores diagonal entry ({}, {}); a "
-                                 "skew-symmetric matrix has a zero diagonal, remove the entry",
-                                 i + 1, j + 1));
+                fail(
+                    fmt::format("skew-symmetric file stores diagonal entry ({}, {}); a "
+                                "skew-symmetric matrix has a zero diagonal, remove the entry",
+                                i + 1, j + 1));
             }
             f(i, j, v);
         }
         if (lines_.next_content(line)) {
-            fail(fmt::format("too many entries: the size line (line {}) declares {}; remove the "
-                             "extra lines or correct the count",
-                             size_line_, entries));
+            fail(
+                fmt::format("too many entries: the size line (line {}) declares {}; remove the "
+                            "extra lines or correct the count",
+                            size_line_, entries));
         }
     }
 
@@ -116,44 +117,58 @@ private:
         int n = 0;
         while (n < 6 && tok.next(t[n])) ++n;
         if (n == 0 || io::lower(t[0]) != "%%matrixmarket") {
-            fail(fmt::format("missing banner: the first line must start with '%%MatrixMarket' "
-                             "(found '{}'); is this a Matrix Market file?",
-                             line.substr(0, 40)));
+            fail(
+                fmt::format("missing banner: the first line must start with '%%MatrixMarket' "
+                            "(found '{}'); is this a Matrix Market file?",
+                            line.substr(0, 40)));
         }
         if (n != 5) {
-            fail(fmt::format("banner has {} words, expected 5: '%%MatrixMarket matrix "
-                             "coordinate|array real|integer|pattern general|symmetric|"
-                             "skew-symmetric'",
-                             n));
+            fail(
+                fmt::format("banner has {} words, expected 5: '%%MatrixMarket matrix "
+                            "coordinate|array real|integer|pattern general|symmetric|"
+                            "skew-symmetric'",
+                            n));
         }
         const std::string object = io::lower(t[1]), fmt_s = io::lower(t[2]);
         const std::string field_s = io::lower(t[3]), sym_s = io::lower(t[4]);
         if (object != "matrix") {
             fail(fmt::format("unsupported object '{}' in the banner; only 'matrix' is read", t[1]));
         }
-        if (fmt_s == "coordinate") format = Format::coordinate;
-        else if (fmt_s == "array") format = Format::array;
-        else fail(fmt::format("bad format '{}' in the banner; expected coordinate or array", t[2]));
-        if (field_s == "real" || field_s == "double") field = Field::real;
-        else if (field_s == "integer") field = Field::integer;
-        else if (field_s == "pattern") field = Field::pattern;
+        if (fmt_s == "coordinate")
+            format = Format::coordinate;
+        else if (fmt_s == "array")
+            format = Format::array;
+        else
+            fail(fmt::format("bad format '{}' in the banner; expected coordinate or array", t[2]));
+        if (field_s == "real" || field_s == "double")
+            field = Field::real;
+        else if (field_s == "integer")
+            field = Field::integer;
+        else if (field_s == "pattern")
+            field = Field::pattern;
         else if (field_s == "complex") {
-            fail("unsupported field 'complex' in the banner; mpmg reads real, integer and pattern "
-                 "matrices only");
+            fail(
+                "unsupported field 'complex' in the banner; mpmg reads real, integer and pattern "
+                "matrices only");
         } else {
             fail(fmt::format("bad field '{}' in the banner; expected real, integer or pattern",
                              t[3]));
         }
-        if (sym_s == "general") symmetry = Symmetry::general;
-        else if (sym_s == "symmetric") symmetry = Symmetry::symmetric;
-        else if (sym_s == "skew-symmetric") symmetry = Symmetry::skew;
+        if (sym_s == "general")
+            symmetry = Symmetry::general;
+        else if (sym_s == "symmetric")
+            symmetry = Symmetry::symmetric;
+        else if (sym_s == "skew-symmetric")
+            symmetry = Symmetry::skew;
         else if (sym_s == "hermitian") {
-            fail("unsupported symmetry 'hermitian' in the banner; mpmg reads general, symmetric "
-                 "and skew-symmetric real matrices only");
+            fail(
+                "unsupported symmetry 'hermitian' in the banner; mpmg reads general, symmetric "
+                "and skew-symmetric real matrices only");
         } else {
-            fail(fmt::format("bad symmetry '{}' in the banner; expected general, symmetric or "
-                             "skew-symmetric",
-                             t[4]));
+            fail(
+                fmt::format("bad symmetry '{}' in the banner; expected general, symmetric or "
+                            "skew-symmetric",
+                            t[4]));
         }
         if (format == Format::array && field == Field::pattern) {
             fail("'array pattern' is not a valid combination; an array file stores values");
@@ -177,12 +192,11 @@ private:
             if (n == want) fail(fmt::format("bad size line '{}': expected {}", line, expect));
             const ParseStatus s = io::parse_int(t, v[n]);
             if (s == ParseStatus::out_of_range) {
-                fail(fmt::format("size '{}' overflows a 64-bit integer; correct the size line",
-                                 t));
+                fail(fmt::format("size '{}' overflows a 64-bit integer; correct the size line", t));
             }
             if (s != ParseStatus::ok) {
-                fail(fmt::format("bad size line '{}': '{}' is not an integer; expected {}", line,
-                                 t, expect));
+                fail(fmt::format("bad size line '{}': '{}' is not an integer; expected {}", line, t,
+                                 expect));
             }
         }
         if (n != want) fail(fmt::format("bad size line '{}': expected {}", line, expect));
@@ -200,12 +214,12 @@ private:
         }
         if (symmetry != Symmetry::general && rows != cols) {
             fail(fmt::format("a {} matrix must be square, but the size line declares {} x {}",
-                             symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric",
-                             rows, cols));
+                             symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric", rows,
+                             cols));
         }
         const std::int64_t capacity = rows * cols;  // < 2^62: both factors are below 2^31
         if (format == Format::array) {
-            entries = symmetry == Symmetry::general   ? capacity
+            entries = symmetry == Symmetry::general     ? capacity
                       : symmetry == Symmetry::symmetric ? rows * (rows + 1) / 2
                                                         : rows * (rows - 1) / 2;
             return;
@@ -226,13 +240,14 @@ private:
         std::int64_t idx = 0;
         const ParseStatus s = io::parse_int(t, idx);
         if (s == ParseStatus::not_a_number) {
-            fail(fmt::format("{} index '{}' is not an integer; indices are 1-based integers",
-                             what, t));
+            fail(fmt::format("{} index '{}' is not an integer; indices are 1-based integers", what,
+                             t));
         }
         if (s == ParseStatus::out_of_range || idx < 1 || idx > extent) {
-            fail(fmt::format("{} index {} is outside 1..{} (size line {}); fix the entry or "
-                             "the size line",
-                             what, t, extent, size_line_));
+            fail(
+                fmt::format("{} index {} is outside 1..{} (size line {}); fix the entry or "
+                            "the size line",
+                            what, t, extent, size_line_));
         }
         return idx - 1;
     }
@@ -354,8 +369,7 @@ CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, Triplets& t) {
 CsrMatrix read_matrix_market(const std::string& path) {
     Reader r(path);
     Triplets t;
-    const std::size_t reserve =
-        r.plausible_entries() * (r.symmetry == Symmetry::general ? 1 : 2);
+    const std::size_t reserve = r.plausible_entries() * (r.symmetry == Symmetry::general ? 1 : 2);
     t.row.reserve(reserve);
     t.col.reserve(reserve);
     t.val.reserve(reserve);
@@ -373,9 +387,10 @@ CsrMatrix read_matrix_market(const std::string& path) {
 std::vector<double> read_vector_market(const std::string& path) {
     Reader r(path);
     if (r.rows != 1 && r.cols != 1) {
-        r.fail(fmt::format("a vector file must be n x 1 or 1 x n, but the size line declares "
-                           "{} x {}",
-                           r.rows, r.cols));
+        r.fail(
+            fmt::format("a vector file must be n x 1 or 1 x n, but the size line declares "
+                        "{} x {}",
+                        r.rows, r.cols));
     }
     if (r.symmetry != Symmetry::general || r.field == Field::pattern) {
         r.fail(1, "a vector file must be 'real general' or 'integer general'; fix the banner");
@@ -385,95 +400,6 @@ std::vector<double> read_vector_market(const std::string& path) {
         x[static_cast<std::size_t>(i + j)] += v;  // one of i, j is zero
     });
     return x;
-}
-
-namespace {
-
-/// Output sink: a plain file or, for a ".gz" path, a gzip stream.
-class Output {
-public:
-    Output(const std::string& tmp, bool gz) {
-        if (gz) gz_ = gzopen(tmp.c_str(), "wb6");
-        else file_ = std::fopen(tmp.c_str(), "wb");
-    }
-    ~Output() { close(); }
-    Output(const Output&) = delete;
-    Output& operator=(const Output&) = delete;
-    bool is_open() const { return gz_ != nullptr || file_ != nullptr; }
-    bool write(const char* data, std::size_t n) {
-        if (n == 0) return true;
-        if (gz_) return gzwrite(gz_, data, static_cast<unsigned>(n)) == static_cast<int>(n);
-        return std::fwrite(data, 1, n, file_) == n;
-    }
-    bool close() {
-        bool ok = true;
-        if (gz_) ok = gzclose(gz_) == Z_OK;
-        if (file_) ok = std::fclose(file_) == 0;
-        gz_ = nullptr;
-        file_ = nullptr;
-        return ok;
-    }
-
-private:
-    gzFile gz_ = nullptr;
-    std::FILE* file_ = nullptr;
-};
-
-void check_writable(const std::string& path, const CsrMatrix& a) {
-    const bool shape_ok = a.rows >= 0 && a.cols >= 0 &&
-                          a.row_ptr.size() == static_cast<std::size_t>(a.rows) + 1 &&
-                          a.row_ptr.back() == a.nnz() && a.val.size() == a.col.size();
-    if (!shape_ok) {
-        throw InvalidInput(fmt::format("{}: cannot write an inconsistent CSR matrix ({} x {}, "
-                                       "{} row pointers, {} columns, {} values)",
-                                       path, a.rows, a.cols, a.row_ptr.size(), a.col.size(),
-                                       a.val.size()));
-    }
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            if (!std::isfinite(a.val[p])) {
-                throw InvalidInput(fmt::format("{}: cannot write non-finite value {} at ({}, {}); "
-                                               "Matrix Market readers reject it",
-                                               path, a.val[p], i + 1, a.col[p] + 1));
-            }
-        }
-    }
-}
-
-}  // namespace
-
-void write_matrix_market(const std::string& path, const CsrMatrix& a) {
-    check_writable(path, a);
-    const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
-    const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
-    errno = 0;
-    Output out(tmp, gz);
-    auto fail = [&](const char* what) {
-        const int e = errno;
-        out.close();
-        std::remove(tmp.c_str());
-        throw InvalidInput(fmt::format("{}: cannot write the file ({}{}{}); check that the "
-                                       "directory exists, is writable and has space",
-                                       path, what, e != 0 ? ": " : "",
-                                       e != 0 ? std::strerror(e) : ""));
-    };
-    if (!out.is_open()) fail("cannot create the temporary file");
-    fmt::memory_buffer buf;
-    fmt::format_to(std::back_inserter(buf), "%%MatrixMarket matrix coordinate real general\n");
-    fmt::format_to(std::back_inserter(buf), "{} {} {}\n", a.rows, a.cols, a.nnz());
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            fmt::format_to(std::back_inserter(buf), "{} {} {:.17g}\n", i + 1, a.col[p] + 1,
-                           a.val[p]);
-        }
-        if (buf.size() >= (std::size_t{1} << 20)) {
-            if (!out.write(buf.data(), buf.size())) fail("write failed");
-            buf.clear();
-        }
-    }
-    if (!out.write(buf.data(), buf.size())) fail("write failed");
-    if (!out.close()) fail("closing the file failed");
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming the temporary file failed");
 }
 
 }  // namespace mpmg

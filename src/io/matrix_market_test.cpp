@@ -76,8 +76,8 @@ TEST_F(MatrixMarket, ReadsGeneralSummingDuplicatesAndSortingColumns) {
     const CsrMatrix a = read_matrix_market(path);
     EXPECT_EQ(a.rows, 3);
     EXPECT_EQ(a.cols, 4);
-    const std::vector<Entry> want = {{1, 1, 1.0}, {1, 2, -4.0}, {1, 3, 2.0}, {2, 4, -1.0},
-                                     {3, 2, 7e-3}};
+    const std::vector<Entry> want = {
+        {1, 1, 1.0}, {1, 2, -4.0}, {1, 3, 2.0}, {2, 4, -1.0}, {3, 2, 7e-3}};
     EXPECT_EQ(entries(a), want);
     EXPECT_EQ(a.row_ptr, (std::vector<std::int64_t>{0, 3, 4, 5}));
 }
@@ -90,7 +90,7 @@ TEST_F(MatrixMarket, ExpandsSymmetricIncludingUpperTriangleEntries) {
                                    "2 1 -1\n"
                                    "3 3 5\n"
                                    "2 3 -2\n");  // upper triangle: accepted and mirrored
-    const std::vector<Entry> want = {{1, 1, 4}, {1, 2, -1}, {2, 1, -1},
+    const std::vector<Entry> want = {{1, 1, 4},  {1, 2, -1}, {2, 1, -1},
                                      {2, 3, -2}, {3, 2, -2}, {3, 3, 5}};
     EXPECT_EQ(entries(read_matrix_market(path)), want);
 }
@@ -283,8 +283,8 @@ TEST(MatrixMarketData, ReadsGeneralFilesAndRoundTrips) {
     const CsrMatrix c = read_matrix_market(kData + "/cage5.mtx.gz");
     EXPECT_EQ(c.rows, 37);
     EXPECT_EQ(c.nnz(), 233);
-    const fs::path tmp = fs::temp_directory_path() /
-                         ("mpmg_mm_rt_" + std::to_string(::getpid()) + ".mtx");
+    const fs::path tmp =
+        fs::temp_directory_path() / ("mpmg_mm_rt_" + std::to_string(::getpid()) + ".mtx");
     write_matrix_market(tmp.string(), a);
     const CsrMatrix b = read_matrix_market(tmp.string());
     fs::remove(tmp);

@@ -18,9 +18,10 @@ std::string read_whole_file(const std::string& path) {
     errno = 0;
     gzFile f = gzopen(path.c_str(), "rb");
     if (f == nullptr) {
-        throw InvalidInput(fmt::format("{}: cannot open the file ({}); check the path and its "
-                                       "permissions",
-                                       path, errno != 0 ? std::strerror(errno) : "out of memory"));
+        throw InvalidInput(
+            fmt::format("{}: cannot open the file ({}); check the path and its "
+                        "permissions",
+                        path, errno != 0 ? std::strerror(errno) : "out of memory"));
     }
     gzbuffer(f, 1u << 17);
     std::string data;
@@ -36,9 +37,10 @@ std::string read_whole_file(const std::string& path) {
         std::string what =
             err == Z_ERRNO ? std::string(std::strerror(errno)) : std::string(msg ? msg : "");
         gzclose(f);
-        throw InvalidInput(fmt::format("{}: cannot read the file ({}); the file is unreadable, "
-                                       "truncated or not valid gzip data",
-                                       path, what));
+        throw InvalidInput(
+            fmt::format("{}: cannot read the file ({}); the file is unreadable, "
+                        "truncated or not valid gzip data",
+                        path, what));
     }
     gzclose(f);
     return data;
@@ -48,8 +50,8 @@ bool LineScanner::next(std::string_view& line) {
     if (pos_ >= text_.size()) return false;
     const char* begin = text_.data() + pos_;
     const void* nl = std::memchr(begin, '\n', text_.size() - pos_);
-    const std::size_t len = nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin)
-                               : text_.size() - pos_;
+    const std::size_t len =
+        nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - begin) : text_.size() - pos_;
     pos_ += len + 1;
     line = std::string_view(begin, len);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);

@@ -139,8 +139,8 @@ void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_be
 }
 
 template <class S, class C>
-void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r,
-              std::int64_t line_begin, std::int64_t line_end) {
+void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std::int64_t line_begin,
+              std::int64_t line_end) {
     C acc[kChunk];
     const int n = chunk_cells(g);
     for (std::int64_t line = line_begin; line < line_end; ++line) {
@@ -229,19 +229,19 @@ template void spmv<half, double>(const SgDiaGeom&, const half*, const double*, d
                                  std::int64_t, std::int64_t);
 template void spmv<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*, double*,
                                      std::int64_t, std::int64_t);
-template void spmv<float, float>(const SgDiaGeom&, const float*, const float*, float*,
-                                 std::int64_t, std::int64_t);
-template void spmv<half, float>(const SgDiaGeom&, const half*, const float*, float*,
-                                std::int64_t, std::int64_t);
+template void spmv<float, float>(const SgDiaGeom&, const float*, const float*, float*, std::int64_t,
+                                 std::int64_t);
+template void spmv<half, float>(const SgDiaGeom&, const half*, const float*, float*, std::int64_t,
+                                std::int64_t);
 template void spmv<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, float*,
                                     std::int64_t, std::int64_t);
 
 template void residual<double, double>(const SgDiaGeom&, const double*, const double*,
                                        const double*, double*, std::int64_t, std::int64_t);
-template void residual<float, double>(const SgDiaGeom&, const float*, const double*,
-                                      const double*, double*, std::int64_t, std::int64_t);
-template void residual<half, double>(const SgDiaGeom&, const half*, const double*,
-                                     const double*, double*, std::int64_t, std::int64_t);
+template void residual<float, double>(const SgDiaGeom&, const float*, const double*, const double*,
+                                      double*, std::int64_t, std::int64_t);
+template void residual<half, double>(const SgDiaGeom&, const half*, const double*, const double*,
+                                     double*, std::int64_t, std::int64_t);
 template void residual<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
                                          const double*, double*, std::int64_t, std::int64_t);
 template void residual<float, float>(const SgDiaGeom&, const float*, const float*, const float*,
@@ -257,8 +257,8 @@ template void gs_line<float, double>(const SgDiaGeom&, const float*, const doubl
                                      std::int64_t, bool);
 template void gs_line<half, double>(const SgDiaGeom&, const half*, const double*, double*,
                                     std::int64_t, bool);
-template void gs_line<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
-                                        double*, std::int64_t, bool);
+template void gs_line<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*, double*,
+                                        std::int64_t, bool);
 template void gs_line<float, float>(const SgDiaGeom&, const float*, const float*, float*,
                                     std::int64_t, bool);
 template void gs_line<half, float>(const SgDiaGeom&, const half*, const float*, float*,
@@ -266,20 +266,19 @@ template void gs_line<half, float>(const SgDiaGeom&, const half*, const float*, 
 template void gs_line<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, float*,
                                        std::int64_t, bool);
 
-template void jacobi<double, double>(const SgDiaGeom&, const double*, const double*,
-                                     const double*, double*, double, std::int64_t, std::int64_t);
+template void jacobi<double, double>(const SgDiaGeom&, const double*, const double*, const double*,
+                                     double*, double, std::int64_t, std::int64_t);
 template void jacobi<float, double>(const SgDiaGeom&, const float*, const double*, const double*,
                                     double*, double, std::int64_t, std::int64_t);
 template void jacobi<half, double>(const SgDiaGeom&, const half*, const double*, const double*,
                                    double*, double, std::int64_t, std::int64_t);
 template void jacobi<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
-                                       const double*, double*, double, std::int64_t,
-                                       std::int64_t);
+                                       const double*, double*, double, std::int64_t, std::int64_t);
 template void jacobi<float, float>(const SgDiaGeom&, const float*, const float*, const float*,
                                    float*, float, std::int64_t, std::int64_t);
-template void jacobi<half, float>(const SgDiaGeom&, const half*, const float*, const float*,
-                                  float*, float, std::int64_t, std::int64_t);
-template void jacobi<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
-                                      const float*, float*, float, std::int64_t, std::int64_t);
+template void jacobi<half, float>(const SgDiaGeom&, const half*, const float*, const float*, float*,
+                                  float, std::int64_t, std::int64_t);
+template void jacobi<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, const float*,
+                                      float*, float, std::int64_t, std::int64_t);
 
 }  // namespace mpmg::kernels

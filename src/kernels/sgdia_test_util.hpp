@@ -92,7 +92,8 @@ std::vector<double> row_tolerance(const SgDiaMatrix<S>& a, const std::vector<dou
     for (std::size_t e = 0; e < x.size(); ++e) ax[e] = std::fabs(x[e]);
     reference::spmv(abs_matrix(a), ax.data(), t.data());
     const double eps = std::numeric_limits<C>::epsilon();
-    for (std::size_t e = 0; e < t.size(); ++e) t[e] = 64 * eps * (t[e] + (b ? std::fabs((*b)[e]) : 0));
+    for (std::size_t e = 0; e < t.size(); ++e)
+        t[e] = 64 * eps * (t[e] + (b ? std::fabs((*b)[e]) : 0));
     return t;
 }
 

@@ -46,9 +46,8 @@ template <class S, class C>
 void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    for_lines(g, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
-        kernels::residual(g, v, b, x, r, lb, le);
-    });
+    for_lines(g, run_serial(a.box()),
+              [&](std::int64_t lb, std::int64_t le) { kernels::residual(g, v, b, x, r, lb, le); });
 }
 
 template <class S, class C>
@@ -114,10 +113,9 @@ template void residual<float, double>(const SgDiaMatrix<float>&, const double*, 
                                       double*);
 template void residual<half, double>(const SgDiaMatrix<half>&, const double*, const double*,
                                      double*);
-template void residual<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*,
-                                         const double*, double*);
-template void residual<float, float>(const SgDiaMatrix<float>&, const float*, const float*,
-                                     float*);
+template void residual<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, const double*,
+                                         double*);
+template void residual<float, float>(const SgDiaMatrix<float>&, const float*, const float*, float*);
 template void residual<half, float>(const SgDiaMatrix<half>&, const float*, const float*, float*);
 template void residual<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, const float*,
                                         float*);
@@ -126,10 +124,10 @@ template void jacobi<double, double>(const SgDiaMatrix<double>&, const double*, 
                                      double*, double);
 template void jacobi<float, double>(const SgDiaMatrix<float>&, const double*, const double*,
                                     double*, double);
-template void jacobi<half, double>(const SgDiaMatrix<half>&, const double*, const double*,
-                                   double*, double);
-template void jacobi<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*,
-                                       const double*, double*, double);
+template void jacobi<half, double>(const SgDiaMatrix<half>&, const double*, const double*, double*,
+                                   double);
+template void jacobi<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, const double*,
+                                       double*, double);
 template void jacobi<float, float>(const SgDiaMatrix<float>&, const float*, const float*, float*,
                                    float);
 template void jacobi<half, float>(const SgDiaMatrix<half>&, const float*, const float*, float*,

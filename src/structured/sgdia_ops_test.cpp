@@ -104,7 +104,8 @@ TYPED_TEST(SgDiaOps, ProductsMatchReferenceAndAreThreadCountIndependent) {
 
 // The wavefront sweep must equal the sequential lexicographic sweep bitwise, for any thread
 // count (same line kernel, same values read; 1 and 2 threads: more would oversubscribe the
-// 2-core CI machine and make each barrier cost a scheduler slice), and the FP64 reference within C rounding.
+// 2-core CI machine and make each barrier cost a scheduler slice), and the FP64 reference within C
+// rounding.
 TYPED_TEST(SgDiaOps, WavefrontGaussSeidelEqualsSequentialSweep) {
     using S = typename TypeParam::Storage;
     using C = typename TypeParam::Compute;

@@ -19,7 +19,8 @@ double row_product(const SgDiaMatrix<S>& a, const double* x, std::int64_t c, int
     for (int d = 0; d < a.stencil().size(); ++d) {
         if (d == skip || !a.neighbour_inside(c, d)) continue;
         const Offset& o = a.stencil()[d];
-        const std::int64_t nb = c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
+        const std::int64_t nb =
+            c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
         for (int rb = 0; rb < r; ++rb) sum += to_double(a.value(d, c, ra, rb)) * x[nb * r + rb];
     }
     return sum;
@@ -119,8 +120,7 @@ template void jacobi<double>(const SgDiaMatrix<double>&, const double*, const do
                              double);
 template void jacobi<float>(const SgDiaMatrix<float>&, const double*, const double*, double*,
                             double);
-template void jacobi<half>(const SgDiaMatrix<half>&, const double*, const double*, double*,
-                           double);
+template void jacobi<half>(const SgDiaMatrix<half>&, const double*, const double*, double*, double);
 template void jacobi<bfloat16>(const SgDiaMatrix<bfloat16>&, const double*, const double*, double*,
                                double);
 

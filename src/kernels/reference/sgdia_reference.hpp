@@ -23,7 +23,6 @@ void gs_sweep(const SgDiaMatrix<S>& a, const double* b, double* x, bool forward)
 
 /// x_new = x + omega D^{-1} (b - A x) with D the point-block diagonal.
 template <class S>
-void jacobi(const SgDiaMatrix<S>& a, const double* b, const double* x, double* x_new,
-            double omega);
+void jacobi(const SgDiaMatrix<S>& a, const double* b, const double* x, double* x_new, double omega);
 
 }  // namespace mpmg::reference
