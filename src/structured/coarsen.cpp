@@ -49,7 +49,8 @@ std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a) {
         }
     }
     std::array<double, 3> mean{};
-    for (std::size_t dir = 0; dir < 3; ++dir) mean[dir] = count[dir] > 0 ? sum[dir] / count[dir] : 0;
+    for (std::size_t dir = 0; dir < 3; ++dir)
+        mean[dir] = count[dir] > 0 ? sum[dir] / count[dir] : 0;
     return mean;
 }
 

@@ -33,10 +33,10 @@ struct Plan {
     const SgDiaMatrix<double>& a;
     const DirectionalTransfer& s;
     std::size_t dir = 0;
-    int n = 0, nc = 0;       ///< fine and coarse extents along dir
-    std::int64_t rr = 1;     ///< block entries
-    std::int64_t line = 0;   ///< values of one coarse x-line
-    Int3 ext{};              ///< fine extents
+    int n = 0, nc = 0;                     ///< fine and coarse extents along dir
+    std::int64_t rr = 1;                   ///< block entries
+    std::int64_t line = 0;                 ///< values of one coarse x-line
+    Int3 ext{};                            ///< fine extents
     std::array<std::int64_t, 3> stride{};  ///< fine cell strides
     std::vector<Int3> off{};               ///< fine offsets
     std::vector<std::int64_t> lin{};       ///< fine offsets as cell-index differences
@@ -135,7 +135,9 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
         if (lo == hi) continue;
         const Int3 xl = fine_of(lo);
         const int delta = coarse_j(xl[dir] + o[dir], reach) - Int3{lo, cj, ck}[dir];
-        double* dst = acc + p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(delta + 1)] * p.line;
+        double* dst =
+            acc +
+            p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(delta + 1)] * p.line;
         const double* qw = reach == Reach::odd ? nullptr : reach == Reach::left ? p.wl : p.wr;
         const double qc = reach == Reach::odd ? 1.0 : 0.5;
         if (!pw && !qw && p.rr == 1) {
