@@ -145,6 +145,13 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
             for (int ci = lo; ci < hi; ++ci) dst[ci] += w * src[cf0 + ci * step];
             continue;
         }
+        if (pw && qw && p.rr == 1) {  // operator-dependent weights, scalar
+            for (int ci = lo; ci < hi; ++ci) {
+                const std::int64_t cf = cf0 + ci * step;
+                dst[ci] += pw[cf] * qw[cf + lin] * src[cf];
+            }
+            continue;
+        }
         for (int ci = lo; ci < hi; ++ci) {
             const std::int64_t cf = cf0 + ci * step;
             const double w = (pw ? pw[cf] : pc) * (qw ? qw[cf + lin] : qc);
