@@ -147,6 +147,24 @@ TYPED_TEST(KrylovAll, NonzeroInitialGuessIsUsed) {
     }
 }
 
+TYPED_TEST(KrylovAll, ZeroInitialGuessIgnoresWhatIsInX) {
+    using K = TypeParam;
+    const Sparse a = dominant();
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    for (const auto& s : solvers<K>()) {
+        SCOPED_TRACE(s.name);
+        Jacobi<K> m(a);
+        std::vector<K> x(a.n, K(1000));  // stale contents: the solver starts from zero anyway
+        KrylovOptions opt;
+        opt.rtol = tol<K>();
+        const KrylovResult r = s.solve(op, &m, b.data(), x.data(), opt);
+        ASSERT_EQ(r.status, SolveStatus::converged) << r.message;
+        EXPECT_EQ(r.history.front(), 1.0);
+        EXPECT_LE(true_relres(a, b, x), 10 * opt.rtol);
+    }
+}
+
 TYPED_TEST(KrylovAll, NanFromThePreconditionerStopsWithAFiniteIterate) {
     using K = TypeParam;
     const Sparse a = dominant();

@@ -5,10 +5,18 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <type_traits>
 #include <vector>
 
 #include "krylov/krylov.hpp"
+
+namespace mpmg {
+
+/// Lets GoogleTest print a status by name.
+inline void PrintTo(SolveStatus s, std::ostream* os) { *os << to_string(s); }
+
+}  // namespace mpmg
 
 namespace mpmg::krylov_test {
 

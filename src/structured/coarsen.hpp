@@ -82,7 +82,12 @@ struct CoarseLevel {
 };
 
 /// Picks the directions to coarsen and builds the Galerkin coarse operator in FP64.
-/// Returns nothing when no direction can be coarsened.
+/// Strength of a direction = mean |entry| over the in-box entries (all block entries) of the
+/// off-centre offsets with a nonzero component along it. Eligible directions have extent
+/// >= max(min_extent, 2); those with strength >= semi_threshold * (strongest eligible) are
+/// coarsened, one directional Galerkin step each, in the order x, y, z (weights for a step
+/// come from the operator produced by the previous step). Returns nothing when no direction
+/// is eligible.
 std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const CoarseningOptions& opt);
 
 /// An SG-DIA matrix as FP64 CSR (rows in cell-major order, component fastest), for tests.

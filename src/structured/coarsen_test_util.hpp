@@ -15,9 +15,10 @@
 namespace mpmg::test {
 
 inline bool inside(const Box& b, std::int64_t cell, const Offset& o) {
-    const std::int64_t i = cell % b.nx, j = (cell / b.nx) % b.ny, k = cell / (std::int64_t{b.nx} * b.ny);
-    return i + o.dx >= 0 && i + o.dx < b.nx && j + o.dy >= 0 && j + o.dy < b.ny &&
-           k + o.dz >= 0 && k + o.dz < b.nz;
+    const std::int64_t i = cell % b.nx, j = (cell / b.nx) % b.ny,
+                       k = cell / (std::int64_t{b.nx} * b.ny);
+    return i + o.dx >= 0 && i + o.dx < b.nx && j + o.dy >= 0 && j + o.dy < b.ny && k + o.dz >= 0 &&
+           k + o.dz < b.nz;
 }
 
 inline std::int64_t neighbour(const Box& b, std::int64_t cell, const Offset& o) {

@@ -154,8 +154,8 @@ Transfer::Transfer(std::vector<DirectionalTransfer> steps) : steps_(std::move(st
         const std::int64_t cells = s.fine.cells();
         const bool ok_dir = s.dir >= 0 && s.dir <= 2 && s.fine.extent(s.dir) >= 2 &&
                             s.coarse == halved(s.fine, s.dir);
-        const bool ok_chain = i == 0 || (steps_[i - 1].coarse == s.fine &&
-                                         steps_[i - 1].block == s.block);
+        const bool ok_chain =
+            i == 0 || (steps_[i - 1].coarse == s.fine && steps_[i - 1].block == s.block);
         const bool ok_w = (s.w_left.empty() || std::ssize(s.w_left) == cells) &&
                           (s.w_right.empty() || std::ssize(s.w_right) == cells);
         if (!ok_dir || !ok_chain || !ok_w || s.block < 1) {
@@ -163,8 +163,7 @@ Transfer::Transfer(std::vector<DirectionalTransfer> steps) : steps_(std::move(st
                 "transfer step {} (dir {}, {}x{}x{} -> {}x{}x{}) does not halve its direction, "
                 "chain onto the previous step or match its weight sizes; build steps with "
                 "coarsen()",
-                i, s.dir, s.fine.nx, s.fine.ny, s.fine.nz, s.coarse.nx, s.coarse.ny,
-                s.coarse.nz));
+                i, s.dir, s.fine.nx, s.fine.ny, s.fine.nz, s.coarse.nx, s.coarse.ny, s.coarse.nz));
         }
     }
 }

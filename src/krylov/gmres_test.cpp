@@ -1,0 +1,131 @@
+// Restarted GMRES, typed over K = double and float: nonsymmetric convection-diffusion with and
+// without Jacobi, a restart shorter than the iteration count, the final residual being the true
+// one, happy breakdown, and the option checks.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "krylov/krylov.hpp"
+#include "krylov/krylov_test_problems.hpp"
+
+namespace mpmg {
+namespace {
+
+using namespace krylov_test;
+
+template <class K>
+class KrylovGmres : public ::testing::Test {};
+using Precisions = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(KrylovGmres, Precisions);
+
+TYPED_TEST(KrylovGmres, ConvergesOnConvectionDiffusion) {
+    using K = TypeParam;
+    const Sparse a = convdiff_problem();
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    KrylovOptions opt;
+    opt.rtol = tol<K>();
+    opt.restart = 60;
+    for (const bool precondition : {false, true}) {
+        SCOPED_TRACE(precondition ? "jacobi" : "identity");
+        Jacobi<K> m(a);
+        std::vector<K> x(a.n, K(0));
+        const KrylovResult r = gmres<K>(op, precondition ? &m : nullptr, b.data(), x.data(), opt);
+        ASSERT_EQ(r.status, SolveStatus::converged) << r.message;
+        ASSERT_EQ(r.history.size(), static_cast<std::size_t>(r.iterations) + 1);
+        EXPECT_LE(r.relative_residual, opt.rtol);
+        EXPECT_LE(true_relres(a, b, x), 2 * opt.rtol);
+        // The Givens estimate never grows inside a cycle.
+        for (std::size_t k = 1; k < r.history.size(); ++k) {
+            EXPECT_LE(r.history[k], r.history[k - 1] * (1 + 1e-6)) << "k = " << k;
+        }
+    }
+}
+
+TYPED_TEST(KrylovGmres, ShortRestartStillConverges) {
+    using K = TypeParam;
+    const Sparse a = convdiff_problem();
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    Jacobi<K> m(a);
+    std::vector<K> x(a.n, K(0));
+    KrylovOptions opt;
+    opt.rtol = tol<K>();
+    opt.restart = 8;
+    opt.max_iter = 2000;
+    const KrylovResult r = gmres<K>(op, &m, b.data(), x.data(), opt);
+    ASSERT_EQ(r.status, SolveStatus::converged) << r.message;
+    EXPECT_GT(r.iterations, 2 * opt.restart);  // several cycles ran
+    EXPECT_EQ(m.calls, r.iterations);
+    EXPECT_LE(true_relres(a, b, x), 2 * opt.rtol);
+}
+
+TYPED_TEST(KrylovGmres, FinalResidualIsTheTrueOne) {
+    using K = TypeParam;
+    const Sparse a = convdiff_problem();
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    Jacobi<K> m(a);
+    KrylovOptions opt;
+    opt.restart = 5;
+    for (const int max_iter : {5, 12}) {  // ends on a restart and inside a cycle
+        std::vector<K> x(a.n, K(0));
+        opt.max_iter = max_iter;
+        const KrylovResult r = gmres<K>(op, &m, b.data(), x.data(), opt);
+        EXPECT_EQ(r.status, SolveStatus::max_iterations) << r.message;
+        const double rel = true_relres(a, b, x);
+        EXPECT_NEAR(r.relative_residual, rel, 1e-4 * rel);
+        EXPECT_EQ(r.history.back(), r.relative_residual);
+    }
+}
+
+TYPED_TEST(KrylovGmres, HappyBreakdownIsSuccess) {
+    using K = TypeParam;
+    // Two distinct eigenvalues: the Krylov space is exhausted after two steps.
+    const Sparse a = diagonal(40, [](std::int64_t i) { return i % 2 == 0 ? 1.0 : 3.0; });
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    std::vector<K> x(a.n, K(0));
+    KrylovOptions opt;
+    opt.rtol = tol<K>();
+    const KrylovResult r = gmres<K>(op, nullptr, b.data(), x.data(), opt);
+    ASSERT_EQ(r.status, SolveStatus::converged) << r.message;
+    EXPECT_LE(r.iterations, 3);
+    EXPECT_LE(true_relres(a, b, x), 2 * opt.rtol);
+}
+
+TYPED_TEST(KrylovGmres, CompleteStagnationIsReported) {
+    using K = TypeParam;
+    // Cyclic shift with b = e_0: GMRES(m) for m < n makes no progress at all.
+    Sparse a;
+    a.n = 12;
+    for (std::int64_t i = 0; i < a.n; ++i) {
+        a.add((i + a.n - 1) % a.n, 1.0);
+        a.end_row();
+    }
+    SparseOp<K> op(a);
+    std::vector<K> b(a.n, K(0));
+    b[0] = K(1);
+    std::vector<K> x(a.n, K(0));
+    KrylovOptions opt;
+    opt.restart = 4;
+    const KrylovResult r = gmres<K>(op, nullptr, b.data(), x.data(), opt);
+    EXPECT_EQ(r.status, SolveStatus::stagnated) << r.message;
+    EXPECT_EQ(r.iterations, 4);
+    EXPECT_NE(r.message.find("stagnates"), std::string::npos) << r.message;
+}
+
+TYPED_TEST(KrylovGmres, RejectsRestartBelowOne) {
+    using K = TypeParam;
+    const Sparse a = convdiff_problem(4);
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    std::vector<K> x(a.n, K(0));
+    KrylovOptions opt;
+    opt.restart = 0;
+    EXPECT_ANY_THROW(gmres<K>(op, nullptr, b.data(), x.data(), opt));
+}
+
+}  // namespace
+}  // namespace mpmg
