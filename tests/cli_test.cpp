@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CliRun {
     int code = -1;
     std::string out, err;
 };
@@ -35,12 +35,12 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-Run mpmg(const std::string& args) {
+CliRun mpmg(const std::string& args) {
     const fs::path out = temp_dir() / "stdout.txt", err = temp_dir() / "stderr.txt";
     const std::string cmd = std::string(MPMG_CLI_PATH) + " " + args + " >" + out.string() +
                             " 2>" + err.string();
     const int status = std::system(cmd.c_str());
-    Run r;
+    CliRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     r.out = slurp(out);
     r.err = slurp(err);
@@ -53,7 +53,7 @@ void write(const fs::path& p, const std::string& text) {
 
 TEST(Cli, SolveWritesTheJsonContract) {
     const fs::path json = temp_dir() / "result.json";
-    const Run r = mpmg("solve --problem laplace27 --n 16 --precision K64P32D16 --json " +
+    const CliRun r = mpmg("solve --problem laplace27 --n 16 --precision K64P32D16 --json " +
                        json.string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("hierarchy"), std::string::npos);
@@ -82,7 +82,7 @@ TEST(Cli, SolveWritesTheJsonContract) {
 }
 
 TEST(Cli, NotConvergedExitsThree) {
-    const Run r = mpmg("solve --problem laplace27 --n 16 --max-iter 1");
+    const CliRun r = mpmg("solve --problem laplace27 --n 16 --max-iter 1");
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_NE(r.err.find("did not converge"), std::string::npos);
 }
@@ -115,7 +115,7 @@ TEST(Cli, BadInputExitsTwoWithOneClearLine) {
              Case{"info /nonexistent/a.mtx", "a.mtx"},
              Case{"frob", "frob"},
          }) {
-        const Run r = mpmg(c.args);
+        const CliRun r = mpmg(c.args);
         EXPECT_EQ(r.code, 2) << c.args << "\n" << r.err;
         EXPECT_NE(r.err.find(c.expect), std::string::npos) << c.args << "\n" << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << c.args << "\n" << r.err;
@@ -126,7 +126,7 @@ TEST(Cli, JsonNeverOverwritesAnInput) {
     const fs::path cfg = temp_dir() / "run.json";
     const std::string text = R"({"problem": {"name": "laplace27", "n": 8}})";
     write(cfg, text);
-    const Run r = mpmg("solve --config " + cfg.string() + " --json " + cfg.string());
+    const CliRun r = mpmg("solve --config " + cfg.string() + " --json " + cfg.string());
     EXPECT_EQ(r.code, 2);
     EXPECT_EQ(slurp(cfg), text);
 }
@@ -135,7 +135,7 @@ TEST(Cli, ConfigThenFlagsOverride) {
     const fs::path cfg = temp_dir() / "cfg.json";
     write(cfg, R"({"problem": {"name": "laplace27", "n": 8}, "precision": "K64P64D64"})");
     const fs::path json = temp_dir() / "cfg_result.json";
-    const Run r = mpmg("solve --config " + cfg.string() + " --precision K64P32D32 --json " +
+    const CliRun r = mpmg("solve --config " + cfg.string() + " --precision K64P32D32 --json " +
                        json.string());
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(slurp(json));

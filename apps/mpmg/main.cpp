@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string_view>
 
 #include "commands.hpp"
 #include "mpmg/errors.hpp"
@@ -17,6 +18,12 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "mpmg 0.1.0");
     const auto solve = mpmg::cli::add_solve(app);
     const auto info = mpmg::cli::add_info(app);
+    if (argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != "solve" &&
+        std::string_view(argv[1]) != "info") {
+        fmt::print(stderr, "mpmg: unknown command '{}'; expected solve or info (see --help)\n",
+                   argv[1]);
+        return 2;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -105,8 +105,10 @@ void validate(const SolverOptions& o) {
                          p.matrix));
     }
     if (!p.rhs.empty() && p.matrix.empty()) fail("--rhs needs --matrix");
-    if (p.n < 1 || p.n > 4096) fail(fmt::format("--n {}: must be in 1..4096", p.n));
     const bool grid_given = p.grid[0] != 0 || p.grid[1] != 0 || p.grid[2] != 0;
+    if (!grid_given && (p.n < 1 || p.n > 4096)) {
+        fail(fmt::format("--n {}: must be in 1..4096", p.n));
+    }
     if (grid_given) {
         for (int g : p.grid) {
             if (g < 1 || g > 1 << 20) {

@@ -80,7 +80,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
             rep.scaled = true;
             rep.note = "scale-then-setup: A scaled before coarsening";
         }
-        rep.storage = setup.precision.storage;
+        rep.storage = last && direct ? Precision::fp64 : setup.precision.storage;  // LU in FP64
         rep.compute = setup.precision.compute;
         levels_.push_back(make_level(l, setup, last && direct, rep));
         rep.matrix_bytes = m.nnz() * bytes_of(rep.storage);
