@@ -37,8 +37,8 @@ std::string slurp(const fs::path& p) {
 
 CliRun mpmg(const std::string& args) {
     const fs::path out = temp_dir() / "stdout.txt", err = temp_dir() / "stderr.txt";
-    const std::string cmd = std::string(MPMG_CLI_PATH) + " " + args + " >" + out.string() +
-                            " 2>" + err.string();
+    const std::string cmd =
+        std::string(MPMG_CLI_PATH) + " " + args + " >" + out.string() + " 2>" + err.string();
     const int status = std::system(cmd.c_str());
     CliRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -47,21 +47,19 @@ CliRun mpmg(const std::string& args) {
     return r;
 }
 
-void write(const fs::path& p, const std::string& text) {
-    std::ofstream(p) << text;
-}
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 TEST(Cli, SolveWritesTheJsonContract) {
     const fs::path json = temp_dir() / "result.json";
-    const CliRun r = mpmg("solve --problem laplace27 --n 16 --precision K64P32D16 --json " +
-                       json.string());
+    const CliRun r =
+        mpmg("solve --problem laplace27 --n 16 --precision K64P32D16 --json " + json.string());
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("hierarchy"), std::string::npos);
     EXPECT_NE(r.out.find("converged"), std::string::npos);
     const auto j = nlohmann::json::parse(slurp(json));
-    for (const char* key : {"problem", "rows", "nnz", "config", "converged", "iterations",
-                            "final_relative_residual", "residual_history", "time_s", "hierarchy",
-                            "error_vs_exact"}) {
+    for (const char* key :
+         {"problem", "rows", "nnz", "config", "converged", "iterations", "final_relative_residual",
+          "residual_history", "time_s", "hierarchy", "error_vs_exact"}) {
         EXPECT_TRUE(j.contains(key)) << key;
     }
     EXPECT_EQ(j["rows"], 16 * 16 * 16);
@@ -135,8 +133,8 @@ TEST(Cli, ConfigThenFlagsOverride) {
     const fs::path cfg = temp_dir() / "cfg.json";
     write(cfg, R"({"problem": {"name": "laplace27", "n": 8}, "precision": "K64P64D64"})");
     const fs::path json = temp_dir() / "cfg_result.json";
-    const CliRun r = mpmg("solve --config " + cfg.string() + " --precision K64P32D32 --json " +
-                       json.string());
+    const CliRun r =
+        mpmg("solve --config " + cfg.string() + " --precision K64P32D32 --json " + json.string());
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(slurp(json));
     EXPECT_EQ(j["config"]["precision"], "K64P32D32");

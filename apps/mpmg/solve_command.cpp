@@ -69,8 +69,9 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
         throw InvalidInput("--precision and --work/--matrix-precision contradict: give one form");
     }
     if (given("--matrix-precision") && !given("--work")) {
-        throw InvalidInput("--matrix-precision needs --work (e.g. --work DP-SP "
-                           "--matrix-precision DP-SP-HP)");
+        throw InvalidInput(
+            "--matrix-precision needs --work (e.g. --work DP-SP "
+            "--matrix-precision DP-SP-HP)");
     }
     const int shift = o.precision.shift_level;
     if (given("--precision")) o.precision = parse_precision(a.precision, "--precision");
@@ -126,8 +127,7 @@ void print_result(const SolveResult& r) {
         fmt::print("  iter {:4d}  ||r||/||b|| = {:.6e}\n", k, r.residual_history[k]);
     }
     fmt::print("{} after {} iterations: relative residual {:.3e}{}\n",
-               r.converged ? "converged" : "NOT converged", r.iterations,
-               r.final_relative_residual,
+               r.converged ? "converged" : "NOT converged", r.iterations, r.final_relative_residual,
                r.error_vs_exact ? fmt::format(", error vs exact {:.3e}", *r.error_vs_exact) : "");
     if (!r.message.empty()) fmt::print("reason: {}\n", r.message);
     fmt::print("time [s]: setup {:.4f}  preconditioner {:.4f}  other {:.4f}  total {:.4f}\n",
@@ -166,7 +166,8 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--rhs", a->rhs, "Matrix Market file of b (default b = A*1)");
     cmd->add_option("--precision", a->precision, "K64P32D16 (K, P, D bits), or auto");
     cmd->add_option("--work", a->work, "Ginkgo-style working precision per level: DP-SP");
-    cmd->add_option("--matrix-precision", a->matrix_precision, "matrix precision per level: DP-SP-HP");
+    cmd->add_option("--matrix-precision", a->matrix_precision,
+                    "matrix precision per level: DP-SP-HP");
     cmd->add_option("--shift-level", a->shift_level, "levels >= L store in compute precision");
     cmd->add_option("--scaling", a->scaling, "setup-then-scale|scale-then-setup|none|auto");
     cmd->add_option("--method", a->method, "structured|amg|auto");
@@ -185,17 +186,19 @@ std::function<int()> add_solve(CLI::App& app) {
         apply_flags(*cmd, *a, o);
         for (const std::string& input : {o.problem.matrix, o.problem.rhs, a->config}) {
             if (!a->json.empty() && !input.empty() &&
-                std::filesystem::weakly_canonical(input) == std::filesystem::weakly_canonical(a->json)) {
-                throw InvalidInput(fmt::format("--json '{}' would overwrite an input file", a->json));
+                std::filesystem::weakly_canonical(input) ==
+                    std::filesystem::weakly_canonical(a->json)) {
+                throw InvalidInput(
+                    fmt::format("--json '{}' would overwrite an input file", a->json));
             }
         }
         validate(o);
-        fmt::print("mpmg solve: {} | precision {} | method {} | solver {} | cycle {} | smoother {} "
-                   "| scaling {} | rtol {:g}\n",
-                   o.problem.name.empty() ? o.problem.matrix : o.problem.name,
-                   o.precision.notation(), to_string(o.method), to_string(o.solver),
-                   to_string(o.multigrid.cycle), to_string(o.multigrid.smoother),
-                   to_string(o.multigrid.scaling), o.rtol);
+        fmt::print(
+            "mpmg solve: {} | precision {} | method {} | solver {} | cycle {} | smoother {} "
+            "| scaling {} | rtol {:g}\n",
+            o.problem.name.empty() ? o.problem.matrix : o.problem.name, o.precision.notation(),
+            to_string(o.method), to_string(o.solver), to_string(o.multigrid.cycle),
+            to_string(o.multigrid.smoother), to_string(o.multigrid.scaling), o.rtol);
         const SolveResult r = solve(o);
         fmt::print("problem: {} rows, {} nonzeros\n", r.rows, r.nnz);
         print_hierarchy(r);

@@ -36,24 +36,24 @@ ScalingKind parse_scaling(std::string_view s, std::string_view where);
 
 /// What to solve: a built-in problem or a Matrix Market file.
 struct ProblemOptions {
-    std::string name;       ///< built-in problem (e.g. "laplace27"); empty when `matrix` is set
-    int n = 32;             ///< cells per direction of a built-in problem (grid n^3)
+    std::string name;  ///< built-in problem (e.g. "laplace27"); empty when `matrix` is set
+    int n = 32;        ///< cells per direction of a built-in problem (grid n^3)
     std::array<int, 3> grid{0, 0, 0};  ///< explicit grid; overrides n when nonzero
-    int components = 0;     ///< r of --grid NX,NY,NZ,R (0: not given)
-    std::uint64_t seed = 1; ///< seed of randomised problems
-    std::string matrix;     ///< path of A (Matrix Market)
-    std::string rhs;        ///< path of b (Matrix Market); empty: b = A * 1
+    int components = 0;                ///< r of --grid NX,NY,NZ,R (0: not given)
+    std::uint64_t seed = 1;            ///< seed of randomised problems
+    std::string matrix;                ///< path of A (Matrix Market)
+    std::string rhs;                   ///< path of b (Matrix Market); empty: b = A * 1
 };
 
 struct MultigridOptions {
     CycleKind cycle = CycleKind::v;
-    SmootherKind smoother = SmootherKind::symgs;  ///< ICPP'24 §6: SymGS on every level
-    int pre_sweeps = 1;                           ///< nu_1
-    int post_sweeps = 1;                          ///< nu_2
-    double jacobi_weight = 0.8;                   ///< omega of weighted Jacobi, in (0, 1]
-    ScalingKind scaling = ScalingKind::automatic; ///< auto = setup-then-scale (ICPP'24 §4.1)
-    int max_levels = 20;                          ///< including the finest
-    int max_coarse_rows = 512;  ///< direct (LAPACK) solve once a level has at most this many rows
+    SmootherKind smoother = SmootherKind::symgs;   ///< ICPP'24 §6: SymGS on every level
+    int pre_sweeps = 1;                            ///< nu_1
+    int post_sweeps = 1;                           ///< nu_2
+    double jacobi_weight = 0.8;                    ///< omega of weighted Jacobi, in (0, 1]
+    ScalingKind scaling = ScalingKind::automatic;  ///< auto = setup-then-scale (ICPP'24 §4.1)
+    int max_levels = 20;                           ///< including the finest
+    int max_coarse_rows = 512;    ///< direct (LAPACK) solve once a level has at most this many rows
     double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest
 };
 
@@ -64,10 +64,10 @@ struct SolverOptions {
     PrecisionPlan precision = parse_precision("auto");
     MethodKind method = MethodKind::automatic;
     SolverKind solver = SolverKind::cg;
-    double rtol = 1e-10;   ///< relative residual ||b - A x|| / ||b||
-    int max_iter = 200;    ///< Krylov iterations (preconditioner applications)
-    int restart = 30;      ///< GMRES restart length
-    int threads = 0;       ///< OpenMP threads; 0 = OpenMP's default
+    double rtol = 1e-10;  ///< relative residual ||b - A x|| / ||b||
+    int max_iter = 200;   ///< Krylov iterations (preconditioner applications)
+    int restart = 30;     ///< GMRES restart length
+    int threads = 0;      ///< OpenMP threads; 0 = OpenMP's default
 };
 
 /// Throws InvalidInput for any out-of-range or contradictory value, naming the option.

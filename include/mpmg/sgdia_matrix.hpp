@@ -71,12 +71,12 @@ public:
     T* diagonal(int d) { return values_.data() + d * diag_stride(); }
     const T* diagonal(int d) const { return values_.data() + d * diag_stride(); }
     T& value(int d, std::int64_t cell, int a, int b) {
-        return values_[static_cast<std::size_t>(d * diag_stride() +
-                                                (cell * block_ + a) * block_ + b)];
+        return values_[static_cast<std::size_t>(d * diag_stride() + (cell * block_ + a) * block_ +
+                                                b)];
     }
     const T& value(int d, std::int64_t cell, int a, int b) const {
-        return values_[static_cast<std::size_t>(d * diag_stride() +
-                                                (cell * block_ + a) * block_ + b)];
+        return values_[static_cast<std::size_t>(d * diag_stride() + (cell * block_ + a) * block_ +
+                                                b)];
     }
     const std::vector<T>& values() const { return values_; }
     std::vector<T>& values() { return values_; }

@@ -16,11 +16,16 @@ enum class SolveStatus {
 
 constexpr std::string_view to_string(SolveStatus s) {
     switch (s) {
-        case SolveStatus::converged: return "converged";
-        case SolveStatus::max_iterations: return "max_iterations";
-        case SolveStatus::breakdown: return "breakdown";
-        case SolveStatus::non_finite: return "non_finite";
-        case SolveStatus::stagnated: return "stagnated";
+        case SolveStatus::converged:
+            return "converged";
+        case SolveStatus::max_iterations:
+            return "max_iterations";
+        case SolveStatus::breakdown:
+            return "breakdown";
+        case SolveStatus::non_finite:
+            return "non_finite";
+        case SolveStatus::stagnated:
+            return "stagnated";
     }
     return "?";
 }

@@ -39,28 +39,27 @@ json to_json(const SolveResult& r) {
     for (double v : r.residual_history) history.push_back(number(v));
     json levels = json::array();
     for (const auto& l : r.levels) levels.push_back(level_json(l));
-    return json{
-        {"problem", r.problem},
-        {"rows", r.rows},
-        {"nnz", r.nnz},
-        {"config", to_json(r.options)},
-        {"precision_notation", r.options.precision.notation()},
-        {"converged", r.converged},
-        {"status", to_string(r.status)},
-        {"message", r.message},
-        {"iterations", r.iterations},
-        {"final_relative_residual", number(r.final_relative_residual)},
-        {"residual_history", history},
-        {"time_s",
-         {{"setup", r.setup_s},
-          {"preconditioner", r.preconditioner_s},
-          {"other", r.other_s},
-          {"total", r.total_s}}},
-        {"hierarchy",
-         {{"levels", levels},
-          {"grid_complexity", r.grid_complexity},
-          {"operator_complexity", r.operator_complexity}}},
-        {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)}};
+    return json{{"problem", r.problem},
+                {"rows", r.rows},
+                {"nnz", r.nnz},
+                {"config", to_json(r.options)},
+                {"precision_notation", r.options.precision.notation()},
+                {"converged", r.converged},
+                {"status", to_string(r.status)},
+                {"message", r.message},
+                {"iterations", r.iterations},
+                {"final_relative_residual", number(r.final_relative_residual)},
+                {"residual_history", history},
+                {"time_s",
+                 {{"setup", r.setup_s},
+                  {"preconditioner", r.preconditioner_s},
+                  {"other", r.other_s},
+                  {"total", r.total_s}}},
+                {"hierarchy",
+                 {{"levels", levels},
+                  {"grid_complexity", r.grid_complexity},
+                  {"operator_complexity", r.operator_complexity}}},
+                {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)}};
 }
 
 }  // namespace mpmg

@@ -79,10 +79,16 @@ void run_krylov(const StructuredProblem& p, const SolverOptions& o, Hierarchy& h
     const KrylovOptions kopt{o.rtol, o.max_iter, o.restart, true};
     KrylovResult kr;
     switch (o.solver) {
-        case SolverKind::cg: kr = cg<K>(a, &m, b.data(), x.data(), kopt); break;
-        case SolverKind::gmres: kr = gmres<K>(a, &m, b.data(), x.data(), kopt); break;
+        case SolverKind::cg:
+            kr = cg<K>(a, &m, b.data(), x.data(), kopt);
+            break;
+        case SolverKind::gmres:
+            kr = gmres<K>(a, &m, b.data(), x.data(), kopt);
+            break;
         case SolverKind::richardson:
-        case SolverKind::mg: kr = richardson<K>(a, &m, b.data(), x.data(), kopt); break;
+        case SolverKind::mg:
+            kr = richardson<K>(a, &m, b.data(), x.data(), kopt);
+            break;
     }
     out.status = kr.status;
     out.converged = kr.status == SolveStatus::converged;
@@ -107,11 +113,13 @@ SolveResult solve(const SolverOptions& options) {
             o.problem.matrix));
     }
     if (o.method == MethodKind::amg) {
-        throw Unsupported("--method amg: the unstructured AMG path is not available yet; use "
-                          "--method structured");
+        throw Unsupported(
+            "--method amg: the unstructured AMG path is not available yet; use "
+            "--method structured");
     }
     o.method = MethodKind::structured;
-    if (o.multigrid.smoother != SmootherKind::symgs && o.multigrid.smoother != SmootherKind::jacobi) {
+    if (o.multigrid.smoother != SmootherKind::symgs &&
+        o.multigrid.smoother != SmootherKind::jacobi) {
         throw Unsupported(fmt::format("--smoother {}: the structured path offers symgs and jacobi",
                                       to_string(o.multigrid.smoother)));
     }

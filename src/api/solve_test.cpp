@@ -75,12 +75,13 @@ TEST(Solve, CyclesSolversAndSmoothersConverge) {
         SmootherKind smoother;
         const char* precision;
     };
-    for (const Case& c : {Case{CycleKind::w, SolverKind::cg, SmootherKind::symgs, "K64P32D16"},
-                          Case{CycleKind::f, SolverKind::gmres, SmootherKind::symgs, "K64P32D16"},
-                          Case{CycleKind::v, SolverKind::mg, SmootherKind::symgs, "K64P32D32"},
-                          Case{CycleKind::v, SolverKind::richardson, SmootherKind::symgs, "K64P64D64"},
-                          Case{CycleKind::v, SolverKind::cg, SmootherKind::jacobi, "K64P32Dbf16"},
-                          Case{CycleKind::v, SolverKind::cg, SmootherKind::symgs, "K32P32D16"}}) {
+    for (const Case& c :
+         {Case{CycleKind::w, SolverKind::cg, SmootherKind::symgs, "K64P32D16"},
+          Case{CycleKind::f, SolverKind::gmres, SmootherKind::symgs, "K64P32D16"},
+          Case{CycleKind::v, SolverKind::mg, SmootherKind::symgs, "K64P32D32"},
+          Case{CycleKind::v, SolverKind::richardson, SmootherKind::symgs, "K64P64D64"},
+          Case{CycleKind::v, SolverKind::cg, SmootherKind::jacobi, "K64P32Dbf16"},
+          Case{CycleKind::v, SolverKind::cg, SmootherKind::symgs, "K32P32D16"}}) {
         SolverOptions o = laplace("laplace27", 24, c.precision);
         o.multigrid.cycle = c.cycle;
         o.solver = c.solver;

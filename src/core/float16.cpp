@@ -30,8 +30,8 @@ half half_from_double(double x) {
     const double v = round_to_format(ax, 10, -14, 15);
     if (std::isinf(v)) return half{static_cast<std::uint16_t>(sign | 0x7C00)};
     if (v < kHalfMinNormal) {  // subnormal (or zero): bits are v / 2^-24
-        return half{static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(
-                                                          std::ldexp(v, 24)))};
+        return half{
+            static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(std::ldexp(v, 24)))};
     }
     int k = 0;
     const double m = std::frexp(v, &k);  // v = m * 2^k, m in [0.5, 1)

@@ -21,7 +21,7 @@ struct bfloat16 {
 };
 
 inline constexpr double kHalfMax = 65504.0;
-inline constexpr double kHalfMinNormal = 6.103515625e-05;        // 2^-14
+inline constexpr double kHalfMinNormal = 6.103515625e-05;            // 2^-14
 inline constexpr double kHalfMinSubnormal = 5.9604644775390625e-08;  // 2^-24
 inline constexpr double kBf16Max = 3.3895313892515355e38;
 inline constexpr double kBf16MinNormal = 1.1754943508222875e-38;
@@ -49,13 +49,21 @@ inline double to_double(bfloat16 x) { return double_from_bf16(x); }
 template <class T>
 T from_double(double x);
 template <>
-inline double from_double<double>(double x) { return x; }
+inline double from_double<double>(double x) {
+    return x;
+}
 template <>
-inline float from_double<float>(double x) { return static_cast<float>(x); }
+inline float from_double<float>(double x) {
+    return static_cast<float>(x);
+}
 template <>
-inline half from_double<half>(double x) { return half_from_double(x); }
+inline half from_double<half>(double x) {
+    return half_from_double(x);
+}
 template <>
-inline bfloat16 from_double<bfloat16>(double x) { return bf16_from_double(x); }
+inline bfloat16 from_double<bfloat16>(double x) {
+    return bf16_from_double(x);
+}
 
 /// Largest finite and smallest normal magnitude of a storage type.
 template <class T>

@@ -63,7 +63,8 @@ TEST(Bfloat16, RoundsToNearestEven) {
     EXPECT_EQ(double_from_bf16(bf16_from_double(1.0 + 3 * std::ldexp(1.0, -8))),
               1.0 + std::ldexp(1.0, -6));
     EXPECT_TRUE(std::isinf(double_from_bf16(bf16_from_double(1e39))));
-    EXPECT_LE(std::fabs(double_from_bf16(bf16_from_double(1e30)) - 1e30), 1e30 * std::ldexp(1.0, -8));
+    EXPECT_LE(std::fabs(double_from_bf16(bf16_from_double(1e30)) - 1e30),
+              1e30 * std::ldexp(1.0, -8));
 }
 
 TEST(Truncation, CountsOverflowUnderflowSubnormal) {

@@ -34,12 +34,10 @@ const NameTable<CycleKind>& cycle_names() {
     return t;
 }
 const NameTable<SmootherKind>& smoother_names() {
-    static const NameTable<SmootherKind> t{{SmootherKind::symgs, "symgs"},
-                                           {SmootherKind::jacobi, "jacobi"},
-                                           {SmootherKind::ilu0, "ilu0"},
-                                           {SmootherKind::l1_jacobi, "l1-jacobi"},
-                                           {SmootherKind::chebyshev, "chebyshev"},
-                                           {SmootherKind::block_jacobi, "block-jacobi"}};
+    static const NameTable<SmootherKind> t{
+        {SmootherKind::symgs, "symgs"},         {SmootherKind::jacobi, "jacobi"},
+        {SmootherKind::ilu0, "ilu0"},           {SmootherKind::l1_jacobi, "l1-jacobi"},
+        {SmootherKind::chebyshev, "chebyshev"}, {SmootherKind::block_jacobi, "block-jacobi"}};
     return t;
 }
 const NameTable<ScalingKind>& scaling_names() {
@@ -101,8 +99,8 @@ void validate(const SolverOptions& o) {
         fail("nothing to solve: give --problem NAME or --matrix A.mtx");
     }
     if (!p.name.empty() && !p.matrix.empty()) {
-        fail(fmt::format("--problem '{}' and --matrix '{}' contradict: give one", p.name,
-                         p.matrix));
+        fail(
+            fmt::format("--problem '{}' and --matrix '{}' contradict: give one", p.name, p.matrix));
     }
     if (!p.rhs.empty() && p.matrix.empty()) fail("--rhs needs --matrix");
     const bool grid_given = p.grid[0] != 0 || p.grid[1] != 0 || p.grid[2] != 0;

@@ -78,21 +78,30 @@ void read_problem(const json& j, const std::string& prefix, ProblemOptions& p) {
 void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& m) {
     auto str = [](const json& v, const std::string& at) { return get_string(v, at); };
     walk(j, prefix,
-         {{"cycle", [&](const json& v, const std::string& at) {
+         {{"cycle",
+           [&](const json& v, const std::string& at) {
                m.cycle = parse_cycle(str(v, at), "config " + at);
            }},
-          {"smoother", [&](const json& v, const std::string& at) {
+          {"smoother",
+           [&](const json& v, const std::string& at) {
                m.smoother = parse_smoother(str(v, at), "config " + at);
            }},
-          {"scaling", [&](const json& v, const std::string& at) {
+          {"scaling",
+           [&](const json& v, const std::string& at) {
                m.scaling = parse_scaling(str(v, at), "config " + at);
            }},
-          {"pre_sweeps", [&](const json& v, const std::string& at) { m.pre_sweeps = get_int(v, at); }},
-          {"post_sweeps", [&](const json& v, const std::string& at) { m.post_sweeps = get_int(v, at); }},
-          {"jacobi_weight", [&](const json& v, const std::string& at) { m.jacobi_weight = get_double(v, at); }},
-          {"max_levels", [&](const json& v, const std::string& at) { m.max_levels = get_int(v, at); }},
-          {"max_coarse_rows", [&](const json& v, const std::string& at) { m.max_coarse_rows = get_int(v, at); }},
-          {"semi_threshold", [&](const json& v, const std::string& at) { m.semi_threshold = get_double(v, at); }}});
+          {"pre_sweeps",
+           [&](const json& v, const std::string& at) { m.pre_sweeps = get_int(v, at); }},
+          {"post_sweeps",
+           [&](const json& v, const std::string& at) { m.post_sweeps = get_int(v, at); }},
+          {"jacobi_weight",
+           [&](const json& v, const std::string& at) { m.jacobi_weight = get_double(v, at); }},
+          {"max_levels",
+           [&](const json& v, const std::string& at) { m.max_levels = get_int(v, at); }},
+          {"max_coarse_rows",
+           [&](const json& v, const std::string& at) { m.max_coarse_rows = get_int(v, at); }},
+          {"semi_threshold",
+           [&](const json& v, const std::string& at) { m.semi_threshold = get_double(v, at); }}});
 }
 
 PrecisionPlan read_precision(const json& v, const std::string& at, int shift) {
@@ -127,17 +136,30 @@ SolverOptions options_from_json(const json& j, SolverOptions base) {
     SolverOptions o = std::move(base);
     const json* precision = nullptr;
     std::string precision_path;
-    walk(j, "",
-         {{"problem", [&](const json& v, const std::string& at) { read_problem(v, at, o.problem); }},
-          {"multigrid", [&](const json& v, const std::string& at) { read_multigrid(v, at, o.multigrid); }},
-          {"precision", [&](const json& v, const std::string& at) { precision = &v; precision_path = at; }},
-          {"shift_level", [&](const json& v, const std::string& at) { o.precision.shift_level = get_int(v, at); }},
-          {"method", [&](const json& v, const std::string& at) { o.method = parse_method(get_string(v, at), "config " + at); }},
-          {"solver", [&](const json& v, const std::string& at) { o.solver = parse_solver(get_string(v, at), "config " + at); }},
-          {"rtol", [&](const json& v, const std::string& at) { o.rtol = get_double(v, at); }},
-          {"max_iter", [&](const json& v, const std::string& at) { o.max_iter = get_int(v, at); }},
-          {"restart", [&](const json& v, const std::string& at) { o.restart = get_int(v, at); }},
-          {"threads", [&](const json& v, const std::string& at) { o.threads = get_int(v, at); }}});
+    walk(
+        j, "",
+        {{"problem", [&](const json& v, const std::string& at) { read_problem(v, at, o.problem); }},
+         {"multigrid",
+          [&](const json& v, const std::string& at) { read_multigrid(v, at, o.multigrid); }},
+         {"precision",
+          [&](const json& v, const std::string& at) {
+              precision = &v;
+              precision_path = at;
+          }},
+         {"shift_level",
+          [&](const json& v, const std::string& at) { o.precision.shift_level = get_int(v, at); }},
+         {"method",
+          [&](const json& v, const std::string& at) {
+              o.method = parse_method(get_string(v, at), "config " + at);
+          }},
+         {"solver",
+          [&](const json& v, const std::string& at) {
+              o.solver = parse_solver(get_string(v, at), "config " + at);
+          }},
+         {"rtol", [&](const json& v, const std::string& at) { o.rtol = get_double(v, at); }},
+         {"max_iter", [&](const json& v, const std::string& at) { o.max_iter = get_int(v, at); }},
+         {"restart", [&](const json& v, const std::string& at) { o.restart = get_int(v, at); }},
+         {"threads", [&](const json& v, const std::string& at) { o.threads = get_int(v, at); }}});
     if (precision != nullptr) {
         o.precision = read_precision(*precision, precision_path, o.precision.shift_level);
     }
@@ -151,10 +173,11 @@ json to_json(const SolverOptions& o) {
         problem["n"] = o.problem.n;
     }
     if (o.problem.grid[0] != 0) {
-        problem["grid"] = o.problem.components > 0
-                              ? json::array({o.problem.grid[0], o.problem.grid[1],
-                                             o.problem.grid[2], o.problem.components})
-                              : json::array({o.problem.grid[0], o.problem.grid[1], o.problem.grid[2]});
+        problem["grid"] =
+            o.problem.components > 0
+                ? json::array({o.problem.grid[0], o.problem.grid[1], o.problem.grid[2],
+                               o.problem.components})
+                : json::array({o.problem.grid[0], o.problem.grid[1], o.problem.grid[2]});
     }
     if (!o.problem.matrix.empty()) problem["matrix"] = o.problem.matrix;
     if (!o.problem.rhs.empty()) problem["rhs"] = o.problem.rhs;

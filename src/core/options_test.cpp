@@ -30,7 +30,8 @@ TEST(Options, JsonRoundTrip) {
 TEST(Options, ConfigOverridesOnlyGivenKeys) {
     SolverOptions base;
     base.rtol = 1e-6;
-    const SolverOptions o = options_from_json(json::parse(R"({"multigrid": {"cycle": "F"}})"), base);
+    const SolverOptions o =
+        options_from_json(json::parse(R"({"multigrid": {"cycle": "F"}})"), base);
     EXPECT_EQ(o.multigrid.cycle, CycleKind::f);
     EXPECT_EQ(o.rtol, 1e-6);
 }

@@ -11,20 +11,27 @@ namespace mpmg {
 
 std::string_view to_string(Precision p) {
     switch (p) {
-        case Precision::fp64: return "fp64";
-        case Precision::fp32: return "fp32";
-        case Precision::fp16: return "fp16";
-        case Precision::bf16: return "bf16";
+        case Precision::fp64:
+            return "fp64";
+        case Precision::fp32:
+            return "fp32";
+        case Precision::fp16:
+            return "fp16";
+        case Precision::bf16:
+            return "bf16";
     }
     return "?";
 }
 
 int bytes_of(Precision p) {
     switch (p) {
-        case Precision::fp64: return 8;
-        case Precision::fp32: return 4;
+        case Precision::fp64:
+            return 8;
+        case Precision::fp32:
+            return 4;
         case Precision::fp16:
-        case Precision::bf16: return 2;
+        case Precision::bf16:
+            return 2;
     }
     return 0;
 }
@@ -40,20 +47,28 @@ namespace {
 
 std::string_view k_digits(Precision p) {
     switch (p) {
-        case Precision::fp64: return "64";
-        case Precision::fp32: return "32";
-        case Precision::fp16: return "16";
-        case Precision::bf16: return "bf16";
+        case Precision::fp64:
+            return "64";
+        case Precision::fp32:
+            return "32";
+        case Precision::fp16:
+            return "16";
+        case Precision::bf16:
+            return "bf16";
     }
     return "?";
 }
 
 std::string_view ginkgo_name(Precision p) {
     switch (p) {
-        case Precision::fp64: return "DP";
-        case Precision::fp32: return "SP";
-        case Precision::fp16: return "HP";
-        case Precision::bf16: return "BF";
+        case Precision::fp64:
+            return "DP";
+        case Precision::fp32:
+            return "SP";
+        case Precision::fp16:
+            return "HP";
+        case Precision::bf16:
+            return "BF";
     }
     return "?";
 }
@@ -61,8 +76,8 @@ std::string_view ginkgo_name(Precision p) {
 [[noreturn]] void bad_k_notation(std::string_view what, std::string_view text,
                                  std::string_view why) {
     throw InvalidInput(fmt::format(
-        "{} '{}': {}; expected 'auto' or K<64|32>P<64|32>D<64|32|16|bf16>, e.g. K64P32D16",
-        what, text, why));
+        "{} '{}': {}; expected 'auto' or K<64|32>P<64|32>D<64|32|16|bf16>, e.g. K64P32D16", what,
+        text, why));
 }
 
 }  // namespace
@@ -165,8 +180,8 @@ PrecisionPlan parse_ginkgo_precision(std::string_view work, std::string_view mat
     const auto m = matrix.empty() ? w : parse_ginkgo_list(matrix, "--matrix-precision");
     for (Precision p : w) {
         if (p == Precision::fp16 || p == Precision::bf16) {
-            throw InvalidInput(fmt::format(
-                "--work '{}': working (compute) precision must be DP or SP", work));
+            throw InvalidInput(
+                fmt::format("--work '{}': working (compute) precision must be DP or SP", work));
         }
     }
     PrecisionPlan plan;

@@ -37,8 +37,8 @@ TEST(Precision, ParsesGinkgoLists) {
 }
 
 TEST(Precision, RejectsMalformed) {
-    for (const char* bad : {"", "K64", "K64P32", "K16P32D16", "K64P16D16", "K64P32D8",
-                            "K64P32D16x", "K64P32D64", "fast"}) {
+    for (const char* bad : {"", "K64", "K64P32", "K16P32D16", "K64P16D16", "K64P32D8", "K64P32D16x",
+                            "K64P32D64", "fast"}) {
         EXPECT_THROW(parse_precision(bad), InvalidInput) << bad;
     }
     EXPECT_THROW(parse_ginkgo_precision("DP-XP", ""), InvalidInput);

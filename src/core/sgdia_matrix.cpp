@@ -17,9 +17,10 @@ int lex(const Offset& o) { return (o.dz + 1) * 9 + (o.dy + 1) * 3 + (o.dx + 1); 
 Stencil::Stencil(std::vector<Offset> offsets) : offsets_(std::move(offsets)) {
     for (const Offset& o : offsets_) {
         if (std::abs(o.dx) > 1 || std::abs(o.dy) > 1 || std::abs(o.dz) > 1) {
-            throw InvalidInput(fmt::format("stencil offset ({},{},{}) is outside the 27-point "
-                                           "neighbourhood",
-                                           o.dx, o.dy, o.dz));
+            throw InvalidInput(
+                fmt::format("stencil offset ({},{},{}) is outside the 27-point "
+                            "neighbourhood",
+                            o.dx, o.dy, o.dz));
         }
     }
     std::sort(offsets_.begin(), offsets_.end(),
@@ -36,10 +37,14 @@ Stencil Stencil::named(const std::string& name) {
             for (int dx = -1; dx <= 1; ++dx) {
                 const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
                 bool keep = false;
-                if (name == "3d7") keep = nonzero <= 1;
-                else if (name == "3d15") keep = nonzero <= 1 || nonzero == 3;
-                else if (name == "3d19") keep = nonzero <= 2;
-                else if (name == "3d27") keep = true;
+                if (name == "3d7")
+                    keep = nonzero <= 1;
+                else if (name == "3d15")
+                    keep = nonzero <= 1 || nonzero == 3;
+                else if (name == "3d19")
+                    keep = nonzero <= 2;
+                else if (name == "3d27")
+                    keep = true;
                 else
                     throw InvalidInput(fmt::format(
                         "unknown stencil '{}'; expected one of 3d7, 3d15, 3d19, 3d27", name));
@@ -92,7 +97,8 @@ std::int64_t SgDiaMatrix<T>::nnz() const {
     std::int64_t n = 0;
     for (const Offset& o : stencil_.offsets()) {
         const auto in = [](int extent, int d) { return std::int64_t{extent - (d != 0 ? 1 : 0)}; };
-        n += std::max<std::int64_t>(0, in(box_.nx, o.dx)) * std::max<std::int64_t>(0, in(box_.ny, o.dy)) *
+        n += std::max<std::int64_t>(0, in(box_.nx, o.dx)) *
+             std::max<std::int64_t>(0, in(box_.ny, o.dy)) *
              std::max<std::int64_t>(0, in(box_.nz, o.dz));
     }
     return n * block_ * block_;

@@ -30,8 +30,8 @@ StructuredProblem make_problem(const ProblemOptions& opt) {
     Box box{opt.n, opt.n, opt.n};
     if (opt.grid[0] != 0) box = Box{opt.grid[0], opt.grid[1], opt.grid[2]};
     if (opt.components > 1) {
-        throw InvalidInput(fmt::format("--problem {} has 1 component per cell, not {}", opt.name,
-                                       opt.components));
+        throw InvalidInput(
+            fmt::format("--problem {} has 1 component per cell, not {}", opt.name, opt.components));
     }
     StructuredProblem p;
     p.name = opt.name;

@@ -14,7 +14,7 @@ struct StructuredProblem {
     std::string name;
     SgDiaMatrix<double> a;
     std::vector<double> b;
-    std::vector<double> x_exact;  ///< empty when unknown
+    std::vector<double> x_exact;         ///< empty when unknown
     SolverKind solver = SolverKind::cg;  ///< the Krylov method the problem calls for
 };
 

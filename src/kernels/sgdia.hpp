@@ -18,9 +18,9 @@ namespace mpmg::kernels {
 /// Geometry of an SG-DIA matrix: what every kernel needs besides the value pointer.
 struct SgDiaGeom {
     int nx = 0, ny = 0, nz = 0;
-    int block = 1;          ///< r: unknowns per cell
-    int ndiag = 0;          ///< stencil size
-    int center = 0;         ///< index of offset (0,0,0)
+    int block = 1;   ///< r: unknowns per cell
+    int ndiag = 0;   ///< stencil size
+    int center = 0;  ///< index of offset (0,0,0)
     const Offset* offsets = nullptr;
     std::int64_t diag_stride = 0;  ///< values per offset = cells * r * r
 
@@ -29,9 +29,14 @@ struct SgDiaGeom {
 
 template <class S>
 SgDiaGeom geometry(const SgDiaMatrix<S>& a) {
-    return SgDiaGeom{a.box().nx,         a.box().ny,         a.box().nz,
-                     a.block(),          a.stencil().size(), a.stencil().center(),
-                     a.stencil().offsets().data(), a.diag_stride()};
+    return SgDiaGeom{a.box().nx,
+                     a.box().ny,
+                     a.box().nz,
+                     a.block(),
+                     a.stencil().size(),
+                     a.stencil().center(),
+                     a.stencil().offsets().data(),
+                     a.diag_stride()};
 }
 
 // Vectors have rows = cells * r entries, component a of cell c at c*r + a. Each function is a
@@ -45,8 +50,8 @@ void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_be
 
 /// r = b - A x on the given lines.
 template <class S, class C>
-void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r,
-              std::int64_t line_begin, std::int64_t line_end);
+void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std::int64_t line_begin,
+              std::int64_t line_end);
 
 /// In-place Gauss-Seidel on one line: x_c <- D_c^{-1} (b_c - sum_{d != centre} A_d x_{c+d}),
 /// cells in increasing i if `forward`, else decreasing. r x r diagonal blocks are solved

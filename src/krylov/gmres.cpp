@@ -31,8 +31,7 @@ struct GmresWork {
         : n(n_in),
           mr(mr_in),
           v(static_cast<std::size_t>(n_in) * static_cast<std::size_t>(mr_in + 1)),
-          z(preconditioned ? static_cast<std::size_t>(n_in) * static_cast<std::size_t>(mr_in)
-                           : 0),
+          z(preconditioned ? static_cast<std::size_t>(n_in) * static_cast<std::size_t>(mr_in) : 0),
           u(static_cast<std::size_t>(n_in)),
           h(static_cast<std::size_t>((mr_in + 1) * mr_in)),
           cs(static_cast<std::size_t>(mr_in)),
@@ -131,8 +130,8 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
 /// ||r|| / ||b||. A non-finite y or residual leaves x at the cycle's start, sets status
 /// non_finite and returns that x's true relative residual, prev.
 template <class K>
-double update_and_residual(const LinearOperator<K>& a, const K* b, K* x, GmresWork<K>& w,
-                           int cols, int k, double bnorm, double prev, KrylovResult& res) {
+double update_and_residual(const LinearOperator<K>& a, const K* b, K* x, GmresWork<K>& w, int cols,
+                           int k, double bnorm, double prev, KrylovResult& res) {
     const std::int64_t n = w.n;
     for (int i = cols - 1; i >= 0; --i) {
         double s = w.at(w.g, i);

@@ -76,9 +76,8 @@ KrylovResult richardson(const LinearOperator<K>& a, Preconditioner<K>* m, const 
     return out_of_iterations(res, "richardson", opt.max_iter, opt.rtol);
 }
 
-template KrylovResult richardson<double>(const LinearOperator<double>& a,
-                                         Preconditioner<double>* m, const double* b, double* x,
-                                         const KrylovOptions& opt);
+template KrylovResult richardson<double>(const LinearOperator<double>& a, Preconditioner<double>* m,
+                                         const double* b, double* x, const KrylovOptions& opt);
 template KrylovResult richardson<float>(const LinearOperator<float>& a, Preconditioner<float>* m,
                                         const float* b, float* x, const KrylovOptions& opt);
 

@@ -23,7 +23,8 @@ CoarseSolver::CoarseSolver(const SgDiaMatrix<double>& a) : n_(a.rows()) {
         const Offset& o = a.stencil()[d];
         for (std::int64_t c = 0; c < box.cells(); ++c) {
             if (!a.neighbour_inside(c, d)) continue;
-            const std::int64_t nb = c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
+            const std::int64_t nb =
+                c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
             for (int i = 0; i < r; ++i) {
                 for (int j = 0; j < r; ++j) {
                     const auto row = static_cast<std::size_t>(c * r + i);
@@ -35,8 +36,8 @@ CoarseSolver::CoarseSolver(const SgDiaMatrix<double>& a) : n_(a.rows()) {
     }
     for (double v : lu_) {
         if (!std::isfinite(v)) {
-            throw NumericalError(fmt::format(
-                "coarsest level ({} rows): matrix has a non-finite entry", n_));
+            throw NumericalError(
+                fmt::format("coarsest level ({} rows): matrix has a non-finite entry", n_));
         }
     }
     const int m = static_cast<int>(n_);

@@ -85,9 +85,8 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         levels_.push_back(make_level(l, setup, last && direct, rep));
         rep.matrix_bytes = m.nnz() * bytes_of(rep.storage);
         if (rep.counts.overflow > 0) {
-            throw NumericalError(fmt::format(
-                "level {}: {} entries overflow {} storage", l, rep.counts.overflow,
-                to_string(rep.storage)));
+            throw NumericalError(fmt::format("level {}: {} entries overflow {} storage", l,
+                                             rep.counts.overflow, to_string(rep.storage)));
         }
         report_.push_back(std::move(rep));
     }
@@ -110,7 +109,9 @@ void Hierarchy::cycle(int l, CycleKind kind) {
     lev.smooth(mg_.pre_sweeps, true);
     lev.restrict_residual(coarse);
     switch (kind) {
-        case CycleKind::v: cycle(l + 1, CycleKind::v); break;
+        case CycleKind::v:
+            cycle(l + 1, CycleKind::v);
+            break;
         case CycleKind::w:
             cycle(l + 1, CycleKind::w);
             cycle(l + 1, CycleKind::w);

@@ -36,7 +36,7 @@ private:
     void cycle(int l, CycleKind kind);
 
     MultigridOptions mg_;
-    std::vector<Transfer> transfers_;            // transfers_[l]: level l -> l+1
+    std::vector<Transfer> transfers_;  // transfers_[l]: level l -> l+1
     std::vector<std::unique_ptr<Level>> levels_;
     std::vector<LevelReport> report_;
     int coarse_sweeps_ = 0;  // > 0: coarsest level too large for LU, smoothed instead

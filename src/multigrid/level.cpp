@@ -33,7 +33,8 @@ public:
         if (!setup.s.empty()) {
             s_.assign(setup.s.begin(), setup.s.end());
             inv_s_.resize(s_.size());
-            for (std::size_t i = 0; i < s_.size(); ++i) inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
+            for (std::size_t i = 0; i < s_.size(); ++i)
+                inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
         }
         if (direct) {
             coarse_.emplace(setup.matrix);
@@ -75,9 +76,11 @@ public:
         coarse.unscale_solution();
         std::fill(r_.begin(), r_.end(), C{0});
         if (coarse.compute() == Precision::fp64) {
-            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()), r_.data());
+            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()),
+                                        r_.data());
         } else {
-            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()), r_.data());
+            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()),
+                                        r_.data());
         }
         if (scale_transfers_) multiply(r_, s_);  // correction in scaled variables: s ⊙ (P e)
         const std::size_t n = u_.size();
@@ -147,17 +150,25 @@ std::unique_ptr<Level> make_level(int index, const LevelSetup& setup, bool direc
     const LevelPrecision lp = setup.precision;
     if (lp.compute == P::fp64) {
         switch (lp.storage) {
-            case P::fp64: return build<double, double>(setup, direct, report);
-            case P::fp32: return build<float, double>(setup, direct, report);
-            case P::fp16: return build<half, double>(setup, direct, report);
-            case P::bf16: return build<bfloat16, double>(setup, direct, report);
+            case P::fp64:
+                return build<double, double>(setup, direct, report);
+            case P::fp32:
+                return build<float, double>(setup, direct, report);
+            case P::fp16:
+                return build<half, double>(setup, direct, report);
+            case P::bf16:
+                return build<bfloat16, double>(setup, direct, report);
         }
     } else if (lp.compute == P::fp32) {
         switch (lp.storage) {
-            case P::fp32: return build<float, float>(setup, direct, report);
-            case P::fp16: return build<half, float>(setup, direct, report);
-            case P::bf16: return build<bfloat16, float>(setup, direct, report);
-            case P::fp64: break;
+            case P::fp32:
+                return build<float, float>(setup, direct, report);
+            case P::fp16:
+                return build<half, float>(setup, direct, report);
+            case P::bf16:
+                return build<bfloat16, float>(setup, direct, report);
+            case P::fp64:
+                break;
         }
     }
     throw Unsupported(fmt::format(

@@ -36,18 +36,18 @@ struct LevelReport {
     double scale_g_max = 0.0;  ///< G_max for the storage range (0 when not computed)
     TruncationCounts counts;   ///< of the truncation to `storage`
     std::int64_t matrix_bytes = 0;
-    std::string solve;         ///< "smoother" or "direct (LU)" or "smoother sweeps"
-    std::string note;          ///< a fallback or decision, with its reason
+    std::string solve;  ///< "smoother" or "direct (LU)" or "smoother sweeps"
+    std::string note;   ///< a fallback or decision, with its reason
 };
 
 /// The data a level is built from.
 struct LevelSetup {
-    SgDiaMatrix<double> matrix;    ///< FP64 operator, already scaled when `s` is non-empty
-    std::vector<double> s;         ///< diag(Q^{1/2}); empty: unscaled
+    SgDiaMatrix<double> matrix;  ///< FP64 operator, already scaled when `s` is non-empty
+    std::vector<double> s;       ///< diag(Q^{1/2}); empty: unscaled
     /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled
     /// variables, so s applies only at the preconditioner's input and output.
     bool scale_transfers = true;
-    LevelPrecision precision;      ///< storage as finally decided
+    LevelPrecision precision;             ///< storage as finally decided
     const Transfer* to_coarse = nullptr;  ///< transfer to the next level (null on the coarsest)
     SmootherKind smoother = SmootherKind::symgs;
     double jacobi_weight = 0.8;

@@ -55,8 +55,7 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         return out;
     };
     if (may_scale && needs_scaling(a, st)) {
-        const LevelScaling sc =
-            compute_scaling(a, st == Precision::fp16 ? kHalfMax : kBf16Max);
+        const LevelScaling sc = compute_scaling(a, st == Precision::fp16 ? kHalfMax : kBf16Max);
         if (!sc.ok) return widen(fmt::format("cannot scale for {}: {}", to_string(st), sc.problem));
         out.scaled = true;
         out.g = sc.g;

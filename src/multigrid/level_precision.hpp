@@ -12,12 +12,12 @@
 namespace mpmg {
 
 struct StorageDecision {
-    LevelPrecision precision;      ///< storage possibly widened to compute
+    LevelPrecision precision;  ///< storage possibly widened to compute
     bool scaled = false;
     double g = 0.0, g_max = 0.0;
-    std::vector<double> s;         ///< diag(Q^{1/2}) when scaled
-    SgDiaMatrix<double> matrix;    ///< the operator to truncate (scaled when `scaled`)
-    std::string note;              ///< decision and reason, empty when nothing to say
+    std::vector<double> s;       ///< diag(Q^{1/2}) when scaled
+    SgDiaMatrix<double> matrix;  ///< the operator to truncate (scaled when `scaled`)
+    std::string note;            ///< decision and reason, empty when nothing to say
 };
 
 /// Decides storage for one level. `requested` comes from the precision plan; `automatic`

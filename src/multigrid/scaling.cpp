@@ -43,8 +43,8 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
                     const double v = std::fabs(a.value(d, c, i, j));
                     if (v == 0.0) continue;
                     const double dj = diag[static_cast<std::size_t>(neighbour_row(a, c, d, j))];
-                    min_ratio = std::min(min_ratio,
-                                         std::sqrt(diag[static_cast<std::size_t>(c * r + i)] * dj) / v);
+                    min_ratio = std::min(
+                        min_ratio, std::sqrt(diag[static_cast<std::size_t>(c * r + i)] * dj) / v);
                 }
             }
         }

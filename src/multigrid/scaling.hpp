@@ -20,11 +20,11 @@
 namespace mpmg {
 
 struct LevelScaling {
-    bool ok = false;       ///< false: the level cannot be scaled (see `problem`)
-    double g = 0.0;        ///< G
-    double g_max = 0.0;    ///< G_max for the target storage range
-    std::vector<double> s; ///< s_i = sqrt(a_ii / G), one per row
-    std::string problem;   ///< why not (e.g. "non-positive diagonal at row 17: -2")
+    bool ok = false;        ///< false: the level cannot be scaled (see `problem`)
+    double g = 0.0;         ///< G
+    double g_max = 0.0;     ///< G_max for the target storage range
+    std::vector<double> s;  ///< s_i = sqrt(a_ii / G), one per row
+    std::string problem;    ///< why not (e.g. "non-positive diagonal at row 17: -2")
 };
 
 /// Computes G_max for storage whose largest finite value is `storage_max`, chooses G and s.

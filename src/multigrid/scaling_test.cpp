@@ -24,7 +24,8 @@ SgDiaMatrix<double> wide_range_matrix(Box box, double lo, double hi, unsigned se
         for (int d = 0; d < a.stencil().size(); ++d) {
             if (d == center || !a.neighbour_inside(c, d)) continue;
             const Offset& o = a.stencil()[d];
-            const std::int64_t nb = c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
+            const std::int64_t nb =
+                c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
             // symmetric: geometric mean of the two cells' scales
             const double v = -std::sqrt(cell_scale[c] * cell_scale[nb]) * 0.5;
             a.value(d, c, 0, 0) = v;
@@ -45,7 +46,8 @@ std::vector<double> apply(const SgDiaMatrix<T>& a, const std::vector<double>& x,
         for (int d = 0; d < a.stencil().size(); ++d) {
             if (!a.neighbour_inside(c, d)) continue;
             const Offset& o = a.stencil()[d];
-            const std::int64_t nb = c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
+            const std::int64_t nb =
+                c + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
             const double xs = s ? (*s)[nb] * x[nb] : x[nb];
             y[c] += to_double(a.value(d, c, 0, 0)) * xs;
         }

@@ -17,7 +17,8 @@ SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) 
         S* dst = out.diagonal(d);
         for (std::int64_t c = 0; c < cells; ++c) {
             if (!a.neighbour_inside(c, d)) continue;  // stays zero, never read
-            for (int k = 0; k < rr; ++k) dst[c * rr + k] = truncate_counted<S>(src[c * rr + k], counts);
+            for (int k = 0; k < rr; ++k)
+                dst[c * rr + k] = truncate_counted<S>(src[c * rr + k], counts);
         }
     }
     return out;
