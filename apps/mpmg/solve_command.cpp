@@ -129,7 +129,8 @@ void print_result(const SolveResult& r) {
     fmt::print("{} after {} iterations: relative residual {:.3e}{}\n",
                r.converged ? "converged" : "NOT converged", r.iterations, r.final_relative_residual,
                r.error_vs_exact ? fmt::format(", error vs exact {:.3e}", *r.error_vs_exact) : "");
-    if (!r.message.empty()) fmt::print("reason: {}\n", r.message);
+    for (const std::string& g : r.guard_events) fmt::print("guard: {}\n", g);
+    if (!r.message.empty() && !r.converged) fmt::print("reason: {}\n", r.message);
     fmt::print("time [s]: setup {:.4f}  preconditioner {:.4f}  other {:.4f}  total {:.4f}\n",
                r.setup_s, r.preconditioner_s, r.other_s, r.total_s);
 }

@@ -55,6 +55,10 @@ struct MultigridOptions {
     int max_levels = 20;                           ///< including the finest
     int max_coarse_rows = 512;    ///< direct (LAPACK) solve once a level has at most this many rows
     double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest
+    /// A level whose values overflow its storage precision is stored in its compute precision
+    /// instead (DESIGN.md Safety §4). false only for the ablation study: the overflowed level
+    /// is kept, and the runtime guard must catch what it does.
+    bool setup_fallback = true;
 };
 
 struct SolverOptions {
@@ -68,6 +72,10 @@ struct SolverOptions {
     int max_iter = 200;   ///< Krylov iterations (preconditioner applications)
     int restart = 30;     ///< GMRES restart length
     int threads = 0;      ///< OpenMP threads; 0 = OpenMP's default
+    /// Runtime guard (DESIGN.md Safety §5): when the preconditioned solve meets a non-finite
+    /// value, breakdown or stagnation, rebuild the hierarchy with wider storage (then wider
+    /// compute) and continue from the last finite iterate. false: stop with the reason.
+    bool guard = true;
 };
 
 /// Throws InvalidInput for any out-of-range or contradictory value, naming the option.

@@ -39,6 +39,8 @@ struct SolveResult {
     double final_relative_residual = 0.0;
     std::vector<double> residual_history;  ///< ||r_k|| / ||b||, k = 0..iterations
     std::string message;                   ///< why it did not converge; empty otherwise
+    /// What the runtime guard did: one line per rebuild (iteration, reason, new precision).
+    std::vector<std::string> guard_events;
     double setup_s = 0.0, preconditioner_s = 0.0, other_s = 0.0, total_s = 0.0;
     std::vector<LevelInfo> levels;
     double grid_complexity = 0.0, operator_complexity = 0.0;

@@ -3,6 +3,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <optional>
 
 #include "io/problems.hpp"
 #include "krylov/krylov.hpp"
@@ -64,40 +67,134 @@ LevelInfo to_info(const LevelReport& r) {
     return i;
 }
 
+// A built multigrid preconditioner of either path, as the guard needs it.
+class BuiltPreconditioner {
+public:
+    virtual ~BuiltPreconditioner() = default;
+    virtual void apply(const double* r, double* z) = 0;
+    virtual void apply(const float* r, float* z) = 0;
+    virtual const std::vector<LevelReport>& report() const = 0;
+    virtual double grid_complexity() const = 0;
+    virtual double operator_complexity() const = 0;
+};
+
+template <class H>
+class Built final : public BuiltPreconditioner {
+public:
+    template <class... Args>
+    explicit Built(Args&&... args) : h_(std::forward<Args>(args)...) {}
+    void apply(const double* r, double* z) override { h_.apply(r, z); }
+    void apply(const float* r, float* z) override { h_.apply(r, z); }
+    const std::vector<LevelReport>& report() const override { return h_.report(); }
+    double grid_complexity() const override { return h_.grid_complexity(); }
+    double operator_complexity() const override { return h_.operator_complexity(); }
+
+private:
+    H h_;
+};
+
+using BuildFn = std::function<std::unique_ptr<BuiltPreconditioner>(const PrecisionPlan&)>;
+
 template <class K>
-void run_krylov(const StructuredProblem& p, const SolverOptions& o, Hierarchy& h,
-                SolveResult& out) {
+class Adapter final : public Preconditioner<K> {
+public:
+    explicit Adapter(BuiltPreconditioner& m) : m_(m) {}
+    void apply(const K* r, K* z) override { m_.apply(r, z); }
+
+private:
+    BuiltPreconditioner& m_;
+};
+
+/// The next safer plan for the runtime guard: first store every level in its compute
+/// precision, then compute and store in FP64. Nothing when already Full64.
+std::optional<PrecisionPlan> widen(const PrecisionPlan& p, int levels) {
+    bool narrow_storage = p.automatic, narrow_compute = false;
+    for (int l = 0; l < levels; ++l) {
+        narrow_storage |= p.level(l).storage != p.level(l).compute;
+        narrow_compute |= p.level(l).compute != Precision::fp64;
+    }
+    if (!narrow_storage && !narrow_compute) return std::nullopt;
+    PrecisionPlan w;
+    w.krylov = p.krylov;
+    w.levels.clear();
+    for (int l = 0; l < levels; ++l) {
+        const Precision c = narrow_storage ? p.level(l).compute : Precision::fp64;
+        w.levels.push_back(LevelPrecision{c, c});
+    }
+    return w;
+}
+
+KrylovResult run_solver(SolverKind kind, const auto& a, auto* m, const auto* b, auto* x,
+                        const KrylovOptions& kopt) {
+    switch (kind) {
+        case SolverKind::gmres:
+            return gmres(a, m, b, x, kopt);
+        case SolverKind::richardson:
+        case SolverKind::mg:
+            return richardson(a, m, b, x, kopt);
+        case SolverKind::cg:
+            break;
+    }
+    return cg(a, m, b, x, kopt);
+}
+
+/// Builds the preconditioner, solves, and on non-finite values, breakdown or stagnation
+/// rebuilds with a wider plan and continues from the last finite iterate (DESIGN.md Safety §5).
+template <class K>
+void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, const BuildFn& build,
+                 const SolverOptions& o, SolveResult& out) {
+    std::vector<K> b(b_in.begin(), b_in.end());
+    std::vector<K> x(b.size(), K{0});
+    PrecisionPlan plan = o.precision;
+    int used = 0;
+    for (bool first = true;; first = false) {
+        const auto t_setup = Clock::now();
+        const std::unique_ptr<BuiltPreconditioner> m = build(plan);
+        out.setup_s += seconds_since(t_setup);
+        out.levels.clear();
+        for (const auto& r : m->report()) out.levels.push_back(to_info(r));
+        out.grid_complexity = m->grid_complexity();
+        out.operator_complexity = m->operator_complexity();
+
+        Adapter<K> pre(*m);
+        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first};
+        KrylovResult kr = run_solver(o.solver, a, &pre, b.data(), x.data(), kopt);
+        out.preconditioner_s += kr.preconditioner_seconds;
+        if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
+        out.residual_history.insert(out.residual_history.end(), kr.history.begin(),
+                                    kr.history.end());
+        used += kr.iterations;
+        out.status = kr.status;
+        out.iterations = used;
+        out.final_relative_residual = kr.relative_residual;
+        out.message = kr.message;
+        const bool trouble = kr.status == SolveStatus::non_finite ||
+                             kr.status == SolveStatus::breakdown ||
+                             kr.status == SolveStatus::stagnated;
+        const auto wider = widen(plan, static_cast<int>(m->report().size()));
+        if (!trouble || !o.guard || !wider || used >= o.max_iter) break;
+        out.guard_events.push_back(fmt::format(
+            "iteration {}: {}; rebuilt the hierarchy as {} and continued from the last finite "
+            "iterate",
+            used, kr.message, wider->notation()));
+        plan = *wider;
+    }
+    out.converged = out.status == SolveStatus::converged;
+    out.x.assign(x.begin(), x.end());
+}
+
+template <class K>
+void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveResult& out) {
     TruncationCounts counts;
     const SgDiaOperator<K> a(truncate<K>(p.a, counts));
     if (counts.overflow > 0) {
         throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
                                          counts.overflow, to_string(o.precision.krylov)));
     }
-    std::vector<K> b(p.b.begin(), p.b.end());
-    std::vector<K> x(b.size(), K{0});
-    MultigridPreconditioner<K> m(h);
-    const KrylovOptions kopt{o.rtol, o.max_iter, o.restart, true};
-    KrylovResult kr;
-    switch (o.solver) {
-        case SolverKind::cg:
-            kr = cg<K>(a, &m, b.data(), x.data(), kopt);
-            break;
-        case SolverKind::gmres:
-            kr = gmres<K>(a, &m, b.data(), x.data(), kopt);
-            break;
-        case SolverKind::richardson:
-        case SolverKind::mg:
-            kr = richardson<K>(a, &m, b.data(), x.data(), kopt);
-            break;
-    }
-    out.status = kr.status;
-    out.converged = kr.status == SolveStatus::converged;
-    out.iterations = kr.iterations;
-    out.final_relative_residual = kr.relative_residual;
-    out.residual_history = std::move(kr.history);
-    out.message = std::move(kr.message);
-    out.preconditioner_s = kr.preconditioner_seconds;
-    out.x.assign(x.begin(), x.end());
+    const BuildFn build = [&](const PrecisionPlan& plan) -> std::unique_ptr<BuiltPreconditioner> {
+        return std::make_unique<Built<Hierarchy>>(p.a, o.multigrid, plan);
+    };
+    run_guarded<K>(a, p.b, build, o, out);
 }
 
 }  // namespace
@@ -124,27 +221,18 @@ SolveResult solve(const SolverOptions& options) {
                                       to_string(o.multigrid.smoother)));
     }
     const StructuredProblem p = make_problem(o.problem);
-    const auto t_start = Clock::now();  // setup + solve; building the problem is not timed
-
     SolveResult out;
     out.problem = p.name;
     out.rows = p.a.rows();
     out.nnz = p.a.nnz();
-    Hierarchy h(p.a, o.multigrid, o.precision);
-    for (const auto& r : h.report()) out.levels.push_back(to_info(r));
-    out.grid_complexity = h.grid_complexity();
-    out.operator_complexity = h.operator_complexity();
-    out.setup_s = seconds_since(t_start);
-
-    const auto t_solve = Clock::now();
+    const auto t_start = Clock::now();  // setup + solve; building the problem is not timed
     if (o.precision.krylov == Precision::fp64) {
-        run_krylov<double>(p, o, h, out);
+        solve_structured<double>(p, o, out);
     } else {
-        run_krylov<float>(p, o, h, out);
+        solve_structured<float>(p, o, out);
     }
-    const double solve_s = seconds_since(t_solve);
-    out.other_s = std::max(0.0, solve_s - out.preconditioner_s);
     out.total_s = seconds_since(t_start);
+    out.other_s = std::max(0.0, out.total_s - out.setup_s - out.preconditioner_s);
     if (!p.x_exact.empty()) {
         double num = 0.0, den = 0.0;
         for (std::size_t i = 0; i < out.x.size(); ++i) {

@@ -31,6 +31,10 @@ int get_int(const json& v, const std::string& path) {
     if (x < -(1LL << 31) || x > (1LL << 31) - 1) wrong_type(path, "a 32-bit integer", v);
     return static_cast<int>(x);
 }
+bool get_bool(const json& v, const std::string& path) {
+    if (!v.is_boolean()) wrong_type(path, "true or false", v);
+    return v.get<bool>();
+}
 double get_double(const json& v, const std::string& path) {
     if (!v.is_number()) wrong_type(path, "a number", v);
     return v.get<double>();
@@ -100,6 +104,8 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) { m.max_levels = get_int(v, at); }},
           {"max_coarse_rows",
            [&](const json& v, const std::string& at) { m.max_coarse_rows = get_int(v, at); }},
+          {"setup_fallback",
+           [&](const json& v, const std::string& at) { m.setup_fallback = get_bool(v, at); }},
           {"semi_threshold",
            [&](const json& v, const std::string& at) { m.semi_threshold = get_double(v, at); }}});
 }
@@ -159,7 +165,8 @@ SolverOptions options_from_json(const json& j, SolverOptions base) {
          {"rtol", [&](const json& v, const std::string& at) { o.rtol = get_double(v, at); }},
          {"max_iter", [&](const json& v, const std::string& at) { o.max_iter = get_int(v, at); }},
          {"restart", [&](const json& v, const std::string& at) { o.restart = get_int(v, at); }},
-         {"threads", [&](const json& v, const std::string& at) { o.threads = get_int(v, at); }}});
+         {"threads", [&](const json& v, const std::string& at) { o.threads = get_int(v, at); }},
+         {"guard", [&](const json& v, const std::string& at) { o.guard = get_bool(v, at); }}});
     if (precision != nullptr) {
         o.precision = read_precision(*precision, precision_path, o.precision.shift_level);
     }
@@ -192,6 +199,7 @@ json to_json(const SolverOptions& o) {
                   {"jacobi_weight", m.jacobi_weight},
                   {"max_levels", m.max_levels},
                   {"max_coarse_rows", m.max_coarse_rows},
+                  {"setup_fallback", m.setup_fallback},
                   {"semi_threshold", m.semi_threshold}}},
                 {"precision", precision_to_json(o.precision)},
                 {"shift_level", o.precision.shift_level},
@@ -200,7 +208,8 @@ json to_json(const SolverOptions& o) {
                 {"rtol", o.rtol},
                 {"max_iter", o.max_iter},
                 {"restart", o.restart},
-                {"threads", o.threads}};
+                {"threads", o.threads},
+                {"guard", o.guard}};
 }
 
 }  // namespace mpmg

@@ -64,7 +64,8 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
             rep.solve = "direct (LU, fp64)";
         } else {
             const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
-            StorageDecision dec = decide_storage(m, plan.level(l), may_scale, plan.automatic);
+            StorageDecision dec =
+                decide_storage(m, plan.level(l), may_scale, plan.automatic, mg.setup_fallback);
             setup.precision = dec.precision;
             setup.matrix = std::move(dec.matrix);
             setup.s = std::move(dec.s);
@@ -84,7 +85,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         rep.compute = setup.precision.compute;
         levels_.push_back(make_level(l, setup, last && direct, rep));
         rep.matrix_bytes = m.nnz() * bytes_of(rep.storage);
-        if (rep.counts.overflow > 0) {
+        if (rep.counts.overflow > 0 && mg.setup_fallback) {
             throw NumericalError(fmt::format("level {}: {} entries overflow {} storage", l,
                                              rep.counts.overflow, to_string(rep.storage)));
         }

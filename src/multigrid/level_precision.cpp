@@ -39,7 +39,7 @@ bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
 }  // namespace
 
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
-                               bool may_scale, bool automatic) {
+                               bool may_scale, bool automatic, bool fallback) {
     StorageDecision out;
     out.precision = requested;
     const Precision st = requested.storage;
@@ -66,6 +66,11 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.matrix = a;
     }
     const TruncationCounts c = count_for(st, out.matrix);
+    if (c.overflow > 0 && !fallback) {
+        out.note = fmt::format("{} entries overflow {}; kept (setup_fallback off, ablation)",
+                               c.overflow, to_string(st));
+        return out;
+    }
     if (c.overflow > 0) {
         return widen(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
                                  out.scaled ? " after scaling" : " without scaling"));

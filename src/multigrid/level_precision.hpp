@@ -23,7 +23,8 @@ struct StorageDecision {
 /// Decides storage for one level. `requested` comes from the precision plan; `automatic`
 /// is plan.automatic ("auto": fall back also when too many entries underflow). `may_scale` is
 /// false for scaling none and for the coarse levels of scale-then-setup.
+/// `fallback` false (ablation only): an overflowing level keeps the requested storage.
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
-                               bool may_scale, bool automatic);
+                               bool may_scale, bool automatic, bool fallback = true);
 
 }  // namespace mpmg
