@@ -142,3 +142,26 @@ TEST(Cli, ConfigThenFlagsOverride) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, StructuredMatrixFromFile) {
+    const std::string data = MPMG_SHARED_DATA;
+    const fs::path json = temp_dir() / "gr.json";
+    const CliRun r = mpmg("solve --matrix " + data + "/gr_30_30.mtx.gz --grid 30,30,1 " +
+                          "--precision K64P32D16 --json " + json.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["rows"], 900);
+    EXPECT_EQ(j["hierarchy"]["levels"][0]["storage_precision"], "fp16");
+    EXPECT_LT(j["error_vs_exact"].get<double>(), 1e-8);
+    // sherman5: 16x23x3 reservoir grid with 3 unknowns per cell, a 3d7 block stencil.
+    const CliRun s = mpmg("solve --matrix " + data + "/sherman5.mtx.gz --grid 16,23,3,3 " +
+                          "--solver gmres --quiet");
+    EXPECT_EQ(s.code, 0) << s.err;
+    const CliRun bad = mpmg("solve --matrix " + data + "/gr_30_30.mtx.gz --grid 30,31,1");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("gr_30_30.mtx.gz: 900 rows do not fit"), std::string::npos) << bad.err;
+}
+
+}  // namespace

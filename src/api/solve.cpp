@@ -7,12 +7,14 @@
 #include <memory>
 #include <optional>
 
+#include "io/matrix_market.hpp"
 #include "io/problems.hpp"
 #include "krylov/krylov.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/hierarchy.hpp"
 #include "multigrid/truncate.hpp"
+#include "structured/from_csr.hpp"
 #include "structured/sgdia_ops.hpp"
 
 namespace mpmg {
@@ -197,16 +199,38 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     run_guarded<K>(a, p.b, build, o, out);
 }
 
+/// --matrix A.mtx [--rhs b.mtx] --grid NX,NY,NZ[,R]: the file's matrix on the structured path.
+StructuredProblem load_structured(const ProblemOptions& po) {
+    const CsrMatrix csr = read_matrix_market(po.matrix);
+    const int r = std::max(po.components, 1);
+    StructuredProblem p;
+    p.name = po.matrix;
+    p.a = sgdia_from_csr(csr, Box{po.grid[0], po.grid[1], po.grid[2]}, r, po.matrix);
+    if (po.rhs.empty()) {  // b = A * 1, so the error against the exact solution is known
+        p.x_exact.assign(static_cast<std::size_t>(csr.rows), 1.0);
+        p.b.resize(p.x_exact.size());
+        csr.multiply(p.x_exact.data(), p.b.data());
+    } else {
+        p.b = read_vector_market(po.rhs);
+        if (static_cast<std::int64_t>(p.b.size()) != csr.rows) {
+            throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
+                                           po.rhs, p.b.size(), po.matrix, csr.rows));
+        }
+    }
+    return p;
+}
+
 }  // namespace
 
 SolveResult solve(const SolverOptions& options) {
     validate(options);
     SolverOptions o = options;
     if (o.threads > 0) omp_set_num_threads(o.threads);
-    if (!o.problem.matrix.empty()) {
+    const bool has_grid = o.problem.grid[0] != 0;
+    if (!o.problem.matrix.empty() && !has_grid) {
         throw Unsupported(fmt::format(
-            "--matrix '{}': solving Matrix Market input is not available yet in this build; use "
-            "--problem, or 'mpmg info' to inspect the matrix",
+            "--matrix '{}' without --grid needs the unstructured AMG path, which is not available "
+            "yet; give --grid NX,NY,NZ[,R] if the matrix lives on a structured grid",
             o.problem.matrix));
     }
     if (o.method == MethodKind::amg) {
@@ -220,7 +244,8 @@ SolveResult solve(const SolverOptions& options) {
         throw Unsupported(fmt::format("--smoother {}: the structured path offers symgs and jacobi",
                                       to_string(o.multigrid.smoother)));
     }
-    const StructuredProblem p = make_problem(o.problem);
+    const StructuredProblem p =
+        o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);
     SolveResult out;
     out.problem = p.name;
     out.rows = p.a.rows();
