@@ -81,6 +81,11 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
                                  c.underflow + c.subnormal, a.nnz(), to_string(st)));
     }
     if (out.scaled) out.note = fmt::format("scaled: G = {:g} (G_max = {:.4g})", out.g, out.g_max);
+    if (automatic) {
+        out.note = fmt::format("auto: {} ({}{} of {} entries underflow or subnormal)",
+                               to_string(st), out.scaled ? out.note + "; " : "in range; ",
+                               c.underflow + c.subnormal, a.nnz());
+    }
     return out;
 }
 
