@@ -240,9 +240,11 @@ SolveResult solve(const SolverOptions& options) {
     }
     o.method = MethodKind::structured;
     if (o.multigrid.smoother != SmootherKind::symgs &&
-        o.multigrid.smoother != SmootherKind::jacobi) {
-        throw Unsupported(fmt::format("--smoother {}: the structured path offers symgs and jacobi",
-                                      to_string(o.multigrid.smoother)));
+        o.multigrid.smoother != SmootherKind::jacobi &&
+        o.multigrid.smoother != SmootherKind::ilu0) {
+        throw Unsupported(
+            fmt::format("--smoother {}: the structured path offers symgs, ilu0, jacobi",
+                        to_string(o.multigrid.smoother)));
     }
     const StructuredProblem p =
         o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);

@@ -81,6 +81,7 @@ TEST(Solve, CyclesSolversAndSmoothersConverge) {
           Case{CycleKind::v, SolverKind::mg, SmootherKind::symgs, "K64P32D32"},
           Case{CycleKind::v, SolverKind::richardson, SmootherKind::symgs, "K64P64D64"},
           Case{CycleKind::v, SolverKind::cg, SmootherKind::jacobi, "K64P32Dbf16"},
+          Case{CycleKind::v, SolverKind::gmres, SmootherKind::ilu0, "K64P32D16"},
           Case{CycleKind::v, SolverKind::cg, SmootherKind::symgs, "K32P32D16"}}) {
         SolverOptions o = laplace("laplace27", 24, c.precision);
         o.multigrid.cycle = c.cycle;

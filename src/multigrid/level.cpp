@@ -8,6 +8,7 @@
 #include "mpmg/errors.hpp"
 #include "multigrid/coarse_solver.hpp"
 #include "multigrid/truncate.hpp"
+#include "smoothers/ilu0.hpp"
 #include "structured/sgdia_ops.hpp"
 
 namespace mpmg {
@@ -36,6 +37,11 @@ public:
             for (std::size_t i = 0; i < s_.size(); ++i)
                 inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
         }
+        if (setup.smoother == SmootherKind::ilu0 && !direct) {
+            const Ilu0Factors f = ilu0_factor(setup.matrix);
+            l_ = truncate<S>(f.l, report.counts);
+            u_factor_ = truncate<S>(f.u, report.counts);
+        }
         if (direct) {
             coarse_.emplace(setup.matrix);
             work_.resize(f_.size());
@@ -55,6 +61,8 @@ public:
             if (smoother_ == SmootherKind::jacobi) {
                 jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
                 u_.swap(r_);
+            } else if (smoother_ == SmootherKind::ilu0) {
+                ilu_step();
             } else {
                 gs_sweep(a_, f_.data(), u_.data(), pre);
             }
@@ -107,6 +115,17 @@ public:
     }
 
 private:
+    // u += U^{-1} L^{-1} (f - A u): the triangular solves are one-triangle Gauss-Seidel sweeps.
+    void ilu_step() {
+        residual(a_, f_.data(), u_.data(), r_.data());
+        if (t_.size() != r_.size()) t_.assign(r_.size(), C{0});
+        gs_sweep(l_, r_.data(), t_.data(), true);
+        gs_sweep(u_factor_, t_.data(), r_.data(), false);
+        const std::size_t n = u_.size();
+#pragma omp parallel for schedule(static) if (n > 32768)
+        for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
+    }
+
     static void multiply(std::vector<C>& v, const std::vector<C>& w) {
         const std::size_t n = v.size();
 #pragma omp parallel for schedule(static) if (n > 32768)
@@ -127,6 +146,8 @@ private:
     }
 
     SgDiaMatrix<S> a_;
+    SgDiaMatrix<S> l_, u_factor_;  // ILU(0) factors when the smoother is ilu0
+    std::vector<C> t_;
     const Transfer* to_coarse_;
     SmootherKind smoother_;
     C omega_;

@@ -1,0 +1,84 @@
+#include "smoothers/ilu0.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "io/problems.hpp"
+#include "mpmg/errors.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg {
+namespace {
+
+std::map<std::pair<std::int64_t, std::int64_t>, double> entries(const CsrMatrix& m) {
+    std::map<std::pair<std::int64_t, std::int64_t>, double> out;
+    for (std::int64_t i = 0; i < m.rows; ++i) {
+        for (std::int64_t p = m.row_ptr[i]; p < m.row_ptr[i + 1]; ++p)
+            out[{i, m.col[p]}] = m.val[p];
+    }
+    return out;
+}
+
+// ILU(0) reproduces A exactly on A's pattern: (L U)_ij = a_ij wherever a_ij is stored.
+void expect_lu_matches_on_pattern(const SgDiaMatrix<double>& a) {
+    const Ilu0Factors f = ilu0_factor(a);
+    const auto lu = entries(multiply(to_csr(f.l), to_csr(f.u)));
+    const auto ae = entries(to_csr(a));
+    double scale = 0.0;
+    for (const auto& [ij, v] : ae) scale = std::max(scale, std::fabs(v));
+    for (const auto& [ij, v] : ae) {
+        const auto it = lu.find(ij);
+        const double got = it == lu.end() ? 0.0 : it->second;
+        EXPECT_NEAR(got, v, 1e-12 * scale) << ij.first << "," << ij.second;
+    }
+}
+
+TEST(Ilu0, ExactOnTheStencilPattern) {
+    expect_lu_matches_on_pattern(laplace27(Box{4, 3, 5}));
+    SgDiaMatrix<double> b(Box{3, 2, 3}, Stencil::named("3d7"), 2);
+    for (int d = 0; d < b.stencil().size(); ++d) {
+        for (std::int64_t c = 0; c < b.box().cells(); ++c) {
+            if (!b.neighbour_inside(c, d)) continue;
+            for (int i = 0; i < 2; ++i) {
+                for (int j = 0; j < 2; ++j) {
+                    const bool centre = d == b.stencil().center();
+                    b.value(d, c, i, j) = centre
+                                              ? (i == j ? 10.0 + static_cast<double>(c % 3) : 0.7)
+                                              : -1.0 - 0.1 * i + 0.05 * j;
+                }
+            }
+        }
+    }
+    expect_lu_matches_on_pattern(b);
+}
+
+TEST(Ilu0, OneDimensionalIsTheExactLu) {
+    SgDiaMatrix<double> a(Box{6, 1, 1}, Stencil::named("3d7"), 1);
+    for (std::int64_t c = 0; c < 6; ++c) {
+        for (int d = 0; d < a.stencil().size(); ++d) {
+            const Offset& o = a.stencil()[d];
+            if (!a.neighbour_inside(c, d) || o.dy != 0 || o.dz != 0) continue;
+            a.value(d, c, 0, 0) = o.dx == 0 ? 2.0 : -1.0;
+        }
+    }
+    const Ilu0Factors f = ilu0_factor(a);
+    const auto lu = entries(multiply(to_csr(f.l), to_csr(f.u)));
+    const auto ae = entries(to_csr(a));
+    for (const auto& [ij, v] : lu) {
+        const auto it = ae.find(ij);
+        EXPECT_NEAR(v, it == ae.end() ? 0.0 : it->second, 1e-14);
+    }
+    // U's last pivot of the 1D Laplacian: (n+1)/n = 7/6.
+    EXPECT_NEAR(f.u.value(f.u.stencil().center(), 5, 0, 0), 7.0 / 6.0, 1e-14);
+}
+
+TEST(Ilu0, ZeroPivotIsANumericalError) {
+    SgDiaMatrix<double> a = laplace27(Box{2, 2, 2});
+    a.value(a.stencil().center(), 0, 0, 0) = 0.0;
+    EXPECT_THROW(ilu0_factor(a), NumericalError);
+}
+
+}  // namespace
+}  // namespace mpmg
