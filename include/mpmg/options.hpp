@@ -15,7 +15,7 @@
 
 namespace mpmg {
 
-enum class SolverKind { cg, gmres, richardson, mg };
+enum class SolverKind { automatic, cg, gmres, richardson, mg };
 enum class MethodKind { automatic, structured, amg };
 enum class CycleKind { v, w, f };
 enum class SmootherKind { symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
@@ -67,7 +67,8 @@ struct SolverOptions {
     /// Default "auto" (issue 6): per-level storage chosen from the values.
     PrecisionPlan precision = parse_precision("auto");
     MethodKind method = MethodKind::automatic;
-    SolverKind solver = SolverKind::cg;
+    /// auto: the problem's own (CG for the SPD built-ins and symmetric files, else GMRES).
+    SolverKind solver = SolverKind::automatic;
     double rtol = 1e-10;  ///< relative residual ||b - A x|| / ||b||
     int max_iter = 200;   ///< Krylov iterations (preconditioner applications)
     int restart = 30;     ///< GMRES restart length

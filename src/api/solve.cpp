@@ -135,6 +135,7 @@ KrylovResult run_solver(SolverKind kind, const auto& a, auto* m, const auto* b, 
         case SolverKind::mg:
             return richardson(a, m, b, x, kopt);
         case SolverKind::cg:
+        case SolverKind::automatic:  // resolved before; CG is the safe reading
             break;
     }
     return cg(a, m, b, x, kopt);
@@ -199,12 +200,24 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     run_guarded<K>(a, p.b, build, o, out);
 }
 
+bool is_symmetric(const CsrMatrix& a) {
+    const CsrMatrix t = a.transpose();
+    if (t.col != a.col) return false;
+    double scale = 0.0;
+    for (double v : a.val) scale = std::max(scale, std::fabs(v));
+    for (std::size_t i = 0; i < a.val.size(); ++i) {
+        if (std::fabs(a.val[i] - t.val[i]) > 1e-12 * scale) return false;
+    }
+    return true;
+}
+
 /// --matrix A.mtx [--rhs b.mtx] --grid NX,NY,NZ[,R]: the file's matrix on the structured path.
 StructuredProblem load_structured(const ProblemOptions& po) {
     const CsrMatrix csr = read_matrix_market(po.matrix);
     const int r = std::max(po.components, 1);
     StructuredProblem p;
     p.name = po.matrix;
+    p.solver = is_symmetric(csr) ? SolverKind::cg : SolverKind::gmres;
     p.a = sgdia_from_csr(csr, Box{po.grid[0], po.grid[1], po.grid[2]}, r, po.matrix);
     if (po.rhs.empty()) {  // b = A * 1, so the error against the exact solution is known
         p.x_exact.assign(static_cast<std::size_t>(csr.rows), 1.0);
@@ -248,6 +261,7 @@ SolveResult solve(const SolverOptions& options) {
     }
     const StructuredProblem p =
         o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);
+    if (o.solver == SolverKind::automatic) o.solver = p.solver;
     SolveResult out;
     out.problem = p.name;
     out.rows = p.a.rows();

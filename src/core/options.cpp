@@ -16,7 +16,8 @@ template <class E>
 using NameTable = std::vector<std::pair<E, std::string_view>>;
 
 const NameTable<SolverKind>& solver_names() {
-    static const NameTable<SolverKind> t{{SolverKind::cg, "cg"},
+    static const NameTable<SolverKind> t{{SolverKind::automatic, "auto"},
+                                         {SolverKind::cg, "cg"},
                                          {SolverKind::gmres, "gmres"},
                                          {SolverKind::richardson, "richardson"},
                                          {SolverKind::mg, "mg"}};
