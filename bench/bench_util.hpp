@@ -30,7 +30,7 @@ double time_median(int reps, F&& f) {
     return median(t);
 }
 
-/// Size of the last-level (L3) cache in bytes: sysconf, else sysfs, else 32 MiB.
+/// Size of the last-level (L3) cache in bytes: sysfs, else sysconf, else 32 MiB.
 std::int64_t llc_bytes();
 
 /// "model name" of /proc/cpuinfo (or "unknown").

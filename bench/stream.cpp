@@ -11,10 +11,7 @@
 namespace mpmg::bench {
 
 std::int64_t llc_bytes() {
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    const long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (s > 0) return s;
-#endif
+    // sysfs first: it matches lscpu; glibc's sysconf reports 256 MiB on these Zen3 VMs (32 MiB).
     std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");
     std::string text;
     if (in >> text && !text.empty()) {
@@ -26,6 +23,10 @@ std::int64_t llc_bytes() {
         } catch (...) {
         }
     }
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    const long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (s > 0) return s;
+#endif
     return std::int64_t{32} << 20;
 }
 
