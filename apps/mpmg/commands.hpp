@@ -12,6 +12,8 @@ namespace mpmg::cli {
 std::function<int()> add_solve(CLI::App& app);
 /// Registers `mpmg info`.
 std::function<int()> add_info(CLI::App& app);
+/// Registers `mpmg bench NAME`.
+std::function<int()> add_bench(CLI::App& app);
 
 /// Writes `text` to `path` through a temporary file renamed into place (never a partial file).
 void write_file_atomically(const std::string& path, const std::string& text);

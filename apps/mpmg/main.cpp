@@ -18,9 +18,11 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "mpmg 0.1.0");
     const auto solve = mpmg::cli::add_solve(app);
     const auto info = mpmg::cli::add_info(app);
+    const auto bench = mpmg::cli::add_bench(app);
     if (argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != "solve" &&
-        std::string_view(argv[1]) != "info") {
-        fmt::print(stderr, "mpmg: unknown command '{}'; expected solve or info (see --help)\n",
+        std::string_view(argv[1]) != "info" && std::string_view(argv[1]) != "bench") {
+        fmt::print(stderr,
+                   "mpmg: unknown command '{}'; expected solve, info or bench (see --help)\n",
                    argv[1]);
         return 2;
     }
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     }
     try {
         if (app.got_subcommand("solve")) return solve();
+        if (app.got_subcommand("bench")) return bench();
         return info();
     } catch (const mpmg::NumericalError& e) {
         fmt::print(stderr, "mpmg: numerical failure: {}\n", e.what());

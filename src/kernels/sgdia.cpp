@@ -1,17 +1,20 @@
-// SG-DIA kernels, plain loops (SIMD via Highway comes later, inside the same structure).
+// SG-DIA kernels. Scalar matrices (r = 1), where the bytes are, go to the Highway kernels in
+// sgdia_simd.cpp (dynamic dispatch; FP16/BF16 converted in registers). Block matrices (r > 1) use
+// the plain loops below.
 //
-// Structure: a line (j,k) is processed in chunks of cells [i0, i1) whose results fit a small
-// stack buffer `acc` in compute precision. For each stencil offset the chunk is one contiguous
-// stream over the offset's values and the shifted x, accumulated into `acc` (offset-major), so
-// each inner loop is unit stride and vectorisable. Neighbours outside the box are never read:
-// an offset whose neighbour line (j+dy, k+dz) is outside is skipped, and i runs over
-// [max(0,-dx), nx - max(0,dx)) only.
+// Structure of the plain loops: a line (j,k) is processed in chunks of cells [i0, i1) whose results
+// fit a small stack buffer `acc` in compute precision. For each stencil offset the chunk is one
+// contiguous stream over the offset's values and the shifted x, accumulated into `acc`
+// (offset-major), so each inner loop is unit stride and vectorisable. Neighbours outside the box
+// are never read: an offset whose neighbour line (j+dy, k+dz) is outside is skipped, and i runs
+// over [max(0,-dx), nx - max(0,dx)) only.
 #include "kernels/sgdia.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "kernels/convert.hpp"
+#include "kernels/sgdia_simd.hpp"
 
 namespace mpmg::kernels {
 namespace {
@@ -126,6 +129,11 @@ int inline_offset(const SgDiaGeom& g, int dx) {
 template <class S, class C>
 void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_begin,
           std::int64_t line_end) {
+    if (g.block == 1) {
+        simd::apply(simd::ApplyArgs<S, C>{&g, a, nullptr, x, y, C{0}, simd::ApplyKind::spmv,
+                                          line_begin, line_end});
+        return;
+    }
     C acc[kChunk];
     const int n = chunk_cells(g);
     const int r = g.block;
@@ -141,6 +149,11 @@ void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_be
 template <class S, class C>
 void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std::int64_t line_begin,
               std::int64_t line_end) {
+    if (g.block == 1) {
+        simd::apply(simd::ApplyArgs<S, C>{&g, a, b, x, r, C{0}, simd::ApplyKind::residual,
+                                          line_begin, line_end});
+        return;
+    }
     C acc[kChunk];
     const int n = chunk_cells(g);
     for (std::int64_t line = line_begin; line < line_end; ++line) {
@@ -156,6 +169,10 @@ void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std:
 
 template <class S, class C>
 void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward) {
+    if (g.block == 1) {
+        simd::gs_line(simd::GsArgs<S, C>{&g, a, b, x, line, forward});
+        return;
+    }
     // Offsets that do not read the cell being updated or the in-line neighbour updated just
     // before it use values fixed during this line, so they are streamed first; the trailing
     // in-line neighbour (dx = -1 forward, +1 backward) is then applied cell by cell.
@@ -192,6 +209,11 @@ void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line
 template <class S, class C>
 void jacobi(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* x_new, C omega,
             std::int64_t line_begin, std::int64_t line_end) {
+    if (g.block == 1) {
+        simd::apply(simd::ApplyArgs<S, C>{&g, a, b, x, x_new, omega, simd::ApplyKind::jacobi,
+                                          line_begin, line_end});
+        return;
+    }
     C acc[kChunk];
     const int n = chunk_cells(g);
     const int r = g.block;

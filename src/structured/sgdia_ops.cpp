@@ -1,3 +1,10 @@
+// Whole-matrix SG-DIA operations: OpenMP over lines (one contiguous block of lines per thread)
+// for the products, and for Gauss-Seidel a pipelined wavefront over planes: thread t sweeps
+// planes t, t+T, ... line by line, each line waiting until the previous plane has finished the
+// lines up to one past it. That order reads exactly the values the sequential lexicographic
+// sweep reads, so the result is bitwise identical to it for any thread count, while each thread
+// streams whole planes (contiguous memory) instead of the scattered lines of a (j + 2k) front.
+// Full argument: structured/gs_order.hpp.
 #include "structured/sgdia_ops.hpp"
 
 #include <omp.h>
@@ -6,6 +13,7 @@
 #include <cstdint>
 
 #include "kernels/sgdia.hpp"
+#include "structured/gs_order.hpp"
 
 namespace mpmg {
 namespace {
@@ -59,42 +67,15 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) 
     });
 }
 
-// Wavefront ordering of the lexicographic Gauss-Seidel sweep.
-//
-// Line (j,k) gets the time t = j + 2k. Every offset is in {-1,0,1}^3, so the lines whose new
-// values cell (i,j,k) reads in a forward sweep -- (j-1,k) and (j-1..j+1, k-1) -- have times
-// t-1 and t-3..t-1, and the lines that must still see its old values -- (j+1,k) and
-// (j-1..j+1, k+1) -- have times t+1 and t+1..t+3. Lines of equal time, (j,k) and (j+2,k-1)
-// etc., never neighbour each other. Processing t = 0, 1, ..., (ny-1) + 2(nz-1) in order, with
-// a barrier between fronts and the lines of one front in parallel (each line sequential in i
-// by kernels::gs_line), therefore reads exactly the values the sequential lexicographic sweep
-// reads: the result is identical to it, so multigrid convergence does not change with
-// parallelism, and deterministic for any thread count. The backward sweep runs the times in
-// decreasing order and each line in decreasing i.
+// Gauss-Seidel: the pipelined plane wavefront of structured/gs_order.hpp (ordering, and why
+// it reproduces the sequential sweep bitwise, documented there); each line is one
+// kernels::gs_line call, sequential in i.
 template <class S, class C>
 void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    if (run_serial(a.box())) {
-        const std::int64_t lines = g.lines();
-        for (std::int64_t l = 0; l < lines; ++l) {
-            kernels::gs_line(g, v, b, x, forward ? l : lines - 1 - l, forward);
-        }
-        return;
-    }
-    const int fronts = (g.ny - 1) + 2 * (g.nz - 1) + 1;
-#pragma omp parallel
-    for (int f = 0; f < fronts; ++f) {
-        const int t = forward ? f : fronts - 1 - f;
-        // Lines of front t: k in [k_lo, k_hi], j = t - 2k in [0, ny).
-        const int k_lo = std::max(0, (t - (g.ny - 1) + 1) / 2);
-        const int k_hi = std::min(g.nz - 1, t / 2);
-#pragma omp for schedule(static)
-        for (int k = k_lo; k <= k_hi; ++k) {
-            const int j = t - 2 * k;
-            kernels::gs_line(g, v, b, x, j + std::int64_t{g.ny} * k, forward);
-        }  // implicit barrier: front t is complete before front t +- 1 starts
-    }
+    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()),
+                     [&](std::int64_t line) { kernels::gs_line(g, v, b, x, line, forward); });
 }
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.

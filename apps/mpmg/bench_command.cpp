@@ -1,0 +1,44 @@
+// mpmg bench NAME [--quick] [--out DIR] [--threads T] (DESIGN.md "Benchmark contract").
+// Implemented: kernels (bench/kernels_bench.cpp).
+#include <fmt/format.h>
+
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "kernels_bench.hpp"
+
+#ifndef MPMG_BENCH_DIR
+#define MPMG_BENCH_DIR "bench"
+#endif
+
+namespace mpmg::cli {
+
+std::function<int()> add_bench(CLI::App& app) {
+    struct Args {
+        std::string name, out = ".";
+        bool quick = false;
+        int threads = 2;
+    };
+    auto a = std::make_shared<Args>();
+    CLI::App* cmd = app.add_subcommand("bench", "run a benchmark, write NAME.json, NAME.md, PNG");
+    cmd->add_option("name", a->name, "benchmark: kernels")->required();
+    cmd->add_flag("--quick", a->quick, "small sizes, a few seconds (CI smoke test)");
+    cmd->add_option("--out", a->out, "output directory (default: current)");
+    cmd->add_option("--threads", a->threads, "measure 1 and T OpenMP threads (default 2)")
+        ->check(CLI::Range(1, 1024));
+    return [a]() {
+        if (a->name != "kernels") {
+            fmt::print(stderr, "mpmg: unknown benchmark '{}'; available: kernels\n", a->name);
+            return 2;
+        }
+        bench::KernelsBenchOptions opt;
+        opt.quick = a->quick;
+        opt.out = a->out;
+        opt.threads = a->threads;
+        opt.bench_dir = MPMG_BENCH_DIR;
+        return bench::run_kernels_bench(opt);
+    };
+}
+
+}  // namespace mpmg::cli

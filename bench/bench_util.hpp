@@ -1,0 +1,43 @@
+// Small helpers shared by the benchmarks in bench/: timing medians, the machine's description,
+// the last-level cache size (benchmark problems are sized from it at run time) and STREAM.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mpmg::bench {
+
+/// Median of `v` (v non-empty).
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// Runs f once untimed (warm-up: page faults, caches), then `reps` timed runs; median seconds.
+template <class F>
+double time_median(int reps, F&& f) {
+    f();
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return median(t);
+}
+
+/// Size of the last-level (L3) cache in bytes: sysfs, else sysconf, else 32 MiB.
+std::int64_t llc_bytes();
+
+/// "model name" of /proc/cpuinfo (or "unknown").
+std::string cpu_model();
+
+/// STREAM triad a = b + s c over `n` doubles with `threads` OpenMP threads: median GB/s of
+/// `reps` runs, counting 24 bytes per element (two reads, one write; no write-allocate).
+double stream_triad_gbs(int threads, std::int64_t n, int reps);
+
+}  // namespace mpmg::bench

@@ -1,0 +1,18 @@
+// `mpmg bench kernels`: the SG-DIA kernel ablation (ICPP'24 Figure 7) against STREAM.
+#pragma once
+
+#include <string>
+
+namespace mpmg::bench {
+
+struct KernelsBenchOptions {
+    bool quick = false;     ///< small sizes, 3 repetitions (CI smoke test)
+    std::string out = ".";  ///< directory for kernels.json, kernels.md, kernels.png
+    int threads = 2;        ///< measure 1 and this many OpenMP threads
+    std::string bench_dir;  ///< where plot_kernels.py lives
+};
+
+/// Runs the benchmark, writes the files; returns the process exit code (0).
+int run_kernels_bench(const KernelsBenchOptions& opt);
+
+}  // namespace mpmg::bench

@@ -1,0 +1,326 @@
+// Per-target SG-DIA kernels for r = 1 (see sgdia_simd.hpp). This file is compiled once per
+// Highway target through foreach_target.h; the HWY_ONCE part at the end builds the dispatch.
+//
+// Structure of a line (j,k), cells i in [0, nx): the offsets whose neighbour line is inside the
+// box are collected once ("active" offsets: value stream and shifted x stream). Cells
+// [1, nx-1) read every active offset, so they run in full vectors, two vectors at a time with
+// two accumulators each (four independent FMA chains); all values of one vector of cells are
+// summed in registers over the whole stencil and stored once. The cells 0, nx-1 and the
+// remainder of the vector loop run scalar with the dx check, so nothing outside the box is read.
+// Software prefetch runs kPrefetchBytes ahead on every value stream (the next line's values
+// follow in memory, so it also covers the line change).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/sgdia_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/convert.hpp"
+#include "kernels/sgdia_simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace mpmg::kernels::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+static_assert(sizeof(half) == sizeof(hwy::float16_t) &&
+              sizeof(bfloat16) == sizeof(hwy::bfloat16_t));
+
+constexpr int kMaxDiag = 27;
+constexpr int kChunk = 512;          ///< cells per Gauss-Seidel chunk (stack buffers)
+constexpr int kPrefetchBytes = 512;  ///< software prefetch distance on the value streams
+
+/// Lanes of the compute type C loaded from storage S and converted in registers.
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const double* p) {
+    return hn::LoadU(d, p);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const float* p) {
+    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
+        return hn::LoadU(d, p);
+    } else {
+        return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
+    }
+}
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const half* p) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    const auto v = hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p));
+    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
+        return hn::PromoteTo(d, v);
+    } else {
+        return hn::PromoteTo(d, hn::PromoteTo(hn::Rebind<float, D>(), v));
+    }
+}
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const bfloat16* p) {
+    const hn::Rebind<hwy::bfloat16_t, D> db;
+    const auto v = hn::LoadU(db, reinterpret_cast<const hwy::bfloat16_t*>(p));
+    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
+        return hn::PromoteTo(d, v);
+    } else {
+        return hn::PromoteTo(d, hn::PromoteTo(hn::Rebind<float, D>(), v));
+    }
+}
+
+/// The offsets of one line whose neighbour line is inside the box, pointing at the line start.
+template <class S, class C>
+struct Active {
+    int m = 0;
+    const S* a[kMaxDiag];
+    const C* x[kMaxDiag];
+    int dx[kMaxDiag];
+};
+
+/// Collects the active offsets of `line`, leaving out offsets skip1 and skip2.
+template <class S, class C>
+HWY_INLINE void collect(const SgDiaGeom& g, const S* a, const C* x, std::int64_t line,
+                        Active<S, C>& act, int skip1 = -1, int skip2 = -1) {
+    const int j = static_cast<int>(line % g.ny);
+    const int k = static_cast<int>(line / g.ny);
+    const std::int64_t c0 = line * g.nx;
+    act.m = 0;
+    for (int d = 0; d < g.ndiag; ++d) {
+        const Offset& o = g.offsets[d];
+        if (d == skip1 || d == skip2) continue;
+        if (j + o.dy < 0 || j + o.dy >= g.ny || k + o.dz < 0 || k + o.dz >= g.nz) continue;
+        const std::int64_t shift = o.dx + std::int64_t{g.nx} * (o.dy + std::int64_t{g.ny} * o.dz);
+        act.a[act.m] = a + d * g.diag_stride + c0;
+        act.x[act.m] = x + c0 + shift;
+        act.dx[act.m] = o.dx;
+        ++act.m;
+    }
+}
+
+/// Sum over the active offsets for cell i, scalar, reading only neighbours inside the box.
+template <class S, class C>
+HWY_INLINE C cell_sum(const Active<S, C>& act, int i, int nx) {
+    C s = 0;
+    for (int d = 0; d < act.m; ++d) {
+        const int n = i + act.dx[d];
+        if (n >= 0 && n < nx) s += to_compute<C>(act.a[d][i]) * act.x[d][i];
+    }
+    return s;
+}
+
+/// Sums over the active offsets for the 2 N cells at i (all offsets inside: 1 <= i, i+2N < nx).
+template <class D, class S, class C>
+HWY_INLINE void vec_sum2(D d, const Active<S, C>& act, int i, hn::Vec<D>& s0, hn::Vec<D>& s1) {
+    const int n = static_cast<int>(hn::Lanes(d));
+    auto a0 = hn::Zero(d), a1 = hn::Zero(d), b0 = hn::Zero(d), b1 = hn::Zero(d);
+    int e = 0;
+    for (; e + 2 <= act.m; e += 2) {
+        hwy::Prefetch(act.a[e] + i + kPrefetchBytes / sizeof(S));
+        hwy::Prefetch(act.a[e + 1] + i + kPrefetchBytes / sizeof(S));
+        a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+        a1 = hn::MulAdd(load_conv(d, act.a[e] + i + n), hn::LoadU(d, act.x[e] + i + n), a1);
+        b0 = hn::MulAdd(load_conv(d, act.a[e + 1] + i), hn::LoadU(d, act.x[e + 1] + i), b0);
+        b1 = hn::MulAdd(load_conv(d, act.a[e + 1] + i + n), hn::LoadU(d, act.x[e + 1] + i + n), b1);
+    }
+    if (e < act.m) {
+        hwy::Prefetch(act.a[e] + i + kPrefetchBytes / sizeof(S));
+        a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+        a1 = hn::MulAdd(load_conv(d, act.a[e] + i + n), hn::LoadU(d, act.x[e] + i + n), a1);
+    }
+    s0 = hn::Add(a0, b0);
+    s1 = hn::Add(a1, b1);
+}
+
+/// out[c] from the sum s for cell c (kind fixed at compile time).
+template <ApplyKind K, class D, class S, class C>
+HWY_INLINE hn::Vec<D> finish(D d, const ApplyArgs<S, C>& p, const S* centre, std::int64_t c,
+                             hn::Vec<D> s) {
+    if constexpr (K == ApplyKind::spmv) {
+        return s;
+    } else if constexpr (K == ApplyKind::residual) {
+        return hn::Sub(hn::LoadU(d, p.b + c), s);
+    } else {
+        const auto r = hn::Div(hn::Sub(hn::LoadU(d, p.b + c), s), load_conv(d, centre + c));
+        return hn::MulAdd(hn::Set(d, p.omega), r, hn::LoadU(d, p.x + c));
+    }
+}
+
+template <ApplyKind K, class S, class C>
+HWY_INLINE C finish_scalar(const ApplyArgs<S, C>& p, const S* centre, std::int64_t c, C s) {
+    if constexpr (K == ApplyKind::spmv) {
+        return s;
+    } else if constexpr (K == ApplyKind::residual) {
+        return p.b[c] - s;
+    } else {
+        return p.x[c] + p.omega * ((p.b[c] - s) / to_compute<C>(centre[c]));
+    }
+}
+
+template <ApplyKind K, class S, class C>
+void apply_lines(const ApplyArgs<S, C>& p) {
+    const SgDiaGeom& g = *p.g;
+    const hn::ScalableTag<C> d;
+    const int n = static_cast<int>(hn::Lanes(d));
+    const S* centre = p.a + g.center * g.diag_stride;
+    Active<S, C> act;
+    for (std::int64_t line = p.line_begin; line < p.line_end; ++line) {
+        collect(g, p.a, p.x, line, act);
+        const std::int64_t c0 = line * g.nx;
+        C* out = p.out + c0;
+        int i = 0;
+        if (g.nx > 0) {
+            out[0] = finish_scalar<K>(p, centre, c0, cell_sum(act, 0, g.nx));
+            i = 1;
+        }
+        for (; i + 2 * n <= g.nx - 1; i += 2 * n) {
+            hn::Vec<decltype(d)> s0, s1;
+            vec_sum2(d, act, i, s0, s1);
+            hn::StoreU(finish<K>(d, p, centre, c0 + i, s0), d, out + i);
+            hn::StoreU(finish<K>(d, p, centre, c0 + i + n, s1), d, out + i + n);
+        }
+        for (; i < g.nx; ++i) out[i] = finish_scalar<K>(p, centre, c0 + i, cell_sum(act, i, g.nx));
+    }
+}
+
+template <class S, class C>
+void apply_any(const ApplyArgs<S, C>& p) {
+    switch (p.kind) {
+        case ApplyKind::spmv:
+            return apply_lines<ApplyKind::spmv>(p);
+        case ApplyKind::residual:
+            return apply_lines<ApplyKind::residual>(p);
+        case ApplyKind::jacobi:
+            return apply_lines<ApplyKind::jacobi>(p);
+    }
+}
+
+/// Index of offset (dx, 0, 0), or -1.
+inline int inline_offset(const SgDiaGeom& g, int dx) {
+    for (int d = 0; d < g.ndiag; ++d) {
+        const Offset& o = g.offsets[d];
+        if (o.dx == dx && o.dy == 0 && o.dz == 0) return d;
+    }
+    return -1;
+}
+
+/// Gauss-Seidel on one line. For the cells of a chunk, a vector pass computes, from values fixed
+/// during the line (every offset but the centre and the trailing in-line neighbour t, dx = -1
+/// forward / +1 backward), u_i = (b_i - sum) / a_ii and w_i = a_it / a_ii; the scalar recurrence
+/// is then x_i = u_i - w_i x_{i+dx_t}, one FMA per cell on the critical path.
+template <class S, class C>
+void gs_line_impl(const GsArgs<S, C>& p) {
+    const SgDiaGeom& g = *p.g;
+    const hn::ScalableTag<C> d;
+    const int n = static_cast<int>(hn::Lanes(d));
+    const int step = p.forward ? -1 : 1;
+    const int trail = inline_offset(g, step);
+    const std::int64_t c0 = p.line * g.nx;
+    const S* centre = p.a + g.center * g.diag_stride + c0;
+    const S* tr = trail >= 0 ? p.a + trail * g.diag_stride + c0 : nullptr;
+    const C* b = p.b + c0;
+    C* x = p.x + c0;
+    Active<S, C> act;
+    collect(g, p.a, static_cast<const C*>(p.x), p.line, act, g.center, trail);
+    HWY_ALIGN C u[kChunk];
+    HWY_ALIGN C w[kChunk];
+    const int chunks = (g.nx + kChunk - 1) / kChunk;
+    for (int ch = 0; ch < chunks; ++ch) {
+        const int i0 = (p.forward ? ch : chunks - 1 - ch) * kChunk;
+        const int i1 = std::min(g.nx, i0 + kChunk);
+        // Vector pass over [lo, hi) where every offset is inside; scalar at the ends.
+        const int lo = std::max(i0, 1);
+        int i = i0;
+        auto scalar_cell = [&](int c) {
+            const C dg = to_compute<C>(centre[c]);
+            const bool has_t = tr != nullptr && c + step >= 0 && c + step < g.nx;
+            u[c - i0] = (b[c] - cell_sum(act, c, g.nx)) / dg;
+            w[c - i0] = has_t ? to_compute<C>(tr[c]) / dg : C{0};
+        };
+        for (; i < lo && i < i1; ++i) scalar_cell(i);
+        for (; i + 2 * n <= std::min(i1, g.nx - 1); i += 2 * n) {
+            hn::Vec<decltype(d)> s0, s1;
+            vec_sum2(d, act, i, s0, s1);
+            const auto inv0 = hn::Div(hn::Set(d, C{1}), load_conv(d, centre + i));
+            const auto inv1 = hn::Div(hn::Set(d, C{1}), load_conv(d, centre + i + n));
+            hn::StoreU(hn::Mul(hn::Sub(hn::LoadU(d, b + i), s0), inv0), d, u + (i - i0));
+            hn::StoreU(hn::Mul(hn::Sub(hn::LoadU(d, b + i + n), s1), inv1), d, u + (i + n - i0));
+            if (tr != nullptr) {
+                hn::StoreU(hn::Mul(load_conv(d, tr + i), inv0), d, w + (i - i0));
+                hn::StoreU(hn::Mul(load_conv(d, tr + i + n), inv1), d, w + (i + n - i0));
+            } else {
+                hn::StoreU(hn::Zero(d), d, w + (i - i0));
+                hn::StoreU(hn::Zero(d), d, w + (i + n - i0));
+            }
+        }
+        for (; i < i1; ++i) scalar_cell(i);
+        if (p.forward) {
+            C prev = i0 > 0 ? x[i0 - 1] : C{0};
+            for (int c = i0; c < i1; ++c) x[c] = prev = u[c - i0] - w[c - i0] * prev;
+        } else {
+            C prev = i1 < g.nx ? x[i1] : C{0};
+            for (int c = i1 - 1; c >= i0; --c) x[c] = prev = u[c - i0] - w[c - i0] * prev;
+        }
+    }
+}
+
+// One plain exported function per supported (storage, compute) pair (no HWY_EXPORT_T in 1.0.3).
+void apply_dd(const ApplyArgs<double, double>& p) { apply_any(p); }
+void apply_fd(const ApplyArgs<float, double>& p) { apply_any(p); }
+void apply_hd(const ApplyArgs<half, double>& p) { apply_any(p); }
+void apply_bd(const ApplyArgs<bfloat16, double>& p) { apply_any(p); }
+void apply_ff(const ApplyArgs<float, float>& p) { apply_any(p); }
+void apply_hf(const ApplyArgs<half, float>& p) { apply_any(p); }
+void apply_bf(const ApplyArgs<bfloat16, float>& p) { apply_any(p); }
+void gs_dd(const GsArgs<double, double>& p) { gs_line_impl(p); }
+void gs_fd(const GsArgs<float, double>& p) { gs_line_impl(p); }
+void gs_hd(const GsArgs<half, double>& p) { gs_line_impl(p); }
+void gs_bd(const GsArgs<bfloat16, double>& p) { gs_line_impl(p); }
+void gs_ff(const GsArgs<float, float>& p) { gs_line_impl(p); }
+void gs_hf(const GsArgs<half, float>& p) { gs_line_impl(p); }
+void gs_bf(const GsArgs<bfloat16, float>& p) { gs_line_impl(p); }
+std::int64_t current_target() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mpmg::kernels::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mpmg::kernels::simd {
+
+HWY_EXPORT(apply_dd);
+HWY_EXPORT(apply_fd);
+HWY_EXPORT(apply_hd);
+HWY_EXPORT(apply_bd);
+HWY_EXPORT(apply_ff);
+HWY_EXPORT(apply_hf);
+HWY_EXPORT(apply_bf);
+HWY_EXPORT(gs_dd);
+HWY_EXPORT(gs_fd);
+HWY_EXPORT(gs_hd);
+HWY_EXPORT(gs_bd);
+HWY_EXPORT(gs_ff);
+HWY_EXPORT(gs_hf);
+HWY_EXPORT(gs_bf);
+HWY_EXPORT(current_target);
+
+void apply(const ApplyArgs<double, double>& p) { HWY_DYNAMIC_DISPATCH(apply_dd)(p); }
+void apply(const ApplyArgs<float, double>& p) { HWY_DYNAMIC_DISPATCH(apply_fd)(p); }
+void apply(const ApplyArgs<half, double>& p) { HWY_DYNAMIC_DISPATCH(apply_hd)(p); }
+void apply(const ApplyArgs<bfloat16, double>& p) { HWY_DYNAMIC_DISPATCH(apply_bd)(p); }
+void apply(const ApplyArgs<float, float>& p) { HWY_DYNAMIC_DISPATCH(apply_ff)(p); }
+void apply(const ApplyArgs<half, float>& p) { HWY_DYNAMIC_DISPATCH(apply_hf)(p); }
+void apply(const ApplyArgs<bfloat16, float>& p) { HWY_DYNAMIC_DISPATCH(apply_bf)(p); }
+
+void gs_line(const GsArgs<double, double>& p) { HWY_DYNAMIC_DISPATCH(gs_dd)(p); }
+void gs_line(const GsArgs<float, double>& p) { HWY_DYNAMIC_DISPATCH(gs_fd)(p); }
+void gs_line(const GsArgs<half, double>& p) { HWY_DYNAMIC_DISPATCH(gs_hd)(p); }
+void gs_line(const GsArgs<bfloat16, double>& p) { HWY_DYNAMIC_DISPATCH(gs_bd)(p); }
+void gs_line(const GsArgs<float, float>& p) { HWY_DYNAMIC_DISPATCH(gs_ff)(p); }
+void gs_line(const GsArgs<half, float>& p) { HWY_DYNAMIC_DISPATCH(gs_hf)(p); }
+void gs_line(const GsArgs<bfloat16, float>& p) { HWY_DYNAMIC_DISPATCH(gs_bf)(p); }
+
+const char* target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(current_target)()); }
+
+}  // namespace mpmg::kernels::simd
+#endif  // HWY_ONCE

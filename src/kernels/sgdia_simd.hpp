@@ -1,0 +1,64 @@
+// SIMD (Google Highway, dynamic dispatch) SG-DIA kernels for scalar matrices (block r = 1).
+// Internal to src/kernels: sgdia.cpp forwards its r = 1 cases here; the per-target code is in
+// sgdia_simd.cpp. Highway 1.0.3 (Debian 12) has no HWY_EXPORT_T, so every supported (storage,
+// compute) pair has one plain overload, and each is dispatched to the best target at run time.
+//
+// FP16/BF16 values are loaded as 16-bit lanes and converted in registers (hn::PromoteTo to f32,
+// then to f64 when C = double): never expanded into a temporary array (ICPP'24 §5.1).
+#pragma once
+
+#include <cstdint>
+
+#include "core/float16.hpp"
+#include "kernels/sgdia.hpp"
+
+namespace mpmg::kernels::simd {
+
+/// What apply() writes, per cell, from s = (A x)_c: spmv y = s; residual r = b - s; jacobi
+/// x_new = x + omega (b - s) / a_cc.
+enum class ApplyKind { spmv, residual, jacobi };
+
+template <class S, class C>
+struct ApplyArgs {
+    const SgDiaGeom* g = nullptr;
+    const S* a = nullptr;
+    const C* b = nullptr;  ///< residual, jacobi
+    const C* x = nullptr;
+    C* out = nullptr;
+    C omega = 0;  ///< jacobi
+    ApplyKind kind = ApplyKind::spmv;
+    std::int64_t line_begin = 0, line_end = 0;
+};
+
+/// One Gauss-Seidel line, as kernels::gs_line (r = 1).
+template <class S, class C>
+struct GsArgs {
+    const SgDiaGeom* g = nullptr;
+    const S* a = nullptr;
+    const C* b = nullptr;
+    C* x = nullptr;
+    std::int64_t line = 0;
+    bool forward = true;
+};
+
+void apply(const ApplyArgs<double, double>& args);
+void apply(const ApplyArgs<float, double>& args);
+void apply(const ApplyArgs<half, double>& args);
+void apply(const ApplyArgs<bfloat16, double>& args);
+void apply(const ApplyArgs<float, float>& args);
+void apply(const ApplyArgs<half, float>& args);
+void apply(const ApplyArgs<bfloat16, float>& args);
+
+void gs_line(const GsArgs<double, double>& args);
+void gs_line(const GsArgs<float, double>& args);
+void gs_line(const GsArgs<half, double>& args);
+void gs_line(const GsArgs<bfloat16, double>& args);
+void gs_line(const GsArgs<float, float>& args);
+void gs_line(const GsArgs<half, float>& args);
+void gs_line(const GsArgs<bfloat16, float>& args);
+
+/// Name of the Highway target that dynamic dispatch runs on this CPU (e.g. "AVX2"), honouring
+/// hwy::SetSupportedTargetsForTest.
+const char* target_name();
+
+}  // namespace mpmg::kernels::simd

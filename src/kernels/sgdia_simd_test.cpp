@@ -1,0 +1,110 @@
+// The r = 1 SG-DIA kernels on every Highway target this CPU supports and the build generated
+// (AVX2, SSE4, EMU128/scalar, ...): each target is forced in turn with
+// hwy::SetSupportedTargetsForTest, so the fallbacks are checked too, against the FP64 reference.
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/reference/sgdia_reference.hpp"
+#include "kernels/sgdia.hpp"
+#include "kernels/sgdia_simd.hpp"
+#include "kernels/sgdia_test_util.hpp"
+
+namespace mpmg {
+namespace {
+
+using testing::expect_close;
+using testing::max_abs;
+using testing::random_matrix;
+using testing::random_vector;
+using testing::to_double_vector;
+
+/// Restores dynamic dispatch to the CPU's best target when the test ends.
+struct TargetGuard {
+    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+struct Case {
+    const char* stencil;
+    Box box;
+};
+// Lines shorter than, equal to and longer than two vectors; a degenerate direction; lines longer
+// than one Gauss-Seidel chunk (512 cells); a lower-half stencil.
+const Case kCases[] = {{"3d27", {7, 5, 6}},  {"3d7", {19, 3, 4}},    {"3d19", {2, 3, 3}},
+                       {"3d15", {1, 4, 3}},  {"3d27", {37, 1, 2}},   {"3d7", {600, 2, 2}},
+                       {"3d27", {33, 4, 3}}, {"lower27", {21, 4, 3}}};
+
+Stencil make_stencil(const std::string& name) {
+    if (name != "lower27") return Stencil::named(name);
+    std::vector<Offset> lower;
+    const Stencil full = Stencil::full27();
+    for (const Offset& o : full.offsets()) {
+        lower.push_back(o);
+        if (o == Offset{0, 0, 0}) break;
+    }
+    return Stencil(lower);
+}
+
+template <class S, class C>
+void check_pair(unsigned seed) {
+    for (const Case& cs : kCases) {
+        SCOPED_TRACE(std::string(cs.stencil) + " nx=" + std::to_string(cs.box.nx));
+        const auto a = random_matrix<S>(cs.box, make_stencil(cs.stencil), 1, ++seed);
+        const kernels::SgDiaGeom g = kernels::geometry(a);
+        const S* v = a.values().data();
+        const std::int64_t n = a.rows();
+        const auto x = random_vector<C>(n, ++seed);
+        const auto b = random_vector<C>(n, ++seed);
+        const auto xd = to_double_vector(x), bd = to_double_vector(b);
+
+        std::vector<C> y(static_cast<std::size_t>(n)), r(y.size()), xn(y.size());
+        kernels::spmv(g, v, x.data(), y.data(), 0, g.lines());
+        kernels::residual(g, v, b.data(), x.data(), r.data(), 0, g.lines());
+        kernels::jacobi(g, v, b.data(), x.data(), xn.data(), C(0.8), 0, g.lines());
+        std::vector<double> y_ref(y.size()), r_ref(y.size()), j_ref(y.size());
+        reference::spmv(a, xd.data(), y_ref.data());
+        reference::residual(a, bd.data(), xd.data(), r_ref.data());
+        reference::jacobi(a, bd.data(), xd.data(), j_ref.data(), static_cast<double>(C(0.8)));
+        const auto tol_y = testing::row_tolerance<C>(a, xd);
+        const auto tol_r = testing::row_tolerance<C>(a, xd, &bd);
+        expect_close(y, y_ref, &tol_y);
+        expect_close(r, r_ref, &tol_r);
+        expect_close(xn, j_ref, nullptr, testing::smoother_tolerance<C>(a, bd, max_abs(xd)));
+
+        for (const bool forward : {true, false}) {
+            auto xs = x;
+            auto ref = xd;
+            for (std::int64_t l = 0; l < g.lines(); ++l) {
+                kernels::gs_line(g, v, b.data(), xs.data(), forward ? l : g.lines() - 1 - l,
+                                 forward);
+            }
+            reference::gs_sweep(a, bd.data(), ref.data(), forward);
+            const double tol =
+                testing::smoother_tolerance<C>(a, bd, std::max(max_abs(xd), max_abs(ref)));
+            expect_close(xs, ref, nullptr, tol);
+        }
+    }
+}
+
+TEST(SgDiaSimd, EveryTargetMatchesReference) {
+    TargetGuard guard;
+    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+    ASSERT_FALSE(targets.empty());
+    for (const std::int64_t t : targets) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        ASSERT_STREQ(kernels::simd::target_name(), hwy::TargetName(t));
+        check_pair<double, double>(1);
+        check_pair<float, double>(2);
+        check_pair<half, double>(3);
+        check_pair<bfloat16, double>(4);
+        check_pair<float, float>(5);
+        check_pair<half, float>(6);
+        check_pair<bfloat16, float>(7);
+    }
+}
+
+}  // namespace
+}  // namespace mpmg
