@@ -67,7 +67,7 @@ TEST(CsrPgm, TwoPassesGiveAggregatesOfAboutFour) {
 }
 
 TEST(CsrPgm, DeterministicAcrossThreadCounts) {
-    const CsrMatrix a = csr_test::random_csr(20000, 5, 3, true);
+    const CsrMatrix a = csr_test::random_csr(8000, 5, 3, true);
     const int saved = omp_get_max_threads();
     omp_set_num_threads(1);
     const Aggregation g1 = pgm_aggregate(a, 2);
