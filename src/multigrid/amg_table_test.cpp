@@ -59,7 +59,7 @@ TEST(AmgTable, DISABLED_Iterations) {
                 const double s =
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                 const char* mark = run.result.status == SolveStatus::converged ? "" : "*";
-                fmt::print(" {:>8}{:1}{:3}L{:4.1f}s", run.result.iterations, mark,
+                fmt::print(" {:>8}{:1}{:3} {:4.1f}s", run.result.iterations, mark,
                            run.finite ? "" : "NaN", s);
                 if (&c == &configs[3]) notes = run.notes;
                 if (run.result.status != SolveStatus::converged) notes = run.result.message;
@@ -69,6 +69,33 @@ TEST(AmgTable, DISABLED_Iterations) {
             }
         }
         if (std::getenv("AMG_TABLE_NOTES") != nullptr) fmt::print("\n    {}", notes.substr(0, 300));
+        fmt::print("\n");
+        std::fflush(stdout);
+    }
+}
+
+TEST(AmgTable, DISABLED_GmresNonsymmetric) {
+    const char* configs[][3] = {
+        {"(DP)", "DP", ""}, {"(DP-SP)", "DP-SP", ""}, {"(DP-SP,HP)", "DP-SP", "HP"}};
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::jacobi;
+    mg.jacobi_weight = 0.9;
+    mg.max_coarse_rows = 64;
+    fmt::print("GMRES(30), jacobi, rtol 1e-10, max 700\n");
+    for (const char* name : {"pde900", "pde2961", "BentPipe2D100", "sherman5", "cryg2500"}) {
+        const CsrMatrix a = read_matrix_market(csr_test::shared_matrix(name));
+        fmt::print("{:24}", name);
+        for (const auto& c : configs) {
+            try {
+                const auto run =
+                    amg_test::solve(a, parse_ginkgo_precision(c[1], c[2]), mg, true, 1e-10, 700);
+                const char* mark = run.result.status == SolveStatus::converged ? "" : "*";
+                fmt::print(" {:>10} {:>5}{:1}{:3}", c[0], run.result.iterations, mark,
+                           run.finite ? "" : "NaN");
+            } catch (const std::exception& e) {
+                fmt::print(" {:>10} error({})", c[0], e.what());
+            }
+        }
         fmt::print("\n");
         std::fflush(stdout);
     }
