@@ -1,0 +1,66 @@
+// The unstructured AMG hierarchy (FGCS'23 §3-4, Ginkgo's three-precision AMG): PGM aggregation
+// and Galerkin products R A P in FP64 on all levels first (R = P^T / 2, FGCS'23 §4.2.2), then
+// per level the storage decision (equilibration, range checks of the matrix and the inverted
+// diagonal), truncation to the storage precision, and the level's compute precision from the
+// plan (PrecisionPlan::level(l), e.g. work DP-SP, matrix DP-SP-HP). The FP64 copies are dropped
+// after setup, except the coarsest level's dense LU. Cycles V/W/F as the structured Hierarchy.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "mpmg/csr_matrix.hpp"
+#include "mpmg/options.hpp"
+#include "mpmg/precision.hpp"
+#include "multigrid/amg_transfer.hpp"
+#include "multigrid/level.hpp"
+
+namespace mpmg {
+
+/// Settings of the AMG path that MultigridOptions does not carry (defaults from FGCS'23 §4.2).
+struct AmgSettings {
+    /// PGM passes per level: 1 = Ginkgo's pairwise aggregation (rows / ~2 per level);
+    /// 2 = double pairwise (rows / ~4 per level). Measured with CG, Jacobi 0.9, rtol 1e-10
+    /// (amg_table_test.cpp): 2 passes need more iterations everywhere (poisson2d 128^2 46 -> 55,
+    /// L-shape o3r5 38 -> 56, 1138_bus 27 -> 105), so 1 pass, as Ginkgo, is the default.
+    int pgm_passes = 1;
+    /// Ginkgo's max_levels (FGCS'23 §4.2: 11, as AmgX); the hierarchy uses
+    /// min(mg.max_levels, this).
+    int max_levels = 11;
+    /// Stop coarsening when a level's rows shrink by less than this factor.
+    double min_coarsening_ratio = 1.2;
+};
+
+class AmgHierarchy {
+public:
+    /// Builds all levels from the FP64 finest operator `a` (square). The coarsening stops when
+    /// a level has at most mg.max_coarse_rows rows. Throws NumericalError for a zero diagonal
+    /// (smoothers) or a singular coarsest level, Unsupported for an unsupported smoother or
+    /// precision pair.
+    AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg, const PrecisionPlan& plan,
+                 const AmgSettings& settings = {});
+
+    int num_levels() const { return static_cast<int>(levels_.size()); }
+    const std::vector<LevelReport>& report() const { return report_; }
+    double grid_complexity() const;
+    double operator_complexity() const;
+
+    /// z = M^{-1} r: one cycle with zero initial guess. K is double or float.
+    template <class K>
+    void apply(const K* r, K* z) {
+        levels_.front()->set_rhs(r);
+        cycle(0, mg_.cycle);
+        levels_.front()->get_solution(z);
+    }
+
+private:
+    void cycle(int l, CycleKind kind);
+
+    MultigridOptions mg_;
+    std::vector<AmgTransfer> transfers_;  // transfers_[l]: level l -> l+1
+    std::vector<std::unique_ptr<Level>> levels_;
+    std::vector<LevelReport> report_;
+    int coarse_sweeps_ = 0;  // > 0: coarsest level too large for LU, smoothed instead
+};
+
+}  // namespace mpmg

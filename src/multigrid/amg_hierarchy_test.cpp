@@ -1,0 +1,143 @@
+#include "multigrid/amg_hierarchy.hpp"
+
+#include <gtest/gtest.h>
+
+#include "io/matrix_market.hpp"
+#include "multigrid/amg_test_util.hpp"
+#include "unstructured/csr_test_util.hpp"
+
+namespace mpmg {
+namespace {
+
+struct Config {
+    const char* name;
+    const char* work;
+    const char* matrix;
+};
+// FGCS'23 §4.2 notation (working precision, matrix precision).
+constexpr Config kConfigs[] = {{"(DP)", "DP", ""},
+                               {"(DP-SP)", "DP-SP", ""},
+                               {"(DP-SP, DP-SP-HP)", "DP-SP", "DP-SP-HP"},
+                               {"(DP-SP, HP)", "DP-SP", "HP"}};
+
+MultigridOptions paper_options(SmootherKind s = SmootherKind::jacobi) {
+    MultigridOptions mg;
+    mg.smoother = s;
+    mg.jacobi_weight = 0.9;  // FGCS'23 §4.2
+    mg.max_coarse_rows = 64;
+    return mg;
+}
+
+TEST(AmgHierarchy, ReportDescribesLevels) {
+    const CsrMatrix a = csr_test::poisson(32, 2);
+    AmgHierarchy h(a, paper_options(), parse_ginkgo_precision("DP-SP", "DP-SP-HP"));
+    ASSERT_GE(h.num_levels(), 4);
+    const auto& rep = h.report();
+    EXPECT_EQ(rep[0].rows, a.rows);
+    EXPECT_EQ(rep[0].stencil, "csr");
+    EXPECT_EQ(rep[0].box.nx, a.rows);
+    EXPECT_EQ(rep[0].storage, Precision::fp64);
+    EXPECT_EQ(rep[1].storage, Precision::fp32);
+    EXPECT_EQ(rep[1].compute, Precision::fp32);
+    EXPECT_EQ(rep[2].storage, Precision::fp16);
+    EXPECT_LE(rep.back().rows, 64);
+    EXPECT_EQ(rep.back().solve, "direct (LU, fp64)");
+    for (const auto& r : rep) EXPECT_EQ(r.counts.overflow, 0);
+    EXPECT_GT(h.grid_complexity(), 1.5);
+    EXPECT_LT(h.grid_complexity(), 2.2);
+    EXPECT_GT(h.operator_complexity(), 1.0);
+}
+
+TEST(AmgHierarchy, ScaledPoissonIsEquilibratedForHalf) {
+    const CsrMatrix a = csr_test::poisson(24, 2, 1e6);  // far outside FP16 range
+    AmgHierarchy h(a, paper_options(), parse_ginkgo_precision("DP-SP", "HP"));
+    for (const auto& r : h.report()) {
+        if (r.solve != "smoother") continue;
+        EXPECT_EQ(r.storage, Precision::fp16) << r.note;
+        EXPECT_TRUE(r.scaled) << r.note;
+        EXPECT_EQ(r.counts.overflow, 0);
+    }
+    const auto run =
+        amg_test::solve(a, parse_ginkgo_precision("DP-SP", "HP"), paper_options(), false);
+    EXPECT_TRUE(run.finite);
+    EXPECT_EQ(run.result.status, SolveStatus::converged) << run.notes;
+}
+
+TEST(AmgHierarchy, InvertedDiagonalOutOfRangeKeepsComputePrecision) {
+    // a_ii = 1e-5 is representable in FP16 (subnormal), its inverse 1e5 overflows.
+    const CsrMatrix a = csr_test::poisson(20, 2, 2.5e-6);
+    MultigridOptions mg = paper_options();
+    mg.scaling = ScalingKind::none;
+    AmgHierarchy h(a, mg, parse_ginkgo_precision("DP", "HP"));
+    EXPECT_EQ(h.report()[0].storage, Precision::fp64);
+    EXPECT_NE(h.report()[0].note.find("inverted diagonal"), std::string::npos)
+        << h.report()[0].note;
+}
+
+struct Case {
+    const char* matrix;  // shared data name, or "poisson2d"/"poisson3d"
+    SmootherKind smoother;
+    int max_dp_iterations;  // (DP) must converge within this
+};
+
+CsrMatrix load(const std::string& name) {
+    if (name == "poisson2d") return csr_test::poisson(64, 2);
+    if (name == "poisson3d") return csr_test::poisson(16, 3);
+    return read_matrix_market(csr_test::shared_matrix(name));
+}
+
+class AmgCg : public ::testing::TestWithParam<Case> {};
+
+TEST_P(AmgCg, ConvergesInEveryConfigurationWithoutNaN) {
+    const Case c = GetParam();
+    const CsrMatrix a = load(c.matrix);
+    int dp = 0;
+    for (const Config& cfg : kConfigs) {
+        const auto run = amg_test::solve(a, parse_ginkgo_precision(cfg.work, cfg.matrix),
+                                         paper_options(c.smoother), false);
+        EXPECT_TRUE(run.finite) << cfg.name;
+        EXPECT_EQ(run.result.status, SolveStatus::converged)
+            << c.matrix << " " << cfg.name << " " << run.result.message << " " << run.notes;
+        if (dp == 0) dp = run.result.iterations;
+        EXPECT_LE(run.result.iterations, 2 * dp + 5) << c.matrix << " " << cfg.name;
+    }
+    EXPECT_LE(dp, c.max_dp_iterations) << c.matrix;
+}
+
+INSTANTIATE_TEST_SUITE_P(Amg, AmgCg,
+                         ::testing::Values(Case{"poisson2d", SmootherKind::jacobi, 40},
+                                           Case{"poisson3d", SmootherKind::jacobi, 30},
+                                           Case{"poisson2d", SmootherKind::symgs, 30},
+                                           Case{"poisson3d", SmootherKind::l1_jacobi, 40},
+                                           Case{"poisson2d", SmootherKind::chebyshev, 40},
+                                           Case{"gr_30_30", SmootherKind::jacobi, 30},
+                                           Case{"nos4", SmootherKind::jacobi, 60},
+                                           Case{"1138_bus", SmootherKind::jacobi, 150},
+                                           Case{"pyamg_airfoil", SmootherKind::jacobi, 40}));
+
+TEST(AmgGmres, NonsymmetricWithJacobi) {
+    for (const char* name : {"pde2961", "BentPipe2D100"}) {
+        const CsrMatrix a = load(name);
+        for (const Config& cfg : {kConfigs[0], kConfigs[3]}) {
+            const auto run = amg_test::solve(a, parse_ginkgo_precision(cfg.work, cfg.matrix),
+                                             paper_options(), true, 1e-8, 300);
+            EXPECT_TRUE(run.finite);
+            EXPECT_EQ(run.result.status, SolveStatus::converged)
+                << name << " " << cfg.name << " " << run.result.message << " " << run.notes;
+        }
+    }
+}
+
+TEST(AmgHierarchy, WAndFCyclesConverge) {
+    const CsrMatrix a = csr_test::poisson(48, 2);
+    for (CycleKind k : {CycleKind::w, CycleKind::f}) {
+        MultigridOptions mg = paper_options();
+        mg.cycle = k;
+        const auto run = amg_test::solve(a, parse_ginkgo_precision("DP-SP", "HP"), mg, false);
+        EXPECT_EQ(run.result.status, SolveStatus::converged);
+        EXPECT_LE(run.result.iterations, 30);
+    }
+}
+
+}  // namespace
+}  // namespace mpmg

@@ -1,0 +1,207 @@
+#include "multigrid/amg_level.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <type_traits>
+
+#include "mpmg/errors.hpp"
+#include "unstructured/csr_dense_lu.hpp"
+#include "unstructured/csr_smoothers.hpp"
+#include "unstructured/csr_typed.hpp"
+
+namespace mpmg {
+namespace {
+
+constexpr std::int64_t kParallelRows = 4096;
+
+template <class S, class C>
+class AmgLevelImpl final : public Level {
+public:
+    AmgLevelImpl(const AmgLevelSetup& setup, LevelReport& report)
+        : a_(to_typed<S>(*setup.matrix, report.counts)),
+          to_coarse_(setup.to_coarse),
+          sm_(setup.smoother),
+          f_(static_cast<std::size_t>(a_.rows)),
+          u_(f_.size()),
+          w1_(f_.size()),
+          w2_(f_.size()) {
+        sm_.inv_diag.clear();  // kept in S below; the FP64 copy is dropped
+        inv_d_.resize(setup.smoother.inv_diag.size());
+        for (std::size_t i = 0; i < inv_d_.size(); ++i) {
+            inv_d_[i] = truncate_counted<S>(setup.smoother.inv_diag[i], report.counts);
+        }
+        if (!setup.row_scale.empty()) {
+            inv_r_.resize(f_.size());
+            r_.resize(f_.size());
+            c_.resize(f_.size());
+            inv_c_.resize(f_.size());
+            for (std::size_t i = 0; i < f_.size(); ++i) {
+                r_[i] = static_cast<C>(setup.row_scale[i]);
+                inv_r_[i] = static_cast<C>(1.0 / setup.row_scale[i]);
+                c_[i] = static_cast<C>(setup.col_scale[i]);
+                inv_c_[i] = static_cast<C>(1.0 / setup.col_scale[i]);
+            }
+        }
+        if (setup.direct) lu_.emplace(*setup.matrix);
+    }
+
+    Precision compute() const override {
+        return std::is_same_v<C, double> ? Precision::fp64 : Precision::fp32;
+    }
+    std::int64_t rows() const override { return a_.rows; }
+
+    void set_rhs(const double* r) override { load(r); }
+    void set_rhs(const float* r) override { load(r); }
+    void get_solution(double* z) const override { store(z); }
+    void get_solution(float* z) const override { store(z); }
+
+    void smooth(int sweeps, bool pre) override {
+        namespace cs = csr_smoothers;
+        for (int s = 0; s < sweeps; ++s) {
+            switch (sm_.kind) {
+                case SmootherKind::symgs:
+                    cs::hybrid_gs(a_, inv_d_.data(), f_.data(), u_.data(), w1_.data(), pre);
+                    break;
+                case SmootherKind::chebyshev:
+                    cs::chebyshev(a_, inv_d_.data(), sm_.alpha, sm_.beta, kChebyshevDegree,
+                                  f_.data(), u_.data(), w1_.data(), w2_.data());
+                    break;
+                default:  // jacobi, l1_jacobi (smoother_setup rejects the others)
+                    cs::jacobi(a_, inv_d_.data(), static_cast<C>(sm_.omega), f_.data(), u_.data(),
+                               w1_.data());
+                    break;
+            }
+        }
+    }
+
+    void restrict_residual(Level& coarse) override {
+        residual(a_, f_.data(), u_.data(), w1_.data());
+        if (!r_.empty()) multiply(w1_, r_);  // r = D_r r̂: back to the unscaled residual
+        if (coarse.compute() == Precision::fp64) {
+            to_coarse_->restrict_to(w1_.data(), static_cast<double*>(coarse.rhs_data()));
+        } else {
+            to_coarse_->restrict_to(w1_.data(), static_cast<float*>(coarse.rhs_data()));
+        }
+        coarse.finish_rhs();
+    }
+
+    void correct_from(Level& coarse) override {
+        coarse.unscale_solution();
+        const C* w = c_.empty() ? nullptr : c_.data();  // û += D_c (P e)
+        if (coarse.compute() == Precision::fp64) {
+            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()),
+                                        u_.data(), w);
+        } else {
+            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()),
+                                        u_.data(), w);
+        }
+    }
+
+    void direct_solve() override {
+        work_.assign(f_.begin(), f_.end());
+        lu_->solve(work_.data());
+        std::transform(work_.begin(), work_.end(), u_.begin(),
+                       [](double v) { return static_cast<C>(v); });
+    }
+
+    void* rhs_data() override { return f_.data(); }
+    void* solution_data() override { return u_.data(); }
+
+    void finish_rhs() override {
+        if (!inv_r_.empty()) multiply(f_, inv_r_);
+        sigma_ = 1.0;
+        if constexpr (std::is_same_v<C, float>) {  // the residual-underflow guard
+            C m{0};
+            for (C v : f_) m = std::max(m, std::fabs(v));
+            if (m > C{0} && std::isfinite(m)) {
+                sigma_ = std::ldexp(1.0, -std::ilogb(m));
+                const C s = static_cast<C>(sigma_);
+                for (C& v : f_) v *= s;
+            }
+        }
+        std::fill(u_.begin(), u_.end(), C{0});
+    }
+
+    void unscale_solution() override {
+        if (!inv_c_.empty()) multiply(u_, inv_c_);
+        if (sigma_ != 1.0) {
+            const C s = static_cast<C>(1.0 / sigma_);
+            for (C& v : u_) v *= s;
+        }
+    }
+
+private:
+    static void multiply(std::vector<C>& v, const std::vector<C>& w) {
+        const auto n = static_cast<std::int64_t>(v.size());
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+        for (std::int64_t i = 0; i < n; ++i) v[i] *= w[i];
+    }
+    template <class T>
+    void load(const T* r) {
+        for (std::size_t i = 0; i < f_.size(); ++i) {
+            f_[i] = static_cast<C>(inv_r_.empty() ? r[i] : r[i] * inv_r_[i]);
+        }
+        sigma_ = 1.0;
+        std::fill(u_.begin(), u_.end(), C{0});
+    }
+    template <class T>
+    void store(T* z) const {
+        for (std::size_t i = 0; i < u_.size(); ++i) {
+            z[i] = static_cast<T>(inv_c_.empty() ? u_[i] : u_[i] * inv_c_[i]);
+        }
+    }
+
+    TypedCsr<S> a_;
+    std::vector<S> inv_d_;  // smoother data in storage precision
+    const AmgTransfer* to_coarse_;
+    SmootherData sm_;
+    std::vector<C> f_, u_, w1_, w2_;
+    std::vector<C> r_, inv_r_, c_, inv_c_;  // equilibration factors (empty: none)
+    double sigma_ = 1.0;                    // rhs scale of the underflow guard
+    std::optional<CsrDenseLu> lu_;
+    std::vector<double> work_;
+};
+
+template <class S, class C>
+std::unique_ptr<Level> build(const AmgLevelSetup& setup, LevelReport& report) {
+    return std::make_unique<AmgLevelImpl<S, C>>(setup, report);
+}
+
+}  // namespace
+
+std::unique_ptr<Level> make_amg_level(int index, const AmgLevelSetup& setup, LevelReport& report) {
+    using P = Precision;
+    const LevelPrecision lp = setup.precision;
+    if (lp.compute == P::fp64) {
+        switch (lp.storage) {
+            case P::fp64:
+                return build<double, double>(setup, report);
+            case P::fp32:
+                return build<float, double>(setup, report);
+            case P::fp16:
+                return build<half, double>(setup, report);
+            case P::bf16:
+                return build<bfloat16, double>(setup, report);
+        }
+    } else if (lp.compute == P::fp32) {
+        switch (lp.storage) {
+            case P::fp32:
+                return build<float, float>(setup, report);
+            case P::fp16:
+                return build<half, float>(setup, report);
+            case P::bf16:
+                return build<bfloat16, float>(setup, report);
+            case P::fp64:
+                break;
+        }
+    }
+    throw Unsupported(fmt::format(
+        "AMG level {}: compute {} with storage {} is not supported; compute must be fp64 or fp32 "
+        "and storage no wider than compute",
+        index, to_string(lp.compute), to_string(lp.storage)));
+}
+
+}  // namespace mpmg

@@ -1,0 +1,91 @@
+#include "multigrid/amg_precision.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/float16.hpp"
+#include "unstructured/equilibrate.hpp"
+
+namespace mpmg {
+namespace {
+
+constexpr double kAutoUnderflowFraction = 1e-3;
+
+template <class T>
+TruncationCounts count_values(const std::vector<double>& v) {
+    TruncationCounts c;
+    for (double x : v) truncate_counted<T>(x, c);
+    return c;
+}
+
+TruncationCounts count_for(Precision p, const std::vector<double>& v) {
+    return p == Precision::fp16 ? count_values<half>(v) : count_values<bfloat16>(v);
+}
+
+// True when some value lies outside [min_normal, max/2] of the storage.
+bool needs_scaling(const CsrMatrix& a, Precision p) {
+    const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
+    const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
+    for (double v : a.val) {
+        const double x = std::fabs(v);
+        if (x > max / 2 || (x != 0.0 && x < min)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision requested,
+                                      const MultigridOptions& mg, bool automatic, int index) {
+    AmgStorageDecision out;
+    out.precision = requested;
+    const Precision st = requested.storage;
+    const auto keep = [&](std::string note) {
+        out.precision = LevelPrecision{requested.compute, requested.compute};
+        out.scaled = false;
+        out.row_scale.clear();
+        out.col_scale.clear();
+        out.matrix = a;
+        out.smoother = smoother_setup(a, mg.smoother, mg.jacobi_weight, index);
+        out.note = fmt::format("{}; stored in {} instead", note, to_string(requested.compute));
+        return std::move(out);
+    };
+    if (st != Precision::fp16 && st != Precision::bf16) {
+        out.matrix = a;
+        out.smoother = smoother_setup(a, mg.smoother, mg.jacobi_weight, index);
+        return out;
+    }
+    if (mg.scaling != ScalingKind::none && needs_scaling(a, st)) {
+        const Equilibration e = equilibrate(a);
+        if (!e.ok) return keep(fmt::format("cannot equilibrate: {}", e.problem));
+        out.scaled = true;
+        out.matrix = apply_equilibration(a, e);
+        out.row_scale = e.r;
+        out.col_scale = e.c;
+    } else {
+        out.matrix = a;
+    }
+    const TruncationCounts c = count_for(st, out.matrix.val);
+    if (c.overflow > 0) {
+        return keep(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
+                                out.scaled ? " after equilibration" : " (no scaling)"));
+    }
+    const double lost = static_cast<double>(c.underflow + c.subnormal);
+    if (automatic && lost > kAutoUnderflowFraction * static_cast<double>(a.nnz())) {
+        return keep(fmt::format("{} of {} entries underflow or turn subnormal in {}",
+                                c.underflow + c.subnormal, a.nnz(), to_string(st)));
+    }
+    out.smoother = smoother_setup(out.matrix, mg.smoother, mg.jacobi_weight, index);
+    const TruncationCounts d = count_for(st, out.smoother.inv_diag);
+    if (d.overflow + d.underflow + d.subnormal > 0) {
+        return keep(
+            fmt::format("inverted diagonal out of {} range ({} overflow, {} underflow, "
+                        "{} subnormal)",
+                        to_string(st), d.overflow, d.underflow, d.subnormal));
+    }
+    if (out.scaled) out.note = "equilibrated (FGCS'23 Algorithm 2)";
+    return out;
+}
+
+}  // namespace mpmg

@@ -1,0 +1,61 @@
+// Piecewise-constant AMG transfers from a PGM aggregation (FGCS'23 §3, §4.2.2): prolongation
+// u_i += e_{agg(i)}, restriction g_I = scale * sum_{i in I} r_i with scale = 1/2, converting
+// between the two levels' working precisions on the fly (FGCS'23 §3: "the precision conversion
+// happens on-the-fly in the restriction and prolongation operations").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "unstructured/pgm.hpp"
+
+namespace mpmg {
+
+struct AmgTransfer {
+    std::vector<std::int64_t> agg;    ///< fine row -> coarse row
+    std::vector<std::int64_t> r_ptr;  ///< coarse row I -> its fine rows r_idx[r_ptr[I]..]
+    std::vector<std::int64_t> r_idx;
+    double r_scale = 0.5;
+
+    static AmgTransfer from(const Aggregation& g, double scale) {
+        AmgTransfer t;
+        t.agg = g.agg;
+        t.r_scale = scale;
+        t.r_ptr.assign(static_cast<std::size_t>(g.coarse_rows + 1), 0);
+        for (std::int64_t c : g.agg) ++t.r_ptr[static_cast<std::size_t>(c + 1)];
+        for (std::size_t i = 1; i < t.r_ptr.size(); ++i) t.r_ptr[i] += t.r_ptr[i - 1];
+        t.r_idx.resize(g.agg.size());
+        std::vector<std::int64_t> next(t.r_ptr.begin(), t.r_ptr.end() - 1);
+        for (std::size_t i = 0; i < g.agg.size(); ++i) {
+            t.r_idx[static_cast<std::size_t>(next[static_cast<std::size_t>(g.agg[i])]++)] =
+                static_cast<std::int64_t>(i);
+        }
+        return t;
+    }
+    std::int64_t coarse_rows() const { return static_cast<std::int64_t>(r_ptr.size()) - 1; }
+
+    /// g = R r (fine precision F, coarse precision G; summed in double).
+    template <class F, class G>
+    void restrict_to(const F* r, G* g) const {
+        const std::int64_t nc = coarse_rows();
+#pragma omp parallel for schedule(static) if (nc > 4096)
+        for (std::int64_t c = 0; c < nc; ++c) {
+            double s = 0.0;
+            for (std::int64_t p = r_ptr[c]; p < r_ptr[c + 1]; ++p) s += r[r_idx[p]];
+            g[c] = static_cast<G>(r_scale * s);
+        }
+    }
+
+    /// u_i += w_i e_{agg(i)} (w null: weight 1).
+    template <class G, class F>
+    void interpolate_add(const G* e, F* u, const F* w) const {
+        const auto n = static_cast<std::int64_t>(agg.size());
+#pragma omp parallel for schedule(static) if (n > 4096)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const F v = static_cast<F>(e[agg[i]]);
+            u[i] += w ? w[i] * v : v;
+        }
+    }
+};
+
+}  // namespace mpmg

@@ -1,0 +1,79 @@
+// CSR smoother sweeps in compute precision C on a matrix stored in S; the smoother data
+// (inverse diagonal) is stored in S too and converted in registers (kernels/convert.hpp).
+// Plain templates over the supported (S, C) pairs of csr_typed.hpp, instantiated by the one
+// dispatch point (multigrid/amg_level.cpp). They neither allocate nor throw; `w1`, `w2` are
+// caller-owned work vectors of the matrix' size. Formulas in smoother_setup.hpp.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include <omp.h>
+
+#include "kernels/convert.hpp"
+#include "unstructured/csr_typed.hpp"
+
+namespace mpmg::csr_smoothers {
+
+inline constexpr std::int64_t kParallelRows = 4096;
+
+/// u += omega D^{-1} (f - A u) (weighted Jacobi; l1-Jacobi with the l1 diagonal and omega 1).
+template <class S, class C>
+void jacobi(const TypedCsr<S>& a, const S* inv_d, C omega, const C* f, C* u, C* w1) {
+    residual(a, f, u, w1);
+    const std::int64_t n = a.rows;
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+    for (std::int64_t i = 0; i < n; ++i) u[i] += omega * kernels::to_compute<C>(inv_d[i]) * w1[i];
+}
+
+/// One hybrid Gauss-Seidel sweep (forward or backward): rows split into one contiguous block
+/// per thread; inside a block, newest values; across blocks, the values at the start of the
+/// sweep (kept in `w1`), so the result is deterministic for a given thread count.
+template <class S, class C>
+void hybrid_gs(const TypedCsr<S>& a, const S* inv_d, const C* f, C* u, C* w1, bool forward) {
+    const std::int64_t n = a.rows;
+    const bool parallel = n > kParallelRows;
+    if (parallel) std::copy(u, u + n, w1);
+#pragma omp parallel if (parallel)
+    {
+        const std::int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+        const std::int64_t begin = n * t / nt, end = n * (t + 1) / nt;
+        const C* outside = parallel ? w1 : u;
+        for (std::int64_t k = 0; k < end - begin; ++k) {
+            const std::int64_t i = forward ? begin + k : end - 1 - k;
+            C sum = f[i];
+            for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+                const std::int64_t j = a.col[p];
+                const C x = j >= begin && j < end ? u[j] : outside[j];
+                sum -= kernels::to_compute<C>(a.val[p]) * x;
+            }
+            u[i] += kernels::to_compute<C>(inv_d[i]) * sum;
+        }
+    }
+}
+
+/// Chebyshev iteration of `degree` steps preconditioned by D^{-1} on [alpha, beta]
+/// (Saad, Iterative Methods, Algorithm 12.1).
+template <class S, class C>
+void chebyshev(const TypedCsr<S>& a, const S* inv_d, double alpha, double beta, int degree,
+               const C* f, C* u, C* w1, C* w2) {
+    const double theta = (beta + alpha) / 2, delta = (beta - alpha) / 2;
+    const double sigma = theta / delta;
+    double rho = 1.0 / sigma;
+    const std::int64_t n = a.rows;
+    for (int k = 0; k < degree; ++k) {
+        residual(a, f, u, w1);
+        const double rho_new = k == 0 ? rho : 1.0 / (2.0 * sigma - rho);
+        const C c_old = static_cast<C>(k == 0 ? 0.0 : rho_new * rho);
+        const C c_res = static_cast<C>(k == 0 ? 1.0 / theta : 2.0 * rho_new / delta);
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+        for (std::int64_t i = 0; i < n; ++i) {
+            w2[i] =
+                (k == 0 ? C{0} : c_old * w2[i]) + c_res * kernels::to_compute<C>(inv_d[i]) * w1[i];
+            u[i] += w2[i];
+        }
+        rho = rho_new;
+    }
+}
+
+}  // namespace mpmg::csr_smoothers

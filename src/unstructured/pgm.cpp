@@ -1,0 +1,162 @@
+#include "unstructured/pgm.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "unstructured/spgemm.hpp"
+
+namespace mpmg {
+namespace {
+
+constexpr int kMatchRounds = 15;  // Ginkgo's PGM default max_iterations
+constexpr std::int64_t kParallelRows = 4096;
+
+// Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal.
+CsrMatrix strength_graph(const CsrMatrix& a) {
+    const CsrMatrix t = a.transpose();
+    CsrMatrix w;
+    w.rows = w.cols = a.rows;
+    std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
+        const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
+        while (p < pe || q < qe) {  // merge row i of |A| and |A^T|
+            const std::int64_t cp = p < pe ? a.col[p] : a.rows;
+            const std::int64_t cq = q < qe ? t.col[q] : a.rows;
+            const std::int64_t c = std::min(cp, cq);
+            double v = 0.0;
+            if (cp == c) v += std::fabs(a.val[p++]);
+            if (cq == c) v += std::fabs(t.val[q++]);
+            if (c == i) {
+                d[static_cast<std::size_t>(i)] = v / 2;
+            } else if (v != 0.0) {
+                w.col.push_back(c);
+                w.val.push_back(v / 2);
+            }
+        }
+        w.row_ptr.push_back(w.nnz());
+    }
+    for (std::int64_t i = 0; i < w.rows; ++i) {
+        for (std::int64_t p = w.row_ptr[i]; p < w.row_ptr[i + 1]; ++p) {
+            const double m = std::max(d[static_cast<std::size_t>(i)], d[w.col[p]]);
+            if (m > 0.0) w.val[p] /= m;
+        }
+    }
+    return w;
+}
+
+// Tie-break key of the undirected edge {i, j} (SplitMix64 finaliser of the ordered pair).
+// Equal weights are common (Laplacians); breaking ties by column index makes chains i -> i+1 ->
+// ... with few mutual picks, while a key that is the same seen from both ends gives a total
+// order on edges, so every round matches at least the locally heaviest edges (Naumov et al.).
+std::uint64_t edge_key(std::int64_t i, std::int64_t j) {
+    std::uint64_t z = static_cast<std::uint64_t>(std::min(i, j)) * 0x9E3779B97F4A7C15ull ^
+                      static_cast<std::uint64_t>(std::max(i, j));
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Strongest neighbour j of row i with (agg[j] < 0) == unaggregated; -1 when there is none.
+std::int64_t strongest(const CsrMatrix& w, std::int64_t i, const std::vector<std::int64_t>& agg,
+                       bool unaggregated) {
+    std::int64_t best = -1;
+    double best_w = -1.0;
+    std::uint64_t best_key = 0;
+    for (std::int64_t p = w.row_ptr[i]; p < w.row_ptr[i + 1]; ++p) {
+        const std::int64_t j = w.col[p];
+        if ((agg[j] < 0) != unaggregated) continue;
+        if (w.val[p] < best_w) continue;
+        const std::uint64_t key = edge_key(i, j);
+        if (w.val[p] > best_w || key > best_key) {
+            best_w = w.val[p];
+            best_key = key;
+            best = j;
+        }
+    }
+    return best;
+}
+
+// One PGM pass; agg[i] is the id (a representative row) of i's aggregate.
+Aggregation one_pass(const CsrMatrix& a) {
+    const CsrMatrix w = strength_graph(a);
+    const std::int64_t n = a.rows;
+    Aggregation g;
+    g.agg.assign(static_cast<std::size_t>(n), -1);
+    std::vector<std::int64_t> pick(g.agg.size(), -1);
+    for (int round = 0; round < kMatchRounds; ++round) {
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+        for (std::int64_t i = 0; i < n; ++i) {
+            pick[i] = g.agg[i] < 0 ? strongest(w, i, g.agg, true) : -1;
+        }
+        std::int64_t paired = 0;
+#pragma omp parallel for schedule(static) reduction(+ : paired) if (n > kParallelRows)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t j = pick[i];
+            if (j >= 0 && pick[j] == i) {
+                g.agg[i] = std::min(i, j);
+                ++paired;
+            }
+        }
+        g.matched += paired;
+        if (paired == 0) break;
+    }
+    const std::vector<std::int64_t> snapshot = g.agg;
+    std::int64_t attached = 0, singles = 0;
+#pragma omp parallel for schedule(static) reduction(+ : attached, singles) if (n > kParallelRows)
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (snapshot[i] >= 0) continue;
+        const std::int64_t j = strongest(w, i, snapshot, false);
+        g.agg[i] = j >= 0 ? snapshot[j] : i;
+        if (j >= 0) {
+            ++attached;
+        } else {
+            ++singles;
+        }
+    }
+    g.attached = attached;
+    g.singles = singles;
+    // Number the aggregates by their representative row.
+    std::vector<std::int64_t> id(g.agg.size(), -1);
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (g.agg[i] == i) id[i] = g.coarse_rows++;
+    }
+    for (std::int64_t i = 0; i < n; ++i) g.agg[i] = id[g.agg[i]];
+    return g;
+}
+
+}  // namespace
+
+Aggregation pgm_aggregate(const CsrMatrix& a, int passes) {
+    Aggregation g = one_pass(a);
+    for (int pass = 1; pass < passes; ++pass) {
+        const CsrMatrix p = prolongation(g);
+        const CsrMatrix ac = galerkin_product(restriction(g, 1.0), a, p);
+        Aggregation h = one_pass(ac);
+        for (auto& v : g.agg) v = h.agg[v];
+        g.coarse_rows = h.coarse_rows;
+        g.matched = h.matched;
+        g.attached = h.attached;
+        g.singles = h.singles;
+    }
+    return g;
+}
+
+CsrMatrix prolongation(const Aggregation& g) {
+    CsrMatrix p;
+    p.rows = static_cast<std::int64_t>(g.agg.size());
+    p.cols = g.coarse_rows;
+    p.col = g.agg;
+    p.val.assign(g.agg.size(), 1.0);
+    p.row_ptr.resize(g.agg.size() + 1);
+    for (std::size_t i = 0; i <= g.agg.size(); ++i) p.row_ptr[i] = static_cast<std::int64_t>(i);
+    return p;
+}
+
+CsrMatrix restriction(const Aggregation& g, double scale) {
+    CsrMatrix r = prolongation(g).transpose();
+    for (double& v : r.val) v *= scale;
+    return r;
+}
+
+}  // namespace mpmg

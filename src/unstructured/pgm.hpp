@@ -1,0 +1,39 @@
+// Parallel graph match (PGM) aggregation (Naumov et al., AmgX; FGCS'23 §4.2: Ginkgo's
+// deterministic PGM with aggregates of size 2) and the piecewise-constant transfers it defines.
+//
+// One pass on the graph of A:
+//   1. weights w_ij = (|a_ij| + |a_ji|) / 2 / max(w_ii, w_jj)   (Ginkgo's normalised |A|+|A^T|);
+//   2. up to kMatchRounds rounds: every unaggregated row picks its strongest unaggregated
+//      neighbour (ties: a hash of the edge, the same
+//      from both ends); mutual picks become a pair (aggregate id = smaller row);
+//   3. rows left unmatched join the aggregate of their strongest aggregated neighbour (Ginkgo's
+//      "assign to existing aggregate"), or stay alone when they have none.
+// Everything reads the previous round's state only, so the result is deterministic and
+// independent of the thread count. `passes` > 1 repeats the pass on the Galerkin matrix of the
+// previous pass and composes the maps (double pairwise aggregation, aggregates of <= 4 pairs).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mpmg/csr_matrix.hpp"
+
+namespace mpmg {
+
+struct Aggregation {
+    std::vector<std::int64_t> agg;  ///< coarse index of every fine row
+    std::int64_t coarse_rows = 0;
+    std::int64_t matched = 0;   ///< rows placed in a pair by the matching rounds (last pass)
+    std::int64_t attached = 0;  ///< rows that joined an existing aggregate (last pass)
+    std::int64_t singles = 0;   ///< rows left alone (last pass)
+};
+
+/// Aggregates the rows of square `a` with `passes` >= 1 PGM passes.
+Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1);
+
+/// P (fine_rows x coarse_rows): p_{i, agg[i]} = 1.
+CsrMatrix prolongation(const Aggregation& g);
+/// R = scale * P^T (FGCS'23 §4.2.2 uses scale = 1/2 against growth of the coarse values).
+CsrMatrix restriction(const Aggregation& g, double scale);
+
+}  // namespace mpmg

@@ -1,0 +1,105 @@
+#include "unstructured/pgm.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <map>
+
+#include "io/matrix_market.hpp"
+#include "unstructured/csr_test_util.hpp"
+
+namespace mpmg {
+namespace {
+
+std::vector<std::int64_t> sizes(const Aggregation& g) {
+    std::vector<std::int64_t> s(static_cast<std::size_t>(g.coarse_rows), 0);
+    for (std::int64_t c : g.agg) {
+        EXPECT_GE(c, 0);
+        EXPECT_LT(c, g.coarse_rows);
+        ++s[static_cast<std::size_t>(c)];
+    }
+    return s;
+}
+
+TEST(CsrPgm, PathGraphPairsNeighbours) {
+    const CsrMatrix a = csr_test::poisson(1, 2);  // 1x1 grid: trivial
+    EXPECT_EQ(pgm_aggregate(a).coarse_rows, 1);
+    // 1D Laplacian on 8 points as a 2D grid 8 x 1 is not available; use an explicit tridiagonal.
+    CsrMatrix t;
+    t.rows = t.cols = 8;
+    for (std::int64_t i = 0; i < 8; ++i) {
+        if (i > 0) t.col.push_back(i - 1), t.val.push_back(-1.0);
+        t.col.push_back(i), t.val.push_back(2.0);
+        if (i < 7) t.col.push_back(i + 1), t.val.push_back(-1.0);
+        t.row_ptr.push_back(t.nnz());
+    }
+    const Aggregation g = pgm_aggregate(t);
+    EXPECT_GE(g.coarse_rows, 3);
+    EXPECT_LE(g.coarse_rows, 5);
+    for (std::size_t i = 1; i < 8; ++i) {  // aggregates are runs of neighbours, in order
+        EXPECT_TRUE(g.agg[i] == g.agg[i - 1] || g.agg[i] == g.agg[i - 1] + 1) << i;
+    }
+    for (std::int64_t s : sizes(g)) EXPECT_LE(s, 4);  // a pair plus a leftover on each side
+}
+
+TEST(CsrPgm, EveryRowInExactlyOneAggregateOfAtMostTwoMatched) {
+    const CsrMatrix a = csr_test::poisson(40, 2);
+    const Aggregation g = pgm_aggregate(a);
+    const auto s = sizes(g);
+    EXPECT_EQ(static_cast<std::int64_t>(g.agg.size()), a.rows);
+    EXPECT_EQ(g.matched + g.attached + g.singles, a.rows);
+    EXPECT_EQ(g.matched % 2, 0);
+    // Pairs from matching; a row joins an existing aggregate only after all rounds.
+    const auto big = std::count_if(s.begin(), s.end(), [](std::int64_t v) { return v > 2; });
+    EXPECT_LE(big, g.attached);
+    EXPECT_GT(g.matched, a.rows * 8 / 10);
+    EXPECT_LE(*std::max_element(s.begin(), s.end()), 2 + g.attached);
+}
+
+TEST(CsrPgm, TwoPassesGiveAggregatesOfAboutFour) {
+    const CsrMatrix a = csr_test::poisson(12, 3);
+    const Aggregation g1 = pgm_aggregate(a, 1);
+    const Aggregation g2 = pgm_aggregate(a, 2);
+    sizes(g2);
+    EXPECT_LT(g2.coarse_rows, g1.coarse_rows * 6 / 10);
+    EXPECT_GT(g2.coarse_rows, a.rows / 8);
+}
+
+TEST(CsrPgm, DeterministicAcrossThreadCounts) {
+    const CsrMatrix a = csr_test::random_csr(8000, 5, 3, true);
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const Aggregation g1 = pgm_aggregate(a, 2);
+    omp_set_num_threads(2);
+    const Aggregation g2 = pgm_aggregate(a, 2);
+    omp_set_num_threads(saved);
+    EXPECT_EQ(g1.agg, g2.agg);
+    EXPECT_EQ(g1.coarse_rows, g2.coarse_rows);
+    sizes(g1);
+}
+
+TEST(CsrPgm, ProlongationAndRestriction) {
+    const CsrMatrix a = csr_test::poisson(6, 2);
+    const Aggregation g = pgm_aggregate(a);
+    const CsrMatrix p = prolongation(g);
+    const CsrMatrix r = restriction(g, 0.5);
+    EXPECT_EQ(p.rows, a.rows);
+    EXPECT_EQ(p.cols, g.coarse_rows);
+    EXPECT_EQ(r.rows, g.coarse_rows);
+    EXPECT_EQ(r.nnz(), a.rows);
+    for (double v : r.val) EXPECT_EQ(v, 0.5);
+    const CsrMatrix pt = p.transpose();
+    EXPECT_EQ(pt.col, r.col);
+    EXPECT_EQ(pt.row_ptr, r.row_ptr);
+}
+
+TEST(CsrPgm, RealMatrixAggregates) {
+    const CsrMatrix a = read_matrix_market(csr_test::shared_matrix("1138_bus"));
+    const Aggregation g = pgm_aggregate(a);
+    sizes(g);
+    EXPECT_LT(g.coarse_rows, a.rows * 7 / 10);
+}
+
+}  // namespace
+}  // namespace mpmg
