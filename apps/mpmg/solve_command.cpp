@@ -112,8 +112,10 @@ void print_hierarchy(const SolveResult& r) {
                "underfl", "solve / note");
     for (std::size_t l = 0; l < r.levels.size(); ++l) {
         const LevelInfo& v = r.levels[l];
-        const std::string grid = fmt::format("{}x{}x{}{}", v.grid[0], v.grid[1], v.grid[2],
-                                             v.block > 1 ? fmt::format("x{}", v.block) : "");
+        const std::string grid = v.stencil == "csr"
+                                     ? std::string("-")
+                                     : fmt::format("{}x{}x{}{}", v.grid[0], v.grid[1], v.grid[2],
+                                                   v.block > 1 ? fmt::format("x{}", v.block) : "");
         fmt::print("  {:>3} {:>15} {:>6} {:>10} {:>11} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  {}{}\n",
                    l, grid, v.stencil, v.rows, v.nnz, to_string(v.compute), to_string(v.storage),
                    v.scaled ? "yes" : "no", v.scaled ? fmt::format("{:g}", v.scale_g) : "-",
@@ -159,7 +161,9 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 std::function<int()> add_solve(CLI::App& app) {
     auto a = std::make_shared<SolveArgs>();
     CLI::App* cmd = app.add_subcommand("solve", "solve A x = b");
-    cmd->add_option("--problem", a->problem, "built-in problem: laplace27, laplace27e8, rhd, oil, weather, rhd3t, oil4c, solid3d, jump7");
+    cmd->add_option("--problem", a->problem,
+                    "built-in problem: laplace27, laplace27e8, rhd, oil, weather, rhd3t, oil4c, "
+                    "solid3d, jump7");
     cmd->add_option("--n", a->n, "cells per direction of a built-in problem (grid n^3)");
     cmd->add_option("--grid", a->grid, "grid NX,NY,NZ[,R] (R unknowns per cell)");
     cmd->add_option("--seed", a->seed, "seed of randomised problems");
@@ -172,7 +176,8 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--shift-level", a->shift_level, "levels >= L store in compute precision");
     cmd->add_option("--scaling", a->scaling, "setup-then-scale|scale-then-setup|none|auto");
     cmd->add_option("--method", a->method, "structured|amg|auto");
-    cmd->add_option("--solver", a->solver, "auto|cg|gmres|richardson|mg (auto: CG if symmetric, else GMRES)");
+    cmd->add_option("--solver", a->solver,
+                    "auto|cg|gmres|richardson|mg (auto: CG if symmetric, else GMRES)");
     cmd->add_option("--cycle", a->cycle, "V|W|F");
     cmd->add_option("--smoother", a->smoother, "symgs|jacobi (structured)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");

@@ -1,0 +1,123 @@
+#include "api/guarded_solve.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <optional>
+
+namespace mpmg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+LevelInfo to_info(const LevelReport& r) {
+    LevelInfo i;
+    i.grid = {r.box.nx, r.box.ny, r.box.nz};
+    i.block = r.block;
+    i.stencil = r.stencil;
+    i.rows = r.rows;
+    i.nnz = r.nnz;
+    i.storage = r.storage;
+    i.compute = r.compute;
+    i.scaled = r.scaled;
+    i.scale_g = r.scale_g;
+    i.scale_g_max = r.scale_g_max;
+    i.overflow_count = r.counts.overflow;
+    i.underflow_count = r.counts.underflow;
+    i.subnormal_count = r.counts.subnormal;
+    i.matrix_bytes = r.matrix_bytes;
+    i.solve = r.solve;
+    i.note = r.note;
+    return i;
+}
+
+/// The next safer plan for the runtime guard: first store every level in its compute
+/// precision, then compute and store in FP64. Nothing when already Full64.
+std::optional<PrecisionPlan> widen(const PrecisionPlan& p, int levels) {
+    bool narrow_storage = p.automatic, narrow_compute = false;
+    for (int l = 0; l < levels; ++l) {
+        narrow_storage |= p.level(l).storage != p.level(l).compute;
+        narrow_compute |= p.level(l).compute != Precision::fp64;
+    }
+    if (!narrow_storage && !narrow_compute) return std::nullopt;
+    PrecisionPlan w;
+    w.krylov = p.krylov;
+    w.levels.clear();
+    for (int l = 0; l < levels; ++l) {
+        const Precision c = narrow_storage ? p.level(l).compute : Precision::fp64;
+        w.levels.push_back(LevelPrecision{c, c});
+    }
+    return w;
+}
+
+KrylovResult run_solver(SolverKind kind, const auto& a, auto* m, const auto* b, auto* x,
+                        const KrylovOptions& kopt) {
+    switch (kind) {
+        case SolverKind::gmres:
+            return gmres(a, m, b, x, kopt);
+        case SolverKind::richardson:
+        case SolverKind::mg:
+            return richardson(a, m, b, x, kopt);
+        case SolverKind::cg:
+        case SolverKind::automatic:  // resolved before; CG is the safe reading
+            break;
+    }
+    return cg(a, m, b, x, kopt);
+}
+
+}  // namespace
+
+/// Builds the preconditioner, solves, and on non-finite values, breakdown or stagnation
+/// rebuilds with a wider plan and continues from the last finite iterate (DESIGN.md Safety §5).
+template <class K>
+void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, const BuildFn& build,
+                 const SolverOptions& o, SolveResult& out) {
+    std::vector<K> b(b_in.begin(), b_in.end());
+    std::vector<K> x(b.size(), K{0});
+    PrecisionPlan plan = o.precision;
+    int used = 0;
+    for (bool first = true;; first = false) {
+        const auto t_setup = Clock::now();
+        const std::unique_ptr<BuiltPreconditioner> m = build(plan);
+        out.setup_s += seconds_since(t_setup);
+        out.levels.clear();
+        for (const auto& r : m->report()) out.levels.push_back(to_info(r));
+        out.grid_complexity = m->grid_complexity();
+        out.operator_complexity = m->operator_complexity();
+
+        Adapter<K> pre(*m);
+        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first};
+        KrylovResult kr = run_solver(o.solver, a, &pre, b.data(), x.data(), kopt);
+        out.preconditioner_s += kr.preconditioner_seconds;
+        if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
+        out.residual_history.insert(out.residual_history.end(), kr.history.begin(),
+                                    kr.history.end());
+        used += kr.iterations;
+        out.status = kr.status;
+        out.iterations = used;
+        out.final_relative_residual = kr.relative_residual;
+        out.message = kr.message;
+        const bool trouble = kr.status == SolveStatus::non_finite ||
+                             kr.status == SolveStatus::breakdown ||
+                             kr.status == SolveStatus::stagnated;
+        const auto wider = widen(plan, static_cast<int>(m->report().size()));
+        if (!trouble || !o.guard || !wider || used >= o.max_iter) break;
+        out.guard_events.push_back(fmt::format(
+            "iteration {}: {}; rebuilt the hierarchy as {} and continued from the last finite "
+            "iterate",
+            used, kr.message, wider->notation()));
+        plan = *wider;
+    }
+    out.converged = out.status == SolveStatus::converged;
+    out.x.assign(x.begin(), x.end());
+}
+
+template void run_guarded<double>(const LinearOperator<double>&, const std::vector<double>&,
+                                  const BuildFn&, const SolverOptions&, SolveResult&);
+template void run_guarded<float>(const LinearOperator<float>&, const std::vector<double>&,
+                                 const BuildFn&, const SolverOptions&, SolveResult&);
+
+}  // namespace mpmg

@@ -1,0 +1,79 @@
+#include "api/problem_input.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "io/matrix_market.hpp"
+#include "mpmg/errors.hpp"
+#include "structured/coarsen.hpp"
+#include "structured/from_csr.hpp"
+
+namespace mpmg {
+namespace {
+
+// b from --rhs (checked against the rows), else b = A * 1 with the exact solution known.
+void right_hand_side(const CsrMatrix& a, const ProblemOptions& po, std::vector<double>& b,
+                     std::vector<double>& x_exact) {
+    if (po.rhs.empty()) {
+        x_exact.assign(static_cast<std::size_t>(a.rows), 1.0);
+        b.resize(x_exact.size());
+        a.multiply(x_exact.data(), b.data());
+        return;
+    }
+    b = read_vector_market(po.rhs);
+    if (static_cast<std::int64_t>(b.size()) != a.rows) {
+        throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
+                                       po.rhs, b.size(), po.matrix, a.rows));
+    }
+}
+
+}  // namespace
+
+bool is_symmetric(const CsrMatrix& a) {
+    const CsrMatrix t = a.transpose();
+    if (t.col != a.col) return false;
+    double scale = 0.0;
+    for (double v : a.val) scale = std::max(scale, std::fabs(v));
+    for (std::size_t i = 0; i < a.val.size(); ++i) {
+        if (std::fabs(a.val[i] - t.val[i]) > 1e-12 * scale) return false;
+    }
+    return true;
+}
+
+StructuredProblem load_structured(const ProblemOptions& po) {
+    const CsrMatrix csr = read_matrix_market(po.matrix);
+    const int r = std::max(po.components, 1);
+    StructuredProblem p;
+    p.name = po.matrix;
+    p.solver = is_symmetric(csr) ? SolverKind::cg : SolverKind::gmres;
+    p.a = sgdia_from_csr(csr, Box{po.grid[0], po.grid[1], po.grid[2]}, r, po.matrix);
+    right_hand_side(csr, po, p.b, p.x_exact);
+    return p;
+}
+
+CsrProblem load_csr(const ProblemOptions& po) {
+    CsrProblem p;
+    if (po.matrix.empty()) {  // a built-in problem, converted for the AMG path
+        StructuredProblem s = make_problem(po);
+        p.name = s.name;
+        p.a = to_csr(s.a);
+        p.b = std::move(s.b);
+        p.x_exact = std::move(s.x_exact);
+        p.solver = s.solver;
+        return p;
+    }
+    p.name = po.matrix;
+    p.a = read_matrix_market(po.matrix);
+    if (p.a.rows != p.a.cols) {
+        throw InvalidInput(
+            fmt::format("{}: matrix is {} x {}; a linear solve needs a square matrix", po.matrix,
+                        p.a.rows, p.a.cols));
+    }
+    p.solver = is_symmetric(p.a) ? SolverKind::cg : SolverKind::gmres;
+    right_hand_side(p.a, po, p.b, p.x_exact);
+    return p;
+}
+
+}  // namespace mpmg
