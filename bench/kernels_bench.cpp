@@ -68,7 +68,7 @@ SgDiaMatrix<S> convert(const SgDiaMatrix<double>& a) {
 
 }  // namespace
 
-int run_kernels_bench(const KernelsBenchOptions& opt) {
+int run_kernels_bench(const BenchOptions& opt) {
     const std::int64_t llc = llc_bytes();
     const int reps = opt.quick ? 3 : 5;
     std::vector<int> thread_list{1};

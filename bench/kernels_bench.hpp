@@ -5,14 +5,14 @@
 
 namespace mpmg::bench {
 
-struct KernelsBenchOptions {
+struct BenchOptions {
     bool quick = false;     ///< small sizes, 3 repetitions (CI smoke test)
-    std::string out = ".";  ///< directory for kernels.json, kernels.md, kernels.png
+    std::string out = ".";  ///< directory for NAME.json, NAME.md and the PNG figures
     int threads = 2;        ///< measure 1 and this many OpenMP threads
-    std::string bench_dir;  ///< where plot_kernels.py lives
+    std::string bench_dir;  ///< where the plot_*.py scripts live
 };
 
 /// Runs the benchmark, writes the files; returns the process exit code (0).
-int run_kernels_bench(const KernelsBenchOptions& opt);
+int run_kernels_bench(const BenchOptions& opt);
 
 }  // namespace mpmg::bench

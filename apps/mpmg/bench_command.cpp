@@ -2,6 +2,7 @@
 // Implemented: kernels (bench/kernels_bench.cpp).
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -28,16 +29,23 @@ std::function<int()> add_bench(CLI::App& app) {
     cmd->add_option("--threads", a->threads, "measure 1 and T OpenMP threads (default 2)")
         ->check(CLI::Range(1, 1024));
     return [a]() {
-        if (a->name != "kernels") {
-            fmt::print(stderr, "mpmg: unknown benchmark '{}'; available: kernels\n", a->name);
-            return 2;
-        }
-        bench::KernelsBenchOptions opt;
+        bench::BenchOptions opt;  // the common options of every benchmark
         opt.quick = a->quick;
         opt.out = a->out;
         opt.threads = a->threads;
         opt.bench_dir = MPMG_BENCH_DIR;
-        return bench::run_kernels_bench(opt);
+        // One line per benchmark: name -> runner taking the common options.
+        const std::map<std::string, int (*)(const bench::BenchOptions&)> benchmarks{
+            {"kernels", &bench::run_kernels_bench},
+        };
+        const auto it = benchmarks.find(a->name);
+        if (it == benchmarks.end()) {
+            std::string names;
+            for (const auto& [n, f] : benchmarks) names += (names.empty() ? "" : ", ") + n;
+            fmt::print(stderr, "mpmg: unknown benchmark '{}'; available: {}\n", a->name, names);
+            return 2;
+        }
+        return it->second(opt);
     };
 }
 
