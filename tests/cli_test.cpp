@@ -165,3 +165,26 @@ TEST(Cli, StructuredMatrixFromFile) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, UnstructuredMatrixSolvesWithAmg) {
+    const std::string data = MPMG_SHARED_DATA;
+    const fs::path json = temp_dir() / "amg.json";
+    const CliRun r =
+        mpmg("solve --matrix " + data + "/nos6.mtx.gz --precision auto --json " + json.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["config"]["method"], "amg");
+    EXPECT_EQ(j["config"]["solver"], "cg");  // nos6 is symmetric
+    EXPECT_EQ(j["hierarchy"]["levels"][0]["stencil"], "csr");
+    EXPECT_GE(j["hierarchy"]["levels"].size(), 2u);
+    const CliRun g = mpmg("solve --matrix " + data + "/pde900.mtx.gz --quiet");
+    EXPECT_EQ(g.code, 0) << g.err;
+    EXPECT_NE(g.out.find("solver gmres"), std::string::npos);  // nonsymmetric: GMRES chosen
+    const CliRun bad = mpmg("solve --matrix " + data + "/nos6.mtx.gz --smoother ilu0");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("AMG path offers"), std::string::npos) << bad.err;
+}
+
+}  // namespace

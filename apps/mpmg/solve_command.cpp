@@ -206,7 +206,8 @@ std::function<int()> add_solve(CLI::App& app) {
             to_string(o.method), to_string(o.solver), to_string(o.multigrid.cycle),
             to_string(o.multigrid.smoother), to_string(o.multigrid.scaling), o.rtol);
         const SolveResult r = solve(o);
-        fmt::print("problem: {} rows, {} nonzeros\n", r.rows, r.nnz);
+        fmt::print("problem: {} rows, {} nonzeros | resolved: method {} | solver {}\n", r.rows,
+                   r.nnz, to_string(r.options.method), to_string(r.options.solver));
         print_hierarchy(r);
         if (a->quiet) {
             fmt::print("{} after {} iterations: relative residual {:.3e}, total {:.4f} s\n",
