@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "multigrid/scaling.hpp"
 #include "multigrid/truncate.hpp"
@@ -36,6 +38,49 @@ bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
     return false;
 }
 
+// Smallest |pivot| / largest |entry| of Gaussian elimination with partial pivoting of an r x r
+// block (FP64): how close the block is to singular.
+double pivot_ratio(std::vector<double> m, int r) {
+    double big = 0.0, smallest = std::numeric_limits<double>::infinity();
+    for (double v : m) big = std::max(big, std::fabs(v));
+    for (int c = 0; c < r; ++c) {
+        int piv = c;
+        for (int i = c + 1; i < r; ++i) {
+            if (std::fabs(m[i * r + c]) > std::fabs(m[piv * r + c])) piv = i;
+        }
+        for (int j = 0; j < r; ++j) std::swap(m[c * r + j], m[piv * r + j]);
+        const double p = m[c * r + c];
+        smallest = std::min(smallest, std::fabs(p));
+        if (p == 0.0) return 0.0;
+        for (int i = c + 1; i < r; ++i) {
+            const double f = m[i * r + c] / p;
+            for (int j = c; j < r; ++j) m[i * r + j] -= f * m[c * r + j];
+        }
+    }
+    return big > 0.0 ? smallest / big : 0.0;
+}
+
+// The first cell whose r x r centre block does not survive rounding to the storage precision,
+// or -1: block Gauss-Seidel and ILU invert these blocks, and a nearly singular block rounded to
+// FP16 can become singular. A block survives when its smallest elimination pivot (relative to
+// its largest entry) changes by less than half under the rounding.
+std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p) {
+    const int r = a.block();
+    if (r == 1) return -1;
+    const int c0 = a.stencil().center();
+    std::vector<double> m(static_cast<std::size_t>(r * r)), t(m.size());
+    for (std::int64_t c = 0; c < a.box().cells(); ++c) {
+        std::copy(&a.value(c0, c, 0, 0), &a.value(c0, c, 0, 0) + r * r, m.begin());
+        for (std::size_t k = 0; k < m.size(); ++k) {
+            t[k] = p == Precision::fp16 ? to_double(half_from_double(m[k]))
+                                        : to_double(bf16_from_double(m[k]));
+        }
+        const double exact = pivot_ratio(m, r), rounded = pivot_ratio(t, r);
+        if (!(std::fabs(rounded - exact) < 0.5 * exact)) return c;
+    }
+    return -1;
+}
+
 }  // namespace
 
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
@@ -64,6 +109,12 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.matrix = scale_matrix(a, sc.s);
     } else {
         out.matrix = a;
+    }
+    if (const std::int64_t cell = ill_conditioned_block(out.matrix, st); cell >= 0) {
+        return widen(
+            fmt::format("the {}x{} diagonal block of cell {} is too close to singular "
+                        "for {}",
+                        a.block(), a.block(), cell, to_string(st)));
     }
     const TruncationCounts c = count_for(st, out.matrix);
     if (c.overflow > 0 && !fallback) {
