@@ -110,12 +110,6 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     } else {
         out.matrix = a;
     }
-    if (const std::int64_t cell = ill_conditioned_block(out.matrix, st); cell >= 0) {
-        return widen(
-            fmt::format("the {}x{} diagonal block of cell {} is too close to singular "
-                        "for {}",
-                        a.block(), a.block(), cell, to_string(st)));
-    }
     const TruncationCounts c = count_for(st, out.matrix);
     if (c.overflow > 0 && !fallback) {
         out.note = fmt::format("{} entries overflow {}; kept (setup_fallback off, ablation)",
@@ -125,6 +119,12 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     if (c.overflow > 0) {
         return widen(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
                                  out.scaled ? " after scaling" : " without scaling"));
+    }
+    if (const std::int64_t cell = ill_conditioned_block(out.matrix, st); cell >= 0) {
+        return widen(
+            fmt::format("the {}x{} diagonal block of cell {} is too close to singular "
+                        "for {}",
+                        a.block(), a.block(), cell, to_string(st)));
     }
     const double lost = static_cast<double>(c.underflow + c.subnormal);
     if (automatic && lost > kAutoUnderflowFraction * static_cast<double>(a.nnz())) {
