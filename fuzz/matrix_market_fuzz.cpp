@@ -71,9 +71,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const std::string gz = temp_path(".mtx.gz");
     write_plain(plain, data, size);
     read_both(plain);
-    // The same bytes compressed: exercises the gzip path of read_whole_file.
-    write_gzip(gz, data, size);
-    read_both(gz);
+    // The same bytes compressed: exercises the gzip path of read_whole_file. Only for a quarter
+    // of the inputs (chosen by length, not content): compressing is what makes an execution slow.
+    if (size % 4 == 0) {
+        write_gzip(gz, data, size);
+        read_both(gz);
+    }
     // The raw bytes under a .gz name: corrupt or truncated gzip streams.
     if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
         write_plain(gz, data, size);
