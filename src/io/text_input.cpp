@@ -34,6 +34,7 @@ std::string read_whole_file(const std::string& path) {
         const int n = gzread(f, data.data() + filled, static_cast<unsigned>(want));
         if (n <= 0) break;
         filled += static_cast<std::size_t>(n);
+        if (static_cast<std::size_t>(n) < want) break;  // gzread reads short only at the end
     }
     data.resize(filled);
     int err = Z_OK;
