@@ -20,6 +20,7 @@ std::function<int()> add_info(CLI::App& app) {
     cmd->add_option("matrix", a->path, "Matrix Market file (.mtx or .mtx.gz)")->required();
     cmd->add_option("--json", a->json, "also write the description as JSON to this file");
     return [a]() {
+        if (!a->json.empty()) check_output_path(a->json, {a->path});
         const CsrMatrix m = read_matrix_market(a->path);
         const MatrixInfo info = analyse_matrix(m);
         fmt::print("{}", format_info(info, a->path));

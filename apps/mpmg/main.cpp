@@ -7,10 +7,40 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 #include <string_view>
 
 #include "commands.hpp"
 #include "mpmg/errors.hpp"
+
+namespace {
+
+// Errors echo what the user gave (a file's line, a JSON key, an option value), which may hold
+// newlines or other control bytes; escape them so that an error is always one line on stderr.
+std::string one_line(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (u < 0x20 || u == 0x7f) {
+            out += fmt::format("\\x{:02x}", u);
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+int usage_error(std::string_view what) {
+    fmt::print(stderr, "mpmg: {}\n", one_line(what));
+    return 2;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"mpmg: Krylov solvers preconditioned by mixed-precision multigrid"};
@@ -21,33 +51,27 @@ int main(int argc, char** argv) {
     const auto bench = mpmg::cli::add_bench(app);
     if (argc > 1 && argv[1][0] != '-' && std::string_view(argv[1]) != "solve" &&
         std::string_view(argv[1]) != "info" && std::string_view(argv[1]) != "bench") {
-        fmt::print(stderr,
-                   "mpmg: unknown command '{}'; expected solve, info or bench (see --help)\n",
-                   argv[1]);
-        return 2;
+        return usage_error(fmt::format(
+            "unknown command '{}'; expected solve, info or bench (see --help)", argv[1]));
     }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-        fmt::print(stderr, "mpmg: {}\n", e.what());
-        return 2;
+        return usage_error(e.what());
     }
     try {
         if (app.got_subcommand("solve")) return solve();
         if (app.got_subcommand("bench")) return bench();
         return info();
     } catch (const mpmg::NumericalError& e) {
-        fmt::print(stderr, "mpmg: numerical failure: {}\n", e.what());
+        fmt::print(stderr, "mpmg: numerical failure: {}\n", one_line(e.what()));
         return 3;
     } catch (const mpmg::Error& e) {
-        fmt::print(stderr, "mpmg: {}\n", e.what());
-        return 2;
+        return usage_error(e.what());
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "mpmg: out of memory: the problem is too large for this machine\n");
-        return 2;
+        return usage_error("out of memory: the problem is too large for this machine");
     } catch (const std::exception& e) {
-        fmt::print(stderr, "mpmg: {}\n", e.what());
-        return 2;
+        return usage_error(e.what());
     }
 }

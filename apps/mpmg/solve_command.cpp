@@ -9,6 +9,8 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <system_error>
+#include <vector>
 
 #include <unistd.h>
 
@@ -89,13 +91,19 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
 }
 
 SolverOptions read_config(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw InvalidInput(fmt::format("--config '{}': is a directory, not a JSON file", path));
+    }
     std::ifstream in(path);
     if (!in) throw InvalidInput(fmt::format("--config '{}': cannot open the file", path));
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
         throw InvalidInput(fmt::format("--config '{}': not valid JSON: {}", path, e.what()));
+    } catch (const std::ios_base::failure& e) {
+        throw InvalidInput(fmt::format("--config '{}': cannot read the file: {}", path, e.what()));
     }
     try {
         return options_from_json(j);
@@ -138,6 +146,29 @@ void print_result(const SolveResult& r) {
 }
 
 }  // namespace
+
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path out = fs::weakly_canonical(path, ec);
+    for (const std::string& input : inputs) {
+        std::error_code ec_in;
+        if (!ec && !input.empty() && fs::weakly_canonical(input, ec_in) == out && !ec_in) {
+            throw InvalidInput(fmt::format("--json '{}' would overwrite an input file", path));
+        }
+    }
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+        throw InvalidInput(
+            fmt::format("--json '{}': the directory '{}' does not exist; create it "
+                        "or choose another path",
+                        path, parent.string()));
+    }
+    if (fs::is_directory(path, ec)) {
+        throw InvalidInput(
+            fmt::format("--json '{}': is a directory; give the path of a file", path));
+    }
+}
 
 void write_file_atomically(const std::string& path, const std::string& text) {
     const std::string tmp = fmt::format("{}.tmp.{}", path, static_cast<long>(::getpid()));
@@ -190,15 +221,10 @@ std::function<int()> add_solve(CLI::App& app) {
     return [a, cmd]() {
         SolverOptions o = a->config.empty() ? SolverOptions{} : read_config(a->config);
         apply_flags(*cmd, *a, o);
-        for (const std::string& input : {o.problem.matrix, o.problem.rhs, a->config}) {
-            if (!a->json.empty() && !input.empty() &&
-                std::filesystem::weakly_canonical(input) ==
-                    std::filesystem::weakly_canonical(a->json)) {
-                throw InvalidInput(
-                    fmt::format("--json '{}' would overwrite an input file", a->json));
-            }
-        }
         validate(o);
+        // Before the solve, so that a bad output path costs nothing.
+        if (!a->json.empty())
+            check_output_path(a->json, {o.problem.matrix, o.problem.rhs, a->config});
         fmt::print(
             "mpmg solve: {} | precision {} | method {} | solver {} | cycle {} | smoother {} "
             "| scaling {} | rtol {:g}\n",

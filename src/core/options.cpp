@@ -105,8 +105,9 @@ void validate(const SolverOptions& o) {
     }
     if (!p.rhs.empty() && p.matrix.empty()) fail("--rhs needs --matrix");
     const bool grid_given = p.grid[0] != 0 || p.grid[1] != 0 || p.grid[2] != 0;
-    if (!grid_given && (p.n < 1 || p.n > 4096)) {
-        fail(fmt::format("--n {}: must be in 1..4096", p.n));
+    // n^3 <= 2e9 cells, the bound --grid has too: rejected here, before anything is allocated.
+    if (!grid_given && (p.n < 1 || p.n > 1259)) {
+        fail(fmt::format("--n {}: must be in 1..1259 (at most 2e9 cells)", p.n));
     }
     if (grid_given) {
         for (int g : p.grid) {
@@ -145,7 +146,7 @@ void validate(const SolverOptions& o) {
         fail(fmt::format("--threads {}: must be in 0..1024", o.threads));
     }
     if (o.precision.shift_level < -1 || o.precision.shift_level > 64) {
-        fail("--shift-level must be in 0..64");
+        fail(fmt::format("--shift-level {}: must be in 0..64", o.precision.shift_level));
     }
 }
 

@@ -26,6 +26,11 @@ enum class Symmetry { general, symmetric, skew };
 
 /// Largest accepted row or column count (indices then fit in 32 bits).
 constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
+/// Row or column count accepted whatever the number of entries. Beyond it, a coordinate file must
+/// declare at least half as many entries as rows (and columns), so that the memory the reader
+/// allocates per row stays proportional to the size of the file: a header claiming 2^31 rows
+/// and one entry would otherwise cost 16 GiB of row pointers.
+constexpr std::int64_t kFreeDim = std::int64_t{1} << 20;
 
 struct Triplets {
     std::vector<std::int64_t> row, col;
@@ -222,6 +227,7 @@ private:
             entries = symmetry == Symmetry::general     ? capacity
                       : symmetry == Symmetry::symmetric ? rows * (rows + 1) / 2
                                                         : rows * (rows - 1) / 2;
+            check_entries_fit();
             return;
         }
         if (nnz < 0 || nnz > capacity) {
@@ -229,6 +235,27 @@ private:
                              nnz, capacity));
         }
         entries = nnz;
+        check_entries_fit();
+        const std::int64_t dim = std::max(rows, cols);
+        if (dim > kFreeDim && dim > 2 * nnz) {
+            fail(
+                fmt::format("the size line declares {} x {} but only {} entries: most rows or "
+                            "columns would be empty (more than {} need at least half as many "
+                            "entries); correct the size line",
+                            rows, cols, nnz, kFreeDim));
+        }
+    }
+
+    /// Each entry takes at least two bytes (a value and a line break): a count the file cannot
+    /// hold is rejected before anything is allocated for it.
+    void check_entries_fit() const {
+        const auto most = static_cast<std::int64_t>(text_.size() / 2 + 1);
+        if (entries > most) {
+            fail(
+                fmt::format("the size line declares {} entries, but the file has only {} bytes; "
+                            "the file is truncated or the size line is wrong",
+                            entries, text_.size()));
+        }
     }
 
     std::int64_t read_index(io::Tokens& tok, const char* what, std::int64_t extent) {

@@ -73,6 +73,11 @@ const BadFile kBadFiles[] = {
      "must be 'real general'", true},
     {"vector_row_out_of_range", kGeneral + "3 1 1\n4 1 1\n", 3, "row index 4 is outside 1..3",
      true},
+    // Sizes that would allocate gigabytes for a file of a few bytes (found with bad_input_test).
+    {"mostly_empty", kGeneral + "2147483647 2147483647 1\n1 1 1\n", 2, "but only 1 entries"},
+    {"vector_beyond_file", "%%MatrixMarket matrix array real general\n2147483647 1\n1\n", 2,
+     "declares 2147483647 entries, but the file has only", true},
+    {"vector_mostly_empty", kGeneral + "2147483647 1 1\n1 1 1\n", 2, "but only 1 entries", true},
 };
 
 class MatrixMarketErrors : public ::testing::TestWithParam<BadFile> {};

@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 
 #include "mpmg/errors.hpp"
 
@@ -24,13 +24,19 @@ std::string read_whole_file(const std::string& path) {
                         path, errno != 0 ? std::strerror(errno) : "out of memory"));
     }
     gzbuffer(f, 1u << 17);
+    // Read straight into the result, growing it geometrically from 64 KiB: a small file costs
+    // no large buffer (the fuzzer reads thousands of them a second).
     std::string data;
-    std::vector<char> chunk(std::size_t{1} << 20);
-    for (;;) {
-        const int n = gzread(f, chunk.data(), static_cast<unsigned>(chunk.size()));
+    std::size_t filled = 0;
+    for (std::size_t want = std::size_t{1} << 16;;
+         want = std::min(2 * want, std::size_t{1} << 30)) {
+        data.resize(filled + want);
+        const int n = gzread(f, data.data() + filled, static_cast<unsigned>(want));
         if (n <= 0) break;
-        data.append(chunk.data(), static_cast<std::size_t>(n));
+        filled += static_cast<std::size_t>(n);
+        if (static_cast<std::size_t>(n) < want) break;  // gzread reads short only at the end
     }
+    data.resize(filled);
     int err = Z_OK;
     const char* msg = gzerror(f, &err);
     if (err != Z_OK) {
