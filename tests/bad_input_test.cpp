@@ -224,26 +224,24 @@ TEST(BadInput, SolveMatrixNamesTheFile) {
     write("solve_nan.mtx", kGeneral + "2 2 1\n1 1 nan\n");
     write("solve_rect.mtx", kGeneral + "3 2 2\n1 1 1\n3 2 1\n");
     write("solve_empty.mtx", "");
-    // TODO(issue 6): once --matrix solving lands, also expect the line (":3:", "not square").
-    for (const char* name : {"solve_nan.mtx", "solve_rect.mtx", "solve_empty.mtx"}) {
+    for (const char* name : {"solve_nan.mtx", "solve_empty.mtx"}) {
         expect_rejected("solve --matrix " + path(name), {path(name)});
     }
+    expect_rejected("solve --matrix " + path("solve_rect.mtx"),
+                    {path("solve_rect.mtx"), "3 x 2", "square"});
     expect_rejected("solve --matrix " + path("missing.mtx"), {path("missing.mtx")});
 }
 
 TEST(BadInput, RhsSizeMismatch) {
     write("a3.mtx", kGeneral + "3 3 3\n1 1 2\n2 2 2\n3 3 2\n");
     write("b2.mtx", "%%MatrixMarket matrix array real general\n2 1\n1\n1\n");
-    // TODO(issue 6): tighten once --matrix solving lands: the message must name b2.mtx and both
-    // sizes; today the whole --matrix path may still answer "not available".
     const CliRun r = mpmg("solve --matrix " + path("a3.mtx") + " --rhs " + path("b2.mtx") +
                           " --json " + path("result.json"));
     ASSERT_TRUE(r.exited);
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_TRUE(r.err.find("b2.mtx") != std::string::npos ||
-                r.err.find("not available") != std::string::npos)
-        << r.err;
+    EXPECT_NE(r.err.find("b2.mtx: right-hand side has 2 entries"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("3 rows"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(path("result.json")));
 }
 
