@@ -74,14 +74,15 @@ KrylovResult run_solver(SolverKind kind, const auto& a, auto* m, const auto* b, 
 /// rebuilds with a wider plan and continues from the last finite iterate (DESIGN.md Safety §5).
 template <class K>
 void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, const BuildFn& build,
-                 const SolverOptions& o, SolveResult& out) {
+                 const SolverOptions& o, SmootherKind robust, SolveResult& out) {
     std::vector<K> b(b_in.begin(), b_in.end());
     std::vector<K> x(b.size(), K{0});
     PrecisionPlan plan = o.precision;
+    SmootherKind smoother = o.multigrid.smoother;
     int used = 0;
     for (bool first = true;; first = false) {
         const auto t_setup = Clock::now();
-        const std::unique_ptr<BuiltPreconditioner> m = build(plan);
+        const std::unique_ptr<BuiltPreconditioner> m = build(plan, smoother);
         out.setup_s += seconds_since(t_setup);
         out.levels.clear();
         for (const auto& r : m->report()) out.levels.push_back(to_info(r));
@@ -103,21 +104,29 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         const bool trouble = kr.status == SolveStatus::non_finite ||
                              kr.status == SolveStatus::breakdown ||
                              kr.status == SolveStatus::stagnated;
-        const auto wider = widen(plan, static_cast<int>(m->report().size()));
-        if (!trouble || !o.guard || !wider || used >= o.max_iter) break;
+        if (!trouble || !o.guard || used >= o.max_iter) break;
+        // First widen the precision; once everything is FP64, take the robust smoother.
+        std::string action;
+        if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
+            plan = *wider;
+            action = fmt::format("precision {}", plan.notation());
+        } else if (smoother != robust) {
+            smoother = robust;
+            action = fmt::format("smoother {}", to_string(smoother));
+        } else {
+            break;
+        }
         out.guard_events.push_back(fmt::format(
-            "iteration {}: {}; rebuilt the hierarchy as {} and continued from the last finite "
-            "iterate",
-            used, kr.message, wider->notation()));
-        plan = *wider;
+            "{}; rebuilt the hierarchy with {} and continued from the last finite iterate",
+            kr.message, action));
     }
     out.converged = out.status == SolveStatus::converged;
     out.x.assign(x.begin(), x.end());
 }
 
 template void run_guarded<double>(const LinearOperator<double>&, const std::vector<double>&,
-                                  const BuildFn&, const SolverOptions&, SolveResult&);
+                                  const BuildFn&, const SolverOptions&, SmootherKind, SolveResult&);
 template void run_guarded<float>(const LinearOperator<float>&, const std::vector<double>&,
-                                 const BuildFn&, const SolverOptions&, SolveResult&);
+                                 const BuildFn&, const SolverOptions&, SmootherKind, SolveResult&);
 
 }  // namespace mpmg

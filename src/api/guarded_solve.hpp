@@ -41,7 +41,8 @@ private:
 };
 
 /// Builds the preconditioner for a precision plan.
-using BuildFn = std::function<std::unique_ptr<BuiltPreconditioner>(const PrecisionPlan&)>;
+using BuildFn =
+    std::function<std::unique_ptr<BuiltPreconditioner>(const PrecisionPlan&, SmootherKind)>;
 
 template <class K>
 class Adapter final : public Preconditioner<K> {
@@ -54,9 +55,10 @@ private:
 };
 
 /// Solves A x = b (b in FP64) in precision K; fills status, iterations, history, message,
-/// guard events, levels, complexities, setup and preconditioner times, and x of `out`.
+/// guard events, levels, complexities, setup and preconditioner times, and x of `out`. When
+/// FP64 everywhere still fails, the guard's last step rebuilds with the `robust` smoother.
 template <class K>
 void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b, const BuildFn& build,
-                 const SolverOptions& o, SolveResult& out);
+                 const SolverOptions& o, SmootherKind robust, SolveResult& out);
 
 }  // namespace mpmg

@@ -57,10 +57,13 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     TruncationCounts counts;
     const SgDiaOperator<K> a(truncate<K>(p.a, counts));
     check_k(counts, o.precision.krylov);
-    const BuildFn build = [&](const PrecisionPlan& plan) -> std::unique_ptr<BuiltPreconditioner> {
-        return std::make_unique<Built<Hierarchy>>(p.a, o.multigrid, plan);
+    const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
+        MultigridOptions mg = o.multigrid;
+        mg.smoother = smoother;
+        return std::unique_ptr<BuiltPreconditioner>(
+            std::make_unique<Built<Hierarchy>>(p.a, mg, plan));
     };
-    run_guarded<K>(a, p.b, build, o, out);
+    run_guarded<K>(a, p.b, build, o, SmootherKind::jacobi, out);
 }
 
 template <class K>
@@ -68,10 +71,13 @@ void solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     TruncationCounts counts;
     const CsrOperator<K> a(to_typed<K>(p.a, counts));
     check_k(counts, o.precision.krylov);
-    const BuildFn build = [&](const PrecisionPlan& plan) -> std::unique_ptr<BuiltPreconditioner> {
-        return std::make_unique<Built<AmgHierarchy>>(p.a, o.multigrid, plan);
+    const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
+        MultigridOptions mg = o.multigrid;
+        mg.smoother = smoother;
+        return std::unique_ptr<BuiltPreconditioner>(
+            std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan));
     };
-    run_guarded<K>(a, p.b, build, o, out);
+    run_guarded<K>(a, p.b, build, o, SmootherKind::l1_jacobi, out);
 }
 
 void check_smoother(const SolverOptions& o) {
