@@ -7,6 +7,7 @@
 #include "mpmg/errors.hpp"
 #include "multigrid/amg_level.hpp"
 #include "multigrid/amg_precision.hpp"
+#include "multigrid/cycle.hpp"
 #include "unstructured/pgm.hpp"
 #include "unstructured/spgemm.hpp"
 
@@ -93,51 +94,6 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         }
         report_.push_back(std::move(rep));
     }
-}
-
-void AmgHierarchy::cycle(int l, CycleKind kind) {
-    Level& lev = *levels_[static_cast<std::size_t>(l)];
-    if (l == num_levels() - 1) {
-        if (coarse_sweeps_ == 0) {
-            lev.direct_solve();
-        } else {
-            for (int s = 0; s < coarse_sweeps_; ++s) {
-                lev.smooth(1, true);
-                lev.smooth(1, false);
-            }
-        }
-        return;
-    }
-    Level& coarse = *levels_[static_cast<std::size_t>(l + 1)];
-    lev.smooth(mg_.pre_sweeps, true);
-    lev.restrict_residual(coarse);
-    switch (kind) {
-        case CycleKind::v:
-            cycle(l + 1, CycleKind::v);
-            break;
-        case CycleKind::w:
-            cycle(l + 1, CycleKind::w);
-            cycle(l + 1, CycleKind::w);
-            break;
-        case CycleKind::f:
-            cycle(l + 1, CycleKind::f);
-            cycle(l + 1, CycleKind::v);
-            break;
-    }
-    lev.correct_from(coarse);
-    lev.smooth(mg_.post_sweeps, false);
-}
-
-double AmgHierarchy::grid_complexity() const {
-    double sum = 0.0;
-    for (const auto& r : report_) sum += static_cast<double>(r.rows);
-    return sum / static_cast<double>(report_.front().rows);
-}
-
-double AmgHierarchy::operator_complexity() const {
-    double sum = 0.0;
-    for (const auto& r : report_) sum += static_cast<double>(r.nnz);
-    return sum / static_cast<double>(report_.front().nnz);
 }
 
 }  // namespace mpmg

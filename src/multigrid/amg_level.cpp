@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "mpmg/errors.hpp"
-#include "unstructured/csr_dense_lu.hpp"
+#include "multigrid/coarse_solver.hpp"
 #include "unstructured/csr_smoothers.hpp"
 #include "unstructured/csr_typed.hpp"
 
@@ -161,7 +161,7 @@ private:
     std::vector<C> f_, u_, w1_, w2_;
     std::vector<C> r_, inv_r_, c_, inv_c_;  // equilibration factors (empty: none)
     double sigma_ = 1.0;                    // rhs scale of the underflow guard
-    std::optional<CsrDenseLu> lu_;
+    std::optional<CoarseSolver> lu_;
     std::vector<double> work_;
 };
 

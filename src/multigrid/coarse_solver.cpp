@@ -34,10 +34,26 @@ CoarseSolver::CoarseSolver(const SgDiaMatrix<double>& a) : n_(a.rows()) {
             }
         }
     }
-    for (double v : lu_) {
-        if (!std::isfinite(v)) {
+    factorise();
+}
+
+CoarseSolver::CoarseSolver(const CsrMatrix& a) : n_(a.rows) {
+    const auto n = static_cast<std::size_t>(n_);
+    lu_.assign(n * n, 0.0);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            lu_[static_cast<std::size_t>(a.col[p]) * n + static_cast<std::size_t>(i)] = a.val[p];
+        }
+    }
+    factorise();
+}
+
+void CoarseSolver::factorise() {
+    const auto n = static_cast<std::size_t>(n_);
+    for (std::size_t k = 0; k < lu_.size(); ++k) {
+        if (!std::isfinite(lu_[k])) {
             throw NumericalError(
-                fmt::format("coarsest level ({} rows): matrix has a non-finite entry", n_));
+                fmt::format("coarsest level ({} rows): non-finite entry in row {}", n_, k % n));
         }
     }
     const int m = static_cast<int>(n_);

@@ -1,10 +1,12 @@
-// Direct solve on the coarsest level: dense LU with partial pivoting (LAPACK dgetrf/dgetrs) in
-// FP64, whatever the level's compute precision (the coarsest level is tiny).
+// Direct solve on the coarsest level of either path: dense LU with partial pivoting (LAPACK
+// dgetrf/dgetrs) in FP64, whatever the level's compute precision (the coarsest level is small).
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
+#include "mpmg/csr_matrix.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 
 namespace mpmg {
@@ -12,13 +14,17 @@ namespace mpmg {
 class CoarseSolver {
 public:
     CoarseSolver() = default;
-    /// Factorises A. Throws NumericalError naming the zero pivot when A is singular.
+    /// Factorises a structured or a CSR matrix. Throws NumericalError naming the zero pivot
+    /// when A is singular, or the row of a non-finite entry.
     explicit CoarseSolver(const SgDiaMatrix<double>& a);
+    explicit CoarseSolver(const CsrMatrix& a);
     std::int64_t rows() const { return n_; }
     /// x = A^{-1} b, in place on `x` which holds b on entry.
     void solve(double* x) const;
 
 private:
+    void factorise();  // lu_ holds A (column-major) on entry
+
     std::int64_t n_ = 0;
     std::vector<double> lu_;  // column-major
     std::vector<int> pivots_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "mpmg/errors.hpp"
+#include "multigrid/cycle.hpp"
 #include "multigrid/level_precision.hpp"
 #include "multigrid/scaling.hpp"
 
@@ -91,51 +92,6 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         }
         report_.push_back(std::move(rep));
     }
-}
-
-void Hierarchy::cycle(int l, CycleKind kind) {
-    Level& lev = *levels_[static_cast<std::size_t>(l)];
-    if (l == num_levels() - 1) {
-        if (coarse_sweeps_ == 0) {
-            lev.direct_solve();
-        } else {
-            for (int s = 0; s < coarse_sweeps_; ++s) {
-                lev.smooth(1, true);
-                lev.smooth(1, false);
-            }
-        }
-        return;
-    }
-    Level& coarse = *levels_[static_cast<std::size_t>(l + 1)];
-    lev.smooth(mg_.pre_sweeps, true);
-    lev.restrict_residual(coarse);
-    switch (kind) {
-        case CycleKind::v:
-            cycle(l + 1, CycleKind::v);
-            break;
-        case CycleKind::w:
-            cycle(l + 1, CycleKind::w);
-            cycle(l + 1, CycleKind::w);
-            break;
-        case CycleKind::f:
-            cycle(l + 1, CycleKind::f);
-            cycle(l + 1, CycleKind::v);
-            break;
-    }
-    lev.correct_from(coarse);
-    lev.smooth(mg_.post_sweeps, false);
-}
-
-double Hierarchy::grid_complexity() const {
-    double sum = 0.0;
-    for (const auto& r : report_) sum += static_cast<double>(r.rows);
-    return sum / static_cast<double>(report_.front().rows);
-}
-
-double Hierarchy::operator_complexity() const {
-    double sum = 0.0;
-    for (const auto& r : report_) sum += static_cast<double>(r.nnz);
-    return sum / static_cast<double>(report_.front().nnz);
 }
 
 }  // namespace mpmg

@@ -9,6 +9,7 @@
 #include "mpmg/options.hpp"
 #include "mpmg/precision.hpp"
 #include "mpmg/sgdia_matrix.hpp"
+#include "multigrid/cycle.hpp"
 #include "multigrid/level.hpp"
 #include "structured/coarsen.hpp"
 
@@ -21,20 +22,18 @@ public:
 
     int num_levels() const { return static_cast<int>(levels_.size()); }
     const std::vector<LevelReport>& report() const { return report_; }
-    double grid_complexity() const;
-    double operator_complexity() const;
+    double grid_complexity() const { return mpmg::grid_complexity(report_); }
+    double operator_complexity() const { return mpmg::operator_complexity(report_); }
 
     /// z = M^{-1} r: one cycle with zero initial guess. K is double or float.
     template <class K>
     void apply(const K* r, K* z) {
         levels_.front()->set_rhs(r);
-        cycle(0, mg_.cycle);
+        run_cycle(levels_, 0, mg_.cycle, mg_, coarse_sweeps_);
         levels_.front()->get_solution(z);
     }
 
 private:
-    void cycle(int l, CycleKind kind);
-
     MultigridOptions mg_;
     std::vector<Transfer> transfers_;  // transfers_[l]: level l -> l+1
     std::vector<std::unique_ptr<Level>> levels_;

@@ -1,0 +1,51 @@
+#include "multigrid/cycle.hpp"
+
+namespace mpmg {
+
+void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kind,
+               const MultigridOptions& mg, int coarse_sweeps) {
+    Level& lev = *levels[static_cast<std::size_t>(l)];
+    if (l == static_cast<int>(levels.size()) - 1) {
+        if (coarse_sweeps == 0) {
+            lev.direct_solve();
+        } else {
+            for (int s = 0; s < coarse_sweeps; ++s) {
+                lev.smooth(1, true);
+                lev.smooth(1, false);
+            }
+        }
+        return;
+    }
+    Level& coarse = *levels[static_cast<std::size_t>(l + 1)];
+    lev.smooth(mg.pre_sweeps, true);
+    lev.restrict_residual(coarse);
+    switch (kind) {
+        case CycleKind::v:
+            run_cycle(levels, l + 1, CycleKind::v, mg, coarse_sweeps);
+            break;
+        case CycleKind::w:
+            run_cycle(levels, l + 1, CycleKind::w, mg, coarse_sweeps);
+            run_cycle(levels, l + 1, CycleKind::w, mg, coarse_sweeps);
+            break;
+        case CycleKind::f:
+            run_cycle(levels, l + 1, CycleKind::f, mg, coarse_sweeps);
+            run_cycle(levels, l + 1, CycleKind::v, mg, coarse_sweeps);
+            break;
+    }
+    lev.correct_from(coarse);
+    lev.smooth(mg.post_sweeps, false);
+}
+
+double grid_complexity(const std::vector<LevelReport>& report) {
+    double sum = 0.0;
+    for (const auto& r : report) sum += static_cast<double>(r.rows);
+    return sum / static_cast<double>(report.front().rows);
+}
+
+double operator_complexity(const std::vector<LevelReport>& report) {
+    double sum = 0.0;
+    for (const auto& r : report) sum += static_cast<double>(r.nnz);
+    return sum / static_cast<double>(report.front().nnz);
+}
+
+}  // namespace mpmg
