@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "amg_bench.hpp"
 #include "commands.hpp"
 #include "kernels_bench.hpp"
 
@@ -36,6 +37,7 @@ std::function<int()> add_bench(CLI::App& app) {
         opt.bench_dir = MPMG_BENCH_DIR;
         // One line per benchmark: name -> runner taking the common options.
         const std::map<std::string, int (*)(const bench::BenchOptions&)> benchmarks{
+            {"amg", &bench::run_amg_bench},
             {"kernels", &bench::run_kernels_bench},
         };
         const auto it = benchmarks.find(a->name);
