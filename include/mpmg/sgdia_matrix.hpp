@@ -83,6 +83,21 @@ public:
 
     /// Whether cell c's neighbour at offset d lies inside the box.
     bool neighbour_inside(std::int64_t cell, int d) const;
+    /// Calls f(cell) for every cell whose neighbour at offset d lies inside the box, in
+    /// increasing cell order (range loops, no per-cell test).
+    template <class F>
+    void for_each_inside(int d, F&& f) const {
+        const Offset& o = stencil_[d];
+        const int i0 = o.dx < 0 ? 1 : 0, i1 = o.dx > 0 ? box_.nx - 1 : box_.nx;
+        const int j0 = o.dy < 0 ? 1 : 0, j1 = o.dy > 0 ? box_.ny - 1 : box_.ny;
+        const int k0 = o.dz < 0 ? 1 : 0, k1 = o.dz > 0 ? box_.nz - 1 : box_.nz;
+        for (int k = k0; k < k1; ++k) {
+            for (int j = j0; j < j1; ++j) {
+                const std::int64_t line = (std::int64_t{k} * box_.ny + j) * box_.nx;
+                for (int i = i0; i < i1; ++i) f(line + i);
+            }
+        }
+    }
     /// Stored entries whose neighbour lies inside the box (the matrix's structural nnz).
     std::int64_t nnz() const;
     /// Bytes of the value array.

@@ -22,22 +22,28 @@ double round_to_format(double ax, int mant, int emin, int emax) {
 }  // namespace
 
 half half_from_double(double x) {
-    const std::uint16_t sign = std::signbit(x) ? 0x8000 : 0;
-    if (std::isnan(x)) return half{static_cast<std::uint16_t>(sign | 0x7E00)};
-    const double ax = std::fabs(x);
-    if (ax == 0.0) return half{sign};
-    if (std::isinf(ax)) return half{static_cast<std::uint16_t>(sign | 0x7C00)};
-    const double v = round_to_format(ax, 10, -14, 15);
-    if (std::isinf(v)) return half{static_cast<std::uint16_t>(sign | 0x7C00)};
-    if (v < kHalfMinNormal) {  // subnormal (or zero): bits are v / 2^-24
-        return half{
-            static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(std::ldexp(v, 24)))};
-    }
-    int k = 0;
-    const double m = std::frexp(v, &k);  // v = m * 2^k, m in [0.5, 1)
-    const int e = k - 1;
-    const auto frac = static_cast<std::uint16_t>(std::ldexp(m * 2.0 - 1.0, 10));
-    return half{static_cast<std::uint16_t>(sign | ((e + 15) << 10) | frac)};
+    // Integer rounding on the bits of the double: exact (no double rounding through float) and
+    // fast enough for setup loops over every matrix entry.
+    const auto b = std::bit_cast<std::uint64_t>(x);
+    const auto sign = static_cast<std::uint16_t>((b >> 48) & 0x8000);
+    const int exp = static_cast<int>((b >> 52) & 0x7FF);
+    const std::uint64_t mant = b & ((std::uint64_t{1} << 52) - 1);
+    if (exp == 0x7FF) return half{static_cast<std::uint16_t>(sign | (mant ? 0x7E00 : 0x7C00))};
+    const int e = exp - 1023;
+    if (e > 15) return half{static_cast<std::uint16_t>(sign | 0x7C00)};
+    if (exp == 0 || e < -25) return half{sign};  // below half the smallest subnormal: zero
+    // Value = M * 2^(e-52) with the implicit bit; the half's spacing here is 2^(max(e,-14)-10).
+    const std::uint64_t m_full = mant | (std::uint64_t{1} << 52);
+    const int shift = 42 + std::max(-14 - e, 0);
+    std::uint64_t q = m_full >> shift;
+    const std::uint64_t rem = m_full & ((std::uint64_t{1} << shift) - 1);
+    const std::uint64_t halfway = std::uint64_t{1} << (shift - 1);
+    if (rem > halfway || (rem == halfway && (q & 1))) ++q;
+    // Normal: q in [1024, 2048] carries into the exponent field by the addition below;
+    // subnormal: q <= 1024 is the bit pattern itself (1024 = the smallest normal).
+    std::uint64_t bits = e >= -14 ? (static_cast<std::uint64_t>(e + 14) << 10) + q : q;
+    if (bits >= 0x7C00) bits = 0x7C00;
+    return half{static_cast<std::uint16_t>(sign | bits)};
 }
 
 double double_from_half(half h) {

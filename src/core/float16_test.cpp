@@ -19,6 +19,21 @@ TEST(Float16, ExactValuesRoundTrip) {
     EXPECT_EQ(half_from_double(kHalfMinSubnormal).bits, 0x0001);
 }
 
+TEST(Float16, EveryHalfRoundTripsAndMidpointsTieToEven) {
+    for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+        const half h{static_cast<std::uint16_t>(bits)};
+        const double v = double_from_half(h);
+        if (std::isnan(v)) continue;
+        EXPECT_EQ(half_from_double(v).bits, h.bits) << bits;
+        // The midpoint to the next larger magnitude rounds to whichever of the two is even.
+        const half next{static_cast<std::uint16_t>(bits + 1)};
+        const double w = double_from_half(next);
+        if ((bits & 0x7FFF) >= 0x7C00 || !std::isfinite(w)) continue;
+        const std::uint16_t even = (h.bits & 1) == 0 ? h.bits : next.bits;
+        EXPECT_EQ(half_from_double(0.5 * (v + w)).bits, even) << bits;
+    }
+}
+
 TEST(Float16, RoundsToNearestEvenAndOverflows) {
     // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even -> 1.
     EXPECT_EQ(double_from_half(half_from_double(1.0 + std::ldexp(1.0, -11))), 1.0);

@@ -23,19 +23,18 @@ TruncationCounts count_for(Precision p, const SgDiaMatrix<double>& a) {
 bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
     const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
     const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
-    const std::int64_t cells = a.box().cells();
     const int rr = a.block() * a.block();
-    for (int d = 0; d < a.stencil().size(); ++d) {
+    bool outside = false;
+    for (int d = 0; d < a.stencil().size() && !outside; ++d) {
         const double* v = a.diagonal(d);
-        for (std::int64_t c = 0; c < cells; ++c) {
-            if (!a.neighbour_inside(c, d)) continue;
+        a.for_each_inside(d, [&](std::int64_t c) {
             for (int k = 0; k < rr; ++k) {
                 const double x = std::fabs(v[c * rr + k]);
-                if (x > max / 2 || (x != 0.0 && x < min)) return true;
+                outside |= x > max / 2 || (x != 0.0 && x < min);
             }
-        }
+        });
     }
-    return false;
+    return outside;
 }
 
 // Smallest |pivot| / largest |entry| of Gaussian elimination with partial pivoting of an r x r

@@ -36,8 +36,7 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
     }
     double min_ratio = std::numeric_limits<double>::infinity();  // sqrt(a_ii a_jj) / |a_ij|
     for (int d = 0; d < a.stencil().size(); ++d) {
-        for (std::int64_t c = 0; c < cells; ++c) {
-            if (!a.neighbour_inside(c, d)) continue;
+        a.for_each_inside(d, [&](std::int64_t c) {
             for (int i = 0; i < r; ++i) {
                 for (int j = 0; j < r; ++j) {
                     const double v = std::fabs(a.value(d, c, i, j));
@@ -47,7 +46,7 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
                         min_ratio, std::sqrt(diag[static_cast<std::size_t>(c * r + i)] * dj) / v);
                 }
             }
-        }
+        });
     }
     out.g_max = storage_max * min_ratio;
     if (!(out.g_max > 0.0) || !std::isfinite(out.g_max)) {
@@ -64,10 +63,8 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
 SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s) {
     SgDiaMatrix<double> out = a;
     const int r = a.block();
-    const std::int64_t cells = a.box().cells();
     for (int d = 0; d < a.stencil().size(); ++d) {
-        for (std::int64_t c = 0; c < cells; ++c) {
-            if (!a.neighbour_inside(c, d)) continue;
+        a.for_each_inside(d, [&](std::int64_t c) {
             for (int i = 0; i < r; ++i) {
                 for (int j = 0; j < r; ++j) {
                     const double si = s[static_cast<std::size_t>(c * r + i)];
@@ -75,7 +72,7 @@ SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector
                     out.value(d, c, i, j) = a.value(d, c, i, j) / (si * sj);
                 }
             }
-        }
+        });
     }
     return out;
 }

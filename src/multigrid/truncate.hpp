@@ -10,16 +10,14 @@ namespace mpmg {
 template <class S>
 SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
-    const std::int64_t cells = a.box().cells();
     const int rr = a.block() * a.block();
     for (int d = 0; d < a.stencil().size(); ++d) {
         const double* src = a.diagonal(d);
         S* dst = out.diagonal(d);
-        for (std::int64_t c = 0; c < cells; ++c) {
-            if (!a.neighbour_inside(c, d)) continue;  // stays zero, never read
+        a.for_each_inside(d, [&](std::int64_t c) {
             for (int k = 0; k < rr; ++k)
                 dst[c * rr + k] = truncate_counted<S>(src[c * rr + k], counts);
-        }
+        });
     }
     return out;
 }
@@ -32,14 +30,12 @@ namespace mpmg {
 template <class S>
 TruncationCounts count_truncation(const SgDiaMatrix<double>& a) {
     TruncationCounts counts;
-    const std::int64_t cells = a.box().cells();
     const int rr = a.block() * a.block();
     for (int d = 0; d < a.stencil().size(); ++d) {
         const double* src = a.diagonal(d);
-        for (std::int64_t c = 0; c < cells; ++c) {
-            if (!a.neighbour_inside(c, d)) continue;
+        a.for_each_inside(d, [&](std::int64_t c) {
             for (int k = 0; k < rr; ++k) truncate_counted<S>(src[c * rr + k], counts);
-        }
+        });
     }
     return counts;
 }
