@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "e2e_bench.hpp"
 #include "kernels_bench.hpp"
 
 #ifndef MPMG_BENCH_DIR
@@ -36,6 +37,7 @@ std::function<int()> add_bench(CLI::App& app) {
         opt.bench_dir = MPMG_BENCH_DIR;
         // One line per benchmark: name -> runner taking the common options.
         const std::map<std::string, int (*)(const bench::BenchOptions&)> benchmarks{
+            {"e2e", &bench::run_e2e_bench},
             {"kernels", &bench::run_kernels_bench},
         };
         const auto it = benchmarks.find(a->name);
