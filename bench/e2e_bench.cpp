@@ -72,7 +72,8 @@ std::string config_name(const Config& c) {
 
 /// Smallest cube edge whose FP16 finest matrix exceeds `llc` bytes.
 int cache_edge(std::int64_t llc, std::int64_t bytes_per_cell) {
-    int n = static_cast<int>(std::cbrt(static_cast<double>(llc) / bytes_per_cell));
+    int n =
+        static_cast<int>(std::cbrt(static_cast<double>(llc) / static_cast<double>(bytes_per_cell)));
     while (static_cast<std::int64_t>(n) * n * n * bytes_per_cell <= llc) ++n;
     return n;
 }
@@ -327,6 +328,14 @@ int run_e2e_bench(const BenchOptions& opt) {
     const double stream = stream_triad_gbs(threads, stream_n, opt.quick ? 3 : 10);
     fmt::print(stderr, "  STREAM triad, {} thread(s): {:.1f} GB/s\n", threads, stream);
 
+    {  // warm-up, untimed: OpenMP thread pool, first-touch of the allocator
+        SolverOptions w;
+        w.problem.name = "laplace27";
+        w.problem.n = 16;
+        w.threads = threads;
+        (void)solve(w);
+    }
+
     std::vector<ProblemSpec> suite(std::begin(kSuite), std::end(kSuite));
     if (opt.quick) suite = {{"laplace27", 16}, {"laplace27e8", 16}, {"rhd3t", 16}};
 
@@ -342,7 +351,7 @@ int run_e2e_bench(const BenchOptions& opt) {
         const std::int64_t bytes_per_cell = std::int64_t{2} * ndiag * r * r;
         const int n_cache = cache_edge(llc, bytes_per_cell);
         const int n = opt.quick ? 16 : std::min(n_cache, p.max_n);
-        const double fp16_bytes = static_cast<double>(n) * n * n * bytes_per_cell;
+        const double fp16_bytes = static_cast<double>(std::int64_t{n} * n * n * bytes_per_cell);
         const bool capped = !opt.quick && n < n_cache;
         problems.push_back({{"problem", p.name},
                             {"stencil", probe.a.stencil().name()},

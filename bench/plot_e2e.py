@@ -81,6 +81,7 @@ def times(doc, dst):
     fig, ax = plt.subplots(figsize=(max(8, 2.0 * len(probs)), 5))
     width = 0.8 / len(BARS)
     labelled = False
+    ticks, ticklabels, top = [], [], 1.0
     for pi, p in enumerate(probs):
         by = {r["label"]: r for r in rows if r["problem"] == p}
         base = by.get("Full64")
@@ -100,24 +101,29 @@ def times(doc, dst):
             ax.bar(x, o, width, bottom=s + q, color="tab:gray", edgecolor="k", lw=0.4,
                    label=None if labelled else "other")
             labelled = True
+            top = max(top, s + q + o)
             its = r["iterations"]
             ax.text(x, s + q + o + 0.01, f"{its}" + ("" if r["converged"] else "!"),
                     ha="center", va="bottom", fontsize=7)
-            ax.text(x, -0.02, lab.replace("K64", "").replace("Full64", "F64"), rotation=90,
-                    ha="center", va="top", fontsize=6)
+            ticks.append(x)
+            ticklabels.append(lab.replace("K64", "").replace("Full64", "F64"))
             sp = r.get("preconditioner_speedup")
             if lab != "Full64" and sp is not None and q > 0.06:
                 ax.text(x, s + q / 2, f"{sp:.1f}x", rotation=90, ha="center", va="center",
                         fontsize=7)
-    ax.set_xticks(range(len(probs)))
-    ax.set_xticklabels([f"{p}\n\n\n\n" for p in probs], fontsize=8)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(ticklabels, rotation=90, fontsize=7)
+    for pi, p in enumerate(probs):
+        ax.text(pi, -0.16, p, transform=ax.get_xaxis_transform(), ha="center", va="top",
+                fontsize=9)
     ax.set_ylabel("time / Full64 total")
     m = doc["machine"]
-    ax.set_title(f"End-to-end time normalised to Full64 (bars: {', '.join(BARS)}; number on "
-                 f"top: iterations; inside: preconditioner speedup) — {m['threads']} thread(s)",
+    ax.set_title("End-to-end time normalised to Full64 (bars F64, P32D32, P32D16, auto)\n"
+                 "on top: iterations ('!' not converged); inside: preconditioner speedup\n"
+                 f"{m['cpu']}, {m['threads']} thread(s), STREAM {m['stream_triad_gbs']:.1f} GB/s",
                  fontsize=9)
-    ax.legend(fontsize=8, loc="upper right")
-    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc="upper left", ncol=3)
+    ax.set_ylim(0, top * 1.18)
     fig.tight_layout()
     fig.savefig(dst, dpi=100)
 
