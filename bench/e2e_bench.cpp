@@ -6,7 +6,7 @@
 // scale-then-setup, both with multigrid.setup_fallback = false so that an overflowing level is
 // kept and the runtime guard has to repair what it does), and `auto`. Sizes: the smallest cube
 // whose FP16 finest matrix (n^3 cells x stencil x r^2 x 2 bytes) exceeds the last-level cache,
-// capped per problem so that one Full64 solve stays within ~30 s on the 2-core development
+// capped per problem so that one Full64 solve stays within ~15 s on the 2-core development
 // machine (the cap is reported). Times are medians of the repetitions; the speedups divide the
 // Full64 median of the same problem by this configuration's median.
 #include "e2e_bench.hpp"
@@ -40,14 +40,17 @@ using nlohmann::json;
 
 struct ProblemSpec {
     const char* name;
-    /// Largest n measured here: one Full64 solve stays within ~30 s with 2 threads on the
-    /// 2-core AMD EPYC development machine (and the whole benchmark within ~20 minutes).
+    /// Largest n measured here: one Full64 solve stays within ~15 s with 1 thread on the 2-core
+    /// AMD EPYC development machine under the load of concurrent compiles, and the whole
+    /// benchmark (6 configurations x 3 repetitions) within ~20 minutes. Calibrated Full64
+    /// times (1 thread): laplace27 n=86 14 s, oil n=48 12 s (68 its), weather n=48 12 s (71),
+    /// oil4c n=32 19 s (51), solid3d n=24 9 s (48), rhd n=134 12 s (11, 2 threads).
     int max_n;
 };
 
 constexpr ProblemSpec kSuite[] = {
-    {"laplace27", 96}, {"laplace27e8", 96}, {"rhd", 128},  {"oil", 96},
-    {"weather", 96},   {"rhd3t", 64},       {"oil4c", 56}, {"solid3d", 40},
+    {"laplace27", 96}, {"laplace27e8", 96}, {"rhd", 112},  {"oil", 48},
+    {"weather", 48},   {"rhd3t", 64},       {"oil4c", 28}, {"solid3d", 24},
 };
 
 struct Config {
