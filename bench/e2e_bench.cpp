@@ -1,0 +1,398 @@
+// End-to-end benchmark (DESIGN.md "Benchmark contract", ICPP'24 §7.1 Figure 6, §7.3 Figures 8/9).
+//
+// Every problem of the suite is solved in-process with mpmg::solve (the solver chosen by the
+// problem: SolverOptions::solver = auto) in six configurations: Full64 (K64P64D64), K64P32D32,
+// K64P32D16 with setup-then-scale, the scaling ablation of K64P32D16 (no scaling and
+// scale-then-setup, both with multigrid.setup_fallback = false so that an overflowing level is
+// kept and the runtime guard has to repair what it does), and `auto`. Sizes: the smallest cube
+// whose FP16 finest matrix (n^3 cells x stencil x r^2 x 2 bytes) exceeds the last-level cache,
+// capped per problem so that one Full64 solve stays within ~15 s on the 2-core development
+// machine (the cap is reported). Times are medians of the repetitions; the speedups divide the
+// Full64 median of the same problem by this configuration's median.
+#include "e2e_bench.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_util.hpp"
+#include "io/problems.hpp"
+#include "mpmg/options.hpp"
+#include "mpmg/solver.hpp"
+
+namespace mpmg::bench {
+namespace {
+
+using nlohmann::json;
+
+struct ProblemSpec {
+    const char* name;
+    /// Largest n measured here: one Full64 solve stays within ~15 s with 1 thread on the 2-core
+    /// AMD EPYC development machine under the load of concurrent compiles, and the whole
+    /// benchmark (6 configurations x 3 repetitions) within ~20 minutes. Calibrated Full64
+    /// times (1 thread): laplace27 n=86 14 s, oil n=48 12 s (68 its), weather n=48 12 s (71),
+    /// oil4c n=32 19 s (51), solid3d n=24 9 s (48), rhd n=134 12 s (11, 2 threads).
+    int max_n;
+};
+
+constexpr ProblemSpec kSuite[] = {
+    {"laplace27", 96}, {"laplace27e8", 96}, {"rhd", 112},  {"oil", 48},
+    {"weather", 48},   {"rhd3t", 64},       {"oil4c", 28}, {"solid3d", 24},
+};
+
+struct Config {
+    const char* label;      ///< unique name of the configuration (legend, table)
+    const char* precision;  ///< the `config` field: a precision notation or "auto"
+    ScalingKind scaling;
+    bool setup_fallback;
+};
+
+constexpr Config kConfigs[] = {
+    {"Full64", "K64P64D64", ScalingKind::setup_then_scale, true},
+    {"K64P32D32", "K64P32D32", ScalingKind::setup_then_scale, true},
+    {"K64P32D16", "K64P32D16", ScalingKind::setup_then_scale, true},
+    {"K64P32D16-none", "K64P32D16", ScalingKind::none, false},
+    {"K64P32D16-scale-setup", "K64P32D16", ScalingKind::scale_then_setup, false},
+    {"auto", "auto", ScalingKind::automatic, true},
+};
+
+std::string config_name(const Config& c) {
+    return std::string(c.precision) == "K64P64D64" ? "Full64" : c.precision;
+}
+
+/// Smallest cube edge whose FP16 finest matrix exceeds `llc` bytes.
+int cache_edge(std::int64_t llc, std::int64_t bytes_per_cell) {
+    int n =
+        static_cast<int>(std::cbrt(static_cast<double>(llc) / static_cast<double>(bytes_per_cell)));
+    while (static_cast<std::int64_t>(n) * n * n * bytes_per_cell <= llc) ++n;
+    return n;
+}
+
+/// A guard event caused by a non-finite (NaN/Inf) value rather than breakdown or stagnation.
+bool is_non_finite(const std::string& e) {
+    std::string s = e;
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const char* w :
+         {"not finite", "non-finite", "overflow", "= inf", "= -inf", "= nan", "= -nan"}) {
+        if (s.find(w) != std::string::npos) return true;
+    }
+    return false;
+}
+
+json num_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+double geomean(const std::vector<double>& v) {
+    if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+    double s = 0.0;
+    for (double x : v) s += std::log(x);
+    return std::exp(s / static_cast<double>(v.size()));
+}
+
+/// Runs one configuration `reps` times; the row of DESIGN.md's contract (speedups filled later).
+json measure(const std::string& problem, int n, const Config& c, int reps, int threads) {
+    SolverOptions o;
+    o.problem.name = problem;
+    o.problem.n = n;
+    o.precision = parse_precision(c.precision);
+    o.multigrid.scaling = c.scaling;
+    o.multigrid.setup_fallback = c.setup_fallback;
+    o.threads = threads;
+    json row = {{"problem", problem},
+                {"n", n},
+                {"config", config_name(c)},
+                {"label", c.label},
+                {"scaling", std::string(to_string(c.scaling))},
+                {"setup_fallback", c.setup_fallback},
+                {"threads", threads},
+                {"repetitions", reps}};
+    std::vector<double> setup, pre, other, total;
+    std::optional<SolveResult> first;
+    try {
+        for (int r = 0; r < reps; ++r) {
+            SolveResult res = solve(o);
+            fmt::print(
+                stderr, "    {:<22} rep {}/{}: {:>3} its{} {:7.2f} s (setup {:.2f}, pre {:.2f})\n",
+                c.label, r + 1, reps, res.iterations, res.converged ? "" : " (NOT converged)",
+                res.total_s, res.setup_s, res.preconditioner_s);
+            setup.push_back(res.setup_s);
+            pre.push_back(res.preconditioner_s);
+            other.push_back(res.other_s);
+            total.push_back(res.total_s);
+            if (!first) {
+                res.x.clear();
+                first = std::move(res);
+            }
+        }
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "    {:<22} failed: {}\n", c.label, e.what());
+        row.update({{"iterations", nullptr},
+                    {"converged", false},
+                    {"status", "error"},
+                    {"error", e.what()},
+                    {"setup_s", nullptr},
+                    {"preconditioner_s", nullptr},
+                    {"other_s", nullptr},
+                    {"total_s", nullptr},
+                    {"guard_events", json::array()},
+                    {"nan_inf_met", false},
+                    {"levels", nullptr},
+                    {"level0_storage", nullptr},
+                    {"residual_history", json::array()}});
+        return row;
+    }
+    const SolveResult& res = *first;
+    bool nan_inf = res.status == SolveStatus::non_finite;
+    for (const auto& e : res.guard_events) nan_inf |= is_non_finite(e);
+    json hist = json::array();
+    for (double h : res.residual_history) hist.push_back(num_or_null(h));
+    row.update(
+        {{"iterations", res.iterations},
+         {"converged", res.converged},
+         {"status", std::string(to_string(res.status))},
+         {"final_relative_residual", num_or_null(res.final_relative_residual)},
+         {"setup_s", median(setup)},
+         {"preconditioner_s", median(pre)},
+         {"other_s", median(other)},
+         {"total_s", median(total)},
+         {"total_s_runs", total},
+         {"guard_events", res.guard_events},
+         {"nan_inf_met", nan_inf},
+         {"nan_inf_repaired", nan_inf && res.converged},
+         {"message", res.message},
+         {"levels", res.levels.size()},
+         {"level0_storage",
+          res.levels.empty() ? json(nullptr) : json(std::string(to_string(res.levels[0].storage)))},
+         {"level0_scaled", !res.levels.empty() && res.levels[0].scaled},
+         {"rows", res.rows},
+         {"nnz", res.nnz},
+         {"residual_history", hist}});
+    return row;
+}
+
+/// Fills preconditioner_speedup and e2e_speedup of the rows of one problem (over its Full64).
+void add_speedups(std::vector<json>& rows) {
+    const json* base = nullptr;
+    for (const json& r : rows) {
+        if (r["label"] == "Full64") base = &r;
+    }
+    for (json& r : rows) {
+        double sp = std::numeric_limits<double>::quiet_NaN(), se = sp;
+        if (base != nullptr && !(*base)["total_s"].is_null() && !r["total_s"].is_null()) {
+            sp = (*base)["preconditioner_s"].get<double>() / r["preconditioner_s"].get<double>();
+            se = (*base)["total_s"].get<double>() / r["total_s"].get<double>();
+        }
+        r["preconditioner_speedup"] = num_or_null(sp);
+        r["e2e_speedup"] = num_or_null(se);
+    }
+}
+
+std::string cell(const json& v, const char* f) {
+    if (v.is_null()) return "-";
+    return fmt::format(fmt::runtime(f), v.get<double>());
+}
+
+std::string guard_cell(const json& r) {
+    const auto& ev = r["guard_events"];
+    if (r.contains("error")) return "setup error";
+    if (ev.empty()) return "-";
+    return fmt::format("{} rebuild{}{}", ev.size(), ev.size() == 1 ? "" : "s",
+                       r["nan_inf_met"].get<bool>()
+                           ? (r["converged"].get<bool>() ? ", NaN/Inf repaired" : ", NaN/Inf")
+                           : "");
+}
+
+std::string markdown(const json& doc) {
+    const json& m = doc["machine"];
+    std::string s = fmt::format(
+        "CPU: {}; {} thread(s); STREAM triad {:.1f} GB/s; LLC {} MiB; median of {} run(s); "
+        "rtol 1e-10, solver chosen by the problem (CG / GMRES), V(1,1) SymGS.\n\n",
+        m["cpu"].get<std::string>(), m["threads"].get<int>(), m["stream_triad_gbs"].get<double>(),
+        m["llc_bytes"].get<std::int64_t>() >> 20, doc["repetitions"].get<int>());
+    for (const json& p : doc["problems"]) {
+        if (p["capped"].get<bool>()) {
+            s += fmt::format(
+                "- {}: n = {} (capped; the FP16 finest matrix is {:.1f} MiB, {:.2f}x the LLC; "
+                "n = {} would exceed it)\n",
+                p["problem"].get<std::string>(), p["n"].get<int>(),
+                p["fp16_matrix_bytes"].get<double>() / (1 << 20),
+                p["fp16_matrix_bytes"].get<double>() / m["llc_bytes"].get<double>(),
+                p["n_cache"].get<int>());
+        }
+    }
+    s += "\n| problem | n | config | scaling | its | conv | setup s | precond s | other s | "
+         "total s | precond speedup | e2e speedup | levels | L0 storage | guard |\n";
+    s += "|---|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n";
+    for (const json& r : doc["rows"]) {
+        s += fmt::format(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r["problem"].get<std::string>(), r["n"].get<int>(), r["config"].get<std::string>(),
+            r["scaling"].get<std::string>(),
+            r["iterations"].is_null() ? "-" : std::to_string(r["iterations"].get<int>()),
+            r["converged"].get<bool>() ? "yes" : "**no**", cell(r["setup_s"], "{:.3f}"),
+            cell(r["preconditioner_s"], "{:.3f}"), cell(r["other_s"], "{:.3f}"),
+            cell(r["total_s"], "{:.3f}"), cell(r["preconditioner_speedup"], "{:.2f}x"),
+            cell(r["e2e_speedup"], "{:.2f}x"),
+            r["levels"].is_null() ? "-" : std::to_string(r["levels"].get<int>()),
+            r["level0_storage"].is_null() ? "-" : r["level0_storage"].get<std::string>(),
+            guard_cell(r));
+    }
+    const json& sm = doc["summary"];
+    s += fmt::format(
+        "\nK64P32D16 (setup-then-scale) over Full64 on {} problem(s): geometric mean "
+        "preconditioner speedup {}, end-to-end speedup {}; max iterations ratio "
+        "K64P32D16 / Full64 {} ({}); NaN/Inf in default runs (Full64, K64P32D32, K64P32D16, "
+        "auto): {}.\n",
+        sm["problems"].get<int>(), cell(sm["geomean_preconditioner_speedup"], "{:.2f}x"),
+        cell(sm["geomean_e2e_speedup"], "{:.2f}x"), cell(sm["max_iterations_ratio"], "{:.2f}"),
+        sm["max_iterations_ratio_problem"].get<std::string>(),
+        sm["nan_inf_in_default_runs"].get<int>() == 0
+            ? std::string("none")
+            : fmt::format("{} run(s)", sm["nan_inf_in_default_runs"].get<int>()));
+    return s;
+}
+
+json summary(const std::vector<json>& rows) {
+    std::vector<double> sp, se;
+    double max_ratio = std::numeric_limits<double>::quiet_NaN();
+    std::string max_problem = "-";
+    int nan_default = 0;
+    std::map<std::string, const json*> full;
+    for (const json& r : rows) {
+        if (r["label"] == "Full64") full[r["problem"].get<std::string>()] = &r;
+    }
+    for (const json& r : rows) {
+        const std::string lab = r["label"].get<std::string>();
+        const bool is_default =
+            lab == "Full64" || lab == "K64P32D32" || lab == "K64P32D16" || lab == "auto";
+        if (is_default && (r["nan_inf_met"].get<bool>() || r.contains("error"))) ++nan_default;
+        if (lab != "K64P32D16") continue;
+        if (!r["preconditioner_speedup"].is_null()) {
+            sp.push_back(r["preconditioner_speedup"].get<double>());
+            se.push_back(r["e2e_speedup"].get<double>());
+        }
+        const auto f = full.find(r["problem"].get<std::string>());
+        if (f != full.end() && !r["iterations"].is_null() &&
+            !(*f->second)["iterations"].is_null()) {
+            const double q = r["iterations"].get<double>() /
+                             std::max(1.0, (*f->second)["iterations"].get<double>());
+            if (!(q <= max_ratio)) {
+                max_ratio = q;
+                max_problem = r["problem"].get<std::string>();
+            }
+        }
+    }
+    return {{"problems", sp.size()},
+            {"geomean_preconditioner_speedup", num_or_null(geomean(sp))},
+            {"geomean_e2e_speedup", num_or_null(geomean(se))},
+            {"max_iterations_ratio", num_or_null(max_ratio)},
+            {"max_iterations_ratio_problem", max_problem},
+            {"nan_inf_in_default_runs", nan_default}};
+}
+
+void plot(const BenchOptions& opt, const std::filesystem::path& json_path) {
+    namespace fs = std::filesystem;
+    const fs::path script = fs::path(opt.bench_dir) / "plot_e2e.py";
+    const std::string cmd =
+        fmt::format("/usr/bin/python3 '{}' '{}' '{}' '{}' >&2", script.string(), json_path.string(),
+                    (fs::path(opt.out) / "e2e_residuals.png").string(),
+                    (fs::path(opt.out) / "e2e_times.png").string());
+    if (!fs::exists(script) || std::system(cmd.c_str()) != 0) {
+        fmt::print(stderr,
+                   "  note: e2e_residuals.png / e2e_times.png not written (needs /usr/bin/python3 "
+                   "with matplotlib and {}); JSON and Markdown are complete\n",
+                   script.string());
+    } else {
+        fmt::print(stderr, "  wrote e2e_residuals.png and e2e_times.png\n");
+    }
+}
+
+}  // namespace
+
+int run_e2e_bench(const BenchOptions& opt) {
+    const std::int64_t llc = llc_bytes();
+    const int reps = opt.quick ? 1 : 3;
+    const int threads = opt.threads;
+    fmt::print(stderr, "bench e2e: LLC {} MiB, threads {}, {} repetition(s){}\n", llc >> 20,
+               threads, reps, opt.quick ? " (quick)" : "");
+    const std::int64_t stream_n = opt.quick ? (std::int64_t{1} << 20) : 4 * llc / 8 * 2;
+    const double stream = stream_triad_gbs(threads, stream_n, opt.quick ? 3 : 10);
+    fmt::print(stderr, "  STREAM triad, {} thread(s): {:.1f} GB/s\n", threads, stream);
+
+    {  // warm-up, untimed: OpenMP thread pool, first-touch of the allocator
+        SolverOptions w;
+        w.problem.name = "laplace27";
+        w.problem.n = 16;
+        w.threads = threads;
+        (void)solve(w);
+    }
+
+    std::vector<ProblemSpec> suite(std::begin(kSuite), std::end(kSuite));
+    if (opt.quick) suite = {{"laplace27", 16}, {"laplace27e8", 16}, {"rhd3t", 16}};
+
+    json problems = json::array();
+    std::vector<json> all_rows;
+    for (const ProblemSpec& p : suite) {
+        ProblemOptions po;
+        po.name = p.name;
+        po.n = 4;
+        const StructuredProblem probe = make_problem(po);
+        const int ndiag = probe.a.stencil().size();
+        const int r = probe.a.block();
+        const std::int64_t bytes_per_cell = std::int64_t{2} * ndiag * r * r;
+        const int n_cache = cache_edge(llc, bytes_per_cell);
+        const int n = opt.quick ? 16 : std::min(n_cache, p.max_n);
+        const double fp16_bytes = static_cast<double>(std::int64_t{n} * n * n * bytes_per_cell);
+        const bool capped = !opt.quick && n < n_cache;
+        problems.push_back({{"problem", p.name},
+                            {"stencil", probe.a.stencil().name()},
+                            {"components", r},
+                            {"n_cache", n_cache},
+                            {"n", n},
+                            {"capped", capped},
+                            {"fp16_matrix_bytes", fp16_bytes}});
+        fmt::print(stderr, "  {} ({}, r = {}): n = {}{} (FP16 finest matrix {:.1f} MiB)\n", p.name,
+                   probe.a.stencil().name(), r, n,
+                   capped ? fmt::format(", capped below the cache target {}", n_cache) : "",
+                   fp16_bytes / (1 << 20));
+        std::vector<json> rows;
+        for (const Config& c : kConfigs) rows.push_back(measure(p.name, n, c, reps, threads));
+        add_speedups(rows);
+        all_rows.insert(all_rows.end(), rows.begin(), rows.end());
+    }
+    if (all_rows.empty()) return 1;
+
+    json doc;
+    doc["machine"] = {{"cpu", cpu_model()},
+                      {"threads", threads},
+                      {"stream_triad_gbs", stream},
+                      {"llc_bytes", llc}};
+    doc["quick"] = opt.quick;
+    doc["repetitions"] = reps;
+    doc["problems"] = problems;
+    doc["rows"] = all_rows;
+    doc["summary"] = summary(all_rows);
+
+    namespace fs = std::filesystem;
+    fs::create_directories(opt.out);
+    const fs::path json_path = fs::path(opt.out) / "e2e.json";
+    std::ofstream(json_path) << doc.dump(1) << "\n";
+    std::ofstream(fs::path(opt.out) / "e2e.md") << markdown(doc);
+    fmt::print(stderr, "  wrote {} and e2e.md\n", json_path.string());
+    plot(opt, json_path);
+    return 0;
+}
+
+}  // namespace mpmg::bench

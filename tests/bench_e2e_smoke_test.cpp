@@ -1,0 +1,67 @@
+// Smoke test of `mpmg bench e2e --quick`: writes the JSON contract (DESIGN.md "Benchmark
+// contract", e2e row fields) and the Markdown table. Never asserts on timings.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(BenchSmoke, E2eQuickWritesTheJsonContract) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("mpmg_bench_e2e_smoke_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const std::string cmd = std::string(MPMG_CLI_PATH) + " bench e2e --quick --out " +
+                            dir.string() + " > " + (dir.string() + ".log") + " 2>&1";
+    const int status = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    ASSERT_TRUE(fs::exists(dir / "e2e.md"));
+    std::ifstream in(dir / "e2e.json");
+    const auto j = nlohmann::json::parse(in);
+    for (const char* key : {"cpu", "threads", "stream_triad_gbs"}) {
+        EXPECT_TRUE(j["machine"].contains(key)) << key;
+    }
+    ASSERT_TRUE(j["rows"].is_array());
+    std::set<std::string> problems, labels;
+    for (const auto& r : j["rows"]) {
+        for (const char* key :
+             {"problem", "n", "config", "scaling", "iterations", "converged", "setup_s",
+              "preconditioner_s", "other_s", "total_s", "preconditioner_speedup", "e2e_speedup",
+              "guard_events", "levels", "level0_storage", "residual_history"}) {
+            ASSERT_TRUE(r.contains(key)) << key;
+        }
+        problems.insert(r["problem"].get<std::string>());
+        labels.insert(r["label"].get<std::string>());
+        EXPECT_EQ(r["n"].get<int>(), 16);
+        EXPECT_TRUE(r["guard_events"].is_array());
+        // The default configurations converge without NaN/Inf on the quick problems.
+        const std::string lab = r["label"].get<std::string>();
+        if (lab == "Full64" || lab == "K64P32D32" || lab == "K64P32D16" || lab == "auto") {
+            EXPECT_TRUE(r["converged"].get<bool>()) << r["problem"] << " " << lab;
+            EXPECT_FALSE(r["nan_inf_met"].get<bool>()) << r["problem"] << " " << lab;
+            EXPECT_EQ(r["residual_history"].size(), r["iterations"].get<std::size_t>() + 1);
+        }
+        if (lab == "Full64") {
+            EXPECT_DOUBLE_EQ(r["e2e_speedup"].get<double>(), 1.0);
+        }
+    }
+    EXPECT_EQ(problems, (std::set<std::string>{"laplace27", "laplace27e8", "rhd3t"}));
+    EXPECT_EQ(labels, (std::set<std::string>{"Full64", "K64P32D32", "K64P32D16", "K64P32D16-none",
+                                             "K64P32D16-scale-setup", "auto"}));
+    ASSERT_EQ(j["rows"].size(), 18u);
+    EXPECT_TRUE(j["summary"].contains("geomean_preconditioner_speedup"));
+    fs::remove_all(dir);
+    fs::remove(dir.string() + ".log");
+}
+
+}  // namespace
