@@ -203,27 +203,14 @@ Measured measure(const MatrixFile& m, const PrecisionPlan& plan, SmootherKind sm
     return out;
 }
 
-std::string short_name(Precision p) {
-    switch (p) {
-        case Precision::fp64:
-            return "DP";
-        case Precision::fp32:
-            return "SP";
-        case Precision::fp16:
-            return "HP";
-        case Precision::bf16:
-            return "BF";
-    }
-    return "?";
-}
-
 /// Per level "work/matrix", e.g. "DP/DP SP/HP SP/HP SP/LU".
 std::string level_summary(const SolveResult& r) {
     std::string s;
     for (const auto& l : r.levels) {
         if (!s.empty()) s += ' ';
-        s += short_name(l.compute) + "/" +
-             (l.solve.rfind("direct", 0) == 0 ? std::string("LU") : short_name(l.storage));
+        s += std::string(ginkgo_name(l.compute)) + "/" +
+             (l.solve.rfind("direct", 0) == 0 ? std::string("LU")
+                                              : std::string(ginkgo_name(l.storage)));
     }
     return s;
 }

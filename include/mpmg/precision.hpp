@@ -16,6 +16,8 @@ enum class Precision : std::uint8_t { fp64, fp32, fp16, bf16 };
 
 /// "fp64", "fp32", "fp16", "bf16".
 std::string_view to_string(Precision p);
+/// Ginkgo-style name: "DP", "SP", "HP", "BF".
+std::string_view ginkgo_name(Precision p);
 /// Bytes of one value stored in precision p.
 int bytes_of(Precision p);
 

@@ -36,6 +36,20 @@ int bytes_of(Precision p) {
     return 0;
 }
 
+std::string_view ginkgo_name(Precision p) {
+    switch (p) {
+        case Precision::fp64:
+            return "DP";
+        case Precision::fp32:
+            return "SP";
+        case Precision::fp16:
+            return "HP";
+        case Precision::bf16:
+            return "BF";
+    }
+    return "?";
+}
+
 LevelPrecision PrecisionPlan::level(int l) const {
     const auto i = static_cast<std::size_t>(std::max(l, 0));
     LevelPrecision lp = levels[std::min(i, levels.size() - 1)];
@@ -55,20 +69,6 @@ std::string_view k_digits(Precision p) {
             return "16";
         case Precision::bf16:
             return "bf16";
-    }
-    return "?";
-}
-
-std::string_view ginkgo_name(Precision p) {
-    switch (p) {
-        case Precision::fp64:
-            return "DP";
-        case Precision::fp32:
-            return "SP";
-        case Precision::fp16:
-            return "HP";
-        case Precision::bf16:
-            return "BF";
     }
     return "?";
 }
