@@ -78,10 +78,12 @@ struct Active {
     int dx[kMaxDiag];
 };
 
-/// Collects the active offsets of `line`, leaving out offsets skip1 and skip2.
+/// Collects the active offsets of `line`, leaving out offsets skip1 and skip2, and with
+/// `sign` = -1 / +1 also every offset whose cell lies after / before the line's cells in the
+/// lexicographic order (those read x values that are known to be zero).
 template <class S, class C>
 HWY_INLINE void collect(const SgDiaGeom& g, const S* a, const C* x, std::int64_t line,
-                        Active<S, C>& act, int skip1 = -1, int skip2 = -1) {
+                        Active<S, C>& act, int skip1 = -1, int skip2 = -1, int sign = 0) {
     const int j = static_cast<int>(line % g.ny);
     const int k = static_cast<int>(line / g.ny);
     const std::int64_t c0 = line * g.nx;
@@ -91,6 +93,7 @@ HWY_INLINE void collect(const SgDiaGeom& g, const S* a, const C* x, std::int64_t
         if (d == skip1 || d == skip2) continue;
         if (j + o.dy < 0 || j + o.dy >= g.ny || k + o.dz < 0 || k + o.dz >= g.nz) continue;
         const std::int64_t shift = o.dx + std::int64_t{g.nx} * (o.dy + std::int64_t{g.ny} * o.dz);
+        if ((sign < 0 && shift > 0) || (sign > 0 && shift < 0)) continue;
         act.a[act.m] = a + d * g.diag_stride + c0;
         act.x[act.m] = x + c0 + shift;
         act.dx[act.m] = o.dx;
@@ -204,7 +207,8 @@ inline int inline_offset(const SgDiaGeom& g, int dx) {
     return -1;
 }
 
-/// Gauss-Seidel on one line. For the cells of a chunk, a vector pass computes, from values fixed
+/// Gauss-Seidel on one line (with zero_guess: on x = 0, reading only the updated neighbours).
+/// For the cells of a chunk, a vector pass computes, from values fixed
 /// during the line (every offset but the centre and the trailing in-line neighbour t, dx = -1
 /// forward / +1 backward), u_i = (b_i - sum) / a_ii and w_i = a_it / a_ii; the scalar recurrence
 /// is then x_i = u_i - w_i x_{i+dx_t}, one FMA per cell on the critical path.
@@ -221,7 +225,10 @@ void gs_line_impl(const GsArgs<S, C>& p) {
     const C* b = p.b + c0;
     C* x = p.x + c0;
     Active<S, C> act;
-    collect(g, p.a, static_cast<const C*>(p.x), p.line, act, g.center, trail);
+    // With a zero guess only the already updated neighbours (before the cell in the sweep's
+    // order: shift < 0 forward, > 0 backward) are nonzero.
+    const int sign = p.zero_guess ? (p.forward ? -1 : 1) : 0;
+    collect(g, p.a, static_cast<const C*>(p.x), p.line, act, g.center, trail, sign);
     HWY_ALIGN C u[kChunk];
     HWY_ALIGN C w[kChunk];
     const int chunks = (g.nx + kChunk - 1) / kChunk;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <deque>
+
 #include "mpmg/errors.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/level_precision.hpp"
@@ -22,33 +24,34 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
     : mg_(mg) {
     const bool scale_first = mg.scaling == ScalingKind::scale_then_setup;
     std::vector<double> s0;
-    std::vector<SgDiaMatrix<double>> mats;
+    // Level 0 is the caller's matrix (not copied) unless scale-then-setup scales it; coarser
+    // levels are owned here. std::deque keeps the addresses in `mats` stable.
+    std::deque<SgDiaMatrix<double>> owned;
+    std::vector<const SgDiaMatrix<double>*> mats{&a};
     if (scale_first) {  // ablation variant (ICPP'24 §4.3): scale A once, then set up
         const LevelScaling sc = compute_scaling(a, kHalfMax);
         if (!sc.ok) {
             throw InvalidInput(fmt::format("--scaling scale-then-setup: {}", sc.problem));
         }
         s0 = sc.s;
-        mats.push_back(scale_matrix(a, sc.s));
-    } else {
-        mats.push_back(a);
+        mats[0] = &owned.emplace_back(scale_matrix(a, sc.s));
     }
     const CoarseningOptions copt{.semi_threshold = mg.semi_threshold};
     while (static_cast<int>(mats.size()) < mg.max_levels &&
-           mats.back().rows() > mg.max_coarse_rows) {
-        auto next = coarsen(mats.back(), copt);
+           mats.back()->rows() > mg.max_coarse_rows) {
+        auto next = coarsen(*mats.back(), copt);
         if (!next) break;
         transfers_.push_back(std::move(next->transfer));
-        mats.push_back(std::move(next->a));
+        mats.push_back(&owned.emplace_back(std::move(next->a)));
     }
     const int nl = static_cast<int>(mats.size());
-    const bool direct = mats.back().rows() <= kMaxDirectRows;
+    const bool direct = mats.back()->rows() <= kMaxDirectRows;
     if (!direct) coarse_sweeps_ = kCoarseSweeps;
 
     for (int l = 0; l < nl; ++l) {
         const bool last = l == nl - 1;
         LevelReport rep;
-        const SgDiaMatrix<double>& m = mats[static_cast<std::size_t>(l)];
+        const SgDiaMatrix<double>& m = *mats[static_cast<std::size_t>(l)];
         rep.box = m.box();
         rep.block = m.block();
         rep.stencil = m.stencil().name();
@@ -58,17 +61,17 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         setup.smoother = mg.smoother;
         setup.jacobi_weight = mg.jacobi_weight;
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
+        StorageDecision dec;   // outlives make_level below (setup.matrix may point into it)
         if (last && direct) {  // the coarsest level is solved in FP64 by LU
             const LevelPrecision lp = plan.level(l);
             setup.precision = LevelPrecision{lp.compute, lp.compute};
-            setup.matrix = m;
+            setup.matrix = &m;
             rep.solve = "direct (LU, fp64)";
         } else {
             const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
-            StorageDecision dec =
-                decide_storage(m, plan.level(l), may_scale, plan.automatic, mg.setup_fallback);
+            dec = decide_storage(m, plan.level(l), may_scale, plan.automatic, mg.setup_fallback);
             setup.precision = dec.precision;
-            setup.matrix = std::move(dec.matrix);
+            setup.matrix = &dec.matrix(m);
             setup.s = std::move(dec.s);
             rep.scaled = dec.scaled;
             rep.scale_g = dec.g;

@@ -42,7 +42,7 @@ struct LevelReport {
 
 /// The data a level is built from.
 struct LevelSetup {
-    SgDiaMatrix<double> matrix;  ///< FP64 operator, already scaled when `s` is non-empty
+    const SgDiaMatrix<double>* matrix = nullptr;  ///< FP64 operator, scaled when `s` is set
     std::vector<double> s;       ///< diag(Q^{1/2}); empty: unscaled
     /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled
     /// variables, so s applies only at the preconditioner's input and output.

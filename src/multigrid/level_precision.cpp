@@ -24,15 +24,19 @@ bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
     const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
     const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
     const int rr = a.block() * a.block();
+    const int ndiag = a.stencil().size();
     bool outside = false;
-    for (int d = 0; d < a.stencil().size() && !outside; ++d) {
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : outside)
+    for (int d = 0; d < ndiag; ++d) {
         const double* v = a.diagonal(d);
+        bool here = false;
         a.for_each_inside(d, [&](std::int64_t c) {
             for (int k = 0; k < rr; ++k) {
                 const double x = std::fabs(v[c * rr + k]);
-                outside |= x > max / 2 || (x != 0.0 && x < min);
+                here |= x > max / 2 || (x != 0.0 && x < min);
             }
         });
+        outside = outside || here;
     }
     return outside;
 }
@@ -87,14 +91,10 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     StorageDecision out;
     out.precision = requested;
     const Precision st = requested.storage;
-    if (st != Precision::fp16 && st != Precision::bf16) {
-        out.matrix = a;
-        return out;
-    }
+    if (st != Precision::fp16 && st != Precision::bf16) return out;
     const auto widen = [&](std::string why) {
         out = StorageDecision{};
         out.precision = LevelPrecision{requested.compute, requested.compute};
-        out.matrix = a;
         out.note = fmt::format("{}; stored in {} instead", why, to_string(requested.compute));
         return out;
     };
@@ -105,11 +105,9 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.g = sc.g;
         out.g_max = sc.g_max;
         out.s = sc.s;
-        out.matrix = scale_matrix(a, sc.s);
-    } else {
-        out.matrix = a;
+        out.scaled_matrix = scale_matrix(a, sc.s);
     }
-    const TruncationCounts c = count_for(st, out.matrix);
+    const TruncationCounts c = count_for(st, out.matrix(a));
     if (c.overflow > 0 && !fallback) {
         out.note = fmt::format("{} entries overflow {}; kept (setup_fallback off, ablation)",
                                c.overflow, to_string(st));
@@ -119,7 +117,7 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         return widen(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
                                  out.scaled ? " after scaling" : " without scaling"));
     }
-    if (const std::int64_t cell = ill_conditioned_block(out.matrix, st); cell >= 0) {
+    if (const std::int64_t cell = ill_conditioned_block(out.matrix(a), st); cell >= 0) {
         return widen(
             fmt::format("the {}x{} diagonal block of cell {} is too close to singular "
                         "for {}",

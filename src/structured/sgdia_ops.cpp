@@ -71,11 +71,12 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) 
 // it reproduces the sequential sweep bitwise, documented there); each line is one
 // kernels::gs_line call, sequential in i.
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward) {
+void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()),
-                     [&](std::int64_t line) { kernels::gs_line(g, v, b, x, line, forward); });
+    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()), [&](std::int64_t line) {
+        kernels::gs_line(g, v, b, x, line, forward, zero_guess);
+    });
 }
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.
@@ -116,13 +117,16 @@ template void jacobi<half, float>(const SgDiaMatrix<half>&, const float*, const 
 template void jacobi<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, const float*,
                                       float*, float);
 
-template void gs_sweep<double, double>(const SgDiaMatrix<double>&, const double*, double*, bool);
-template void gs_sweep<float, double>(const SgDiaMatrix<float>&, const double*, double*, bool);
-template void gs_sweep<half, double>(const SgDiaMatrix<half>&, const double*, double*, bool);
-template void gs_sweep<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*,
+template void gs_sweep<double, double>(const SgDiaMatrix<double>&, const double*, double*, bool,
+                                       bool);
+template void gs_sweep<float, double>(const SgDiaMatrix<float>&, const double*, double*, bool,
+                                      bool);
+template void gs_sweep<half, double>(const SgDiaMatrix<half>&, const double*, double*, bool, bool);
+template void gs_sweep<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*, bool,
                                          bool);
-template void gs_sweep<float, float>(const SgDiaMatrix<float>&, const float*, float*, bool);
-template void gs_sweep<half, float>(const SgDiaMatrix<half>&, const float*, float*, bool);
-template void gs_sweep<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*, bool);
+template void gs_sweep<float, float>(const SgDiaMatrix<float>&, const float*, float*, bool, bool);
+template void gs_sweep<half, float>(const SgDiaMatrix<half>&, const float*, float*, bool, bool);
+template void gs_sweep<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*, bool,
+                                        bool);
 
 }  // namespace mpmg

@@ -24,6 +24,6 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);
 /// `forward`, else decreasing. Parallel by a wavefront over lines, and bitwise identical to the
 /// sequential sweep for any thread count (see sgdia_ops.cpp).
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward);
+void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false);
 
 }  // namespace mpmg
