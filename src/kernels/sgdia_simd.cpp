@@ -135,6 +135,19 @@ HWY_INLINE void vec_sum2(D d, const Active<S, C>& act, int i, hn::Vec<D>& s0, hn
     s1 = hn::Add(a1, b1);
 }
 
+/// Sum over the active offsets for the N cells at i (all offsets inside: 1 <= i, i+N < nx).
+template <class D, class S, class C>
+HWY_INLINE hn::Vec<D> vec_sum1(D d, const Active<S, C>& act, int i) {
+    auto a0 = hn::Zero(d), b0 = hn::Zero(d);
+    int e = 0;
+    for (; e + 2 <= act.m; e += 2) {
+        a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+        b0 = hn::MulAdd(load_conv(d, act.a[e + 1] + i), hn::LoadU(d, act.x[e + 1] + i), b0);
+    }
+    if (e < act.m) a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+    return hn::Add(a0, b0);
+}
+
 /// out[c] from the sum s for cell c (kind fixed at compile time).
 template <ApplyKind K, class D, class S, class C>
 HWY_INLINE hn::Vec<D> finish(D d, const ApplyArgs<S, C>& p, const S* centre, std::int64_t c,
@@ -181,6 +194,16 @@ void apply_lines(const ApplyArgs<S, C>& p) {
             vec_sum2(d, act, i, s0, s1);
             hn::StoreU(finish<K>(d, p, centre, c0 + i, s0), d, out + i);
             hn::StoreU(finish<K>(d, p, centre, c0 + i + n, s1), d, out + i + n);
+        }
+        // The rest of [1, nx-1) by one vector ending at nx-1, overlapping cells already done
+        // (they are recomputed from the same inputs: out never aliases x or b).
+        for (; i + n <= g.nx - 1; i += n) {
+            hn::StoreU(finish<K>(d, p, centre, c0 + i, vec_sum1(d, act, i)), d, out + i);
+        }
+        if (i < g.nx - 1 && g.nx - 1 - n >= 1) {
+            const int j = g.nx - 1 - n;
+            hn::StoreU(finish<K>(d, p, centre, c0 + j, vec_sum1(d, act, j)), d, out + j);
+            i = g.nx - 1;
         }
         for (; i < g.nx; ++i) out[i] = finish_scalar<K>(p, centre, c0 + i, cell_sum(act, i, g.nx));
     }
@@ -259,6 +282,21 @@ void gs_line_impl(const GsArgs<S, C>& p) {
                 hn::StoreU(hn::Zero(d), d, w + (i - i0));
                 hn::StoreU(hn::Zero(d), d, w + (i + n - i0));
             }
+        }
+        // The rest of the chunk inside [1, nx-1) by one vector ending at its end, overlapping
+        // cells already done (u and w depend only on values fixed during the line).
+        const int end = std::min(i1, g.nx - 1);
+        const auto vec_cells = [&](int j) {
+            const auto s0 = vec_sum1(d, act, j);
+            const auto inv0 = hn::Div(hn::Set(d, C{1}), load_conv(d, centre + j));
+            hn::StoreU(hn::Mul(hn::Sub(hn::LoadU(d, b + j), s0), inv0), d, u + (j - i0));
+            hn::StoreU(tr != nullptr ? hn::Mul(load_conv(d, tr + j), inv0) : hn::Zero(d), d,
+                       w + (j - i0));
+        };
+        for (; i >= lo && i + n <= end; i += n) vec_cells(i);
+        if (i >= lo && i < end && end - n >= lo) {
+            vec_cells(end - n);
+            i = end;
         }
         for (; i < i1; ++i) scalar_cell(i);
         if (p.forward) {
