@@ -19,7 +19,7 @@ TruncationCounts count_for(Precision p, const SgDiaMatrix<double>& a) {
     return p == Precision::fp16 ? count_truncation<half>(a) : count_truncation<bfloat16>(a);
 }
 
-// True when the values do not fit the storage's normal range as they are.
+// True when the values do not fit the storage's normal range as they are (or are not finite).
 bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
     const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
     const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
@@ -33,7 +33,7 @@ bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
         a.for_each_inside(d, [&](std::int64_t c) {
             for (int k = 0; k < rr; ++k) {
                 const double x = std::fabs(v[c * rr + k]);
-                here |= x > max / 2 || (x != 0.0 && x < min);
+                here |= !(x <= max / 2) || (x != 0.0 && x < min);  // NaN counts as outside
             }
         });
         outside = outside || here;
@@ -98,7 +98,10 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.note = fmt::format("{}; stored in {} instead", why, to_string(requested.compute));
         return out;
     };
-    if (may_scale && needs_scaling(a, st)) {
+    // Values in {0} ∪ [min normal, max/2] cannot overflow, underflow or turn subnormal: the
+    // common in-range level needs no counting pass.
+    const bool outside = needs_scaling(a, st);
+    if (may_scale && outside) {
         const LevelScaling sc = compute_scaling(a, st == Precision::fp16 ? kHalfMax : kBf16Max);
         if (!sc.ok) return widen(fmt::format("cannot scale for {}: {}", to_string(st), sc.problem));
         out.scaled = true;
@@ -107,7 +110,8 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.s = sc.s;
         out.scaled_matrix = scale_matrix(a, sc.s);
     }
-    const TruncationCounts c = count_for(st, out.matrix(a));
+    const TruncationCounts c =
+        out.scaled || outside ? count_for(st, out.matrix(a)) : TruncationCounts{};
     if (c.overflow > 0 && !fallback) {
         out.note = fmt::format("{} entries overflow {}; kept (setup_fallback off, ablation)",
                                c.overflow, to_string(st));
