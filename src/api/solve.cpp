@@ -92,6 +92,7 @@ void solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
 
 void check_smoother(const SolverOptions& o) {
     const SmootherKind s = o.multigrid.smoother;
+    if (s == SmootherKind::automatic) return;  // resolved per problem below
     if (o.method == MethodKind::structured && s != SmootherKind::symgs &&
         s != SmootherKind::jacobi && s != SmootherKind::ilu0) {
         throw Unsupported(fmt::format(
@@ -146,6 +147,7 @@ SolveResult solve(const SolverOptions& options) {
         const StructuredProblem p =
             o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
+        if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
         out.problem = p.name;
         out.rows = p.a.rows();
         out.nnz = p.a.nnz();
@@ -155,6 +157,9 @@ SolveResult solve(const SolverOptions& options) {
     } else {
         const CsrProblem p = load_csr(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
+        if (o.multigrid.smoother == SmootherKind::automatic) {
+            o.multigrid.smoother = SmootherKind::symgs;
+        }
         out.problem = p.name;
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();

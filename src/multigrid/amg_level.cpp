@@ -62,6 +62,7 @@ public:
         namespace cs = csr_smoothers;
         for (int s = 0; s < sweeps; ++s) {
             switch (sm_.kind) {
+                case SmootherKind::automatic:  // unresolved (library use): the default, SymGS
                 case SmootherKind::symgs:
                     cs::hybrid_gs(a_, inv_d_.data(), f_.data(), u_.data(), w1_.data(), pre);
                     break;
