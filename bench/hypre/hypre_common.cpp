@@ -78,13 +78,16 @@ std::string name(Preconditioner p) {
     return "?";
 }
 
-std::string settings(Preconditioner p, int stencil_size) {
+bool pfmg_red_black(int stencil_size, SolverKind krylov) {
+    return stencil_size == 7 && krylov == SolverKind::cg;
+}
+
+std::string settings(Preconditioner p, int stencil_size, SolverKind krylov) {
     switch (p) {
         case Preconditioner::pfmg:
-            return stencil_size == 7
+            return pfmg_red_black(stencil_size, krylov)
                        ? "Galerkin RAP, 1+1 sweeps of symmetric red-black GS (relax 2), skip relax"
-                       : "Galerkin RAP, 1+1 sweeps of weighted Jacobi (relax 1; hypre's red-black "
-                         "GS needs a 7-point stencil), skip relax";
+                       : "Galerkin RAP, 1+1 sweeps of weighted Jacobi (relax 1), skip relax";
         case Preconditioner::smg:
             return "hypre's defaults: 1+1 plane-relaxation sweeps";
         case Preconditioner::boomeramg:

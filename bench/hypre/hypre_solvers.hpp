@@ -17,8 +17,7 @@ namespace mpmg::bench::hypre {
 
 /// hypre's preconditioners measured against mpmg.
 enum class Preconditioner {
-    pfmg,       ///< Struct PFMG: Galerkin coarse operators, 1+1 sweeps of symmetric red-black GS
-                ///< on 7-point stencils (hypre's red-black GS needs them), else weighted Jacobi
+    pfmg,       ///< Struct PFMG: Galerkin coarse operators, 1+1 sweeps (see pfmg_red_black)
     smg,        ///< Struct SMG with hypre's defaults (1+1 plane-relaxation sweeps)
     boomeramg,  ///< BoomerAMG tuned for 3D: HMIS, ext+i (<= 4 per row), threshold 0.5, hybrid SymGS
     boomeramg_default,  ///< BoomerAMG with hypre 2.26's defaults (HMIS, ext+i, 0.25, l1-GS 13/14)
@@ -26,8 +25,12 @@ enum class Preconditioner {
 
 /// "PFMG", "SMG", "BoomerAMG", "BoomerAMG-default".
 std::string name(Preconditioner p);
+/// PFMG's smoother: symmetric red-black GS (hypre's relax 2) for symmetric 7-point problems
+/// (solved with CG), else weighted Jacobi (relax 1): hypre's red-black GS assumes a 7-point
+/// stencil, and on the nonsymmetric oil it stagnated (GMRES at 4e-5 after 200 iterations, 12^3).
+bool pfmg_red_black(int stencil_size, SolverKind krylov);
 /// The settings in words (for the report).
-std::string settings(Preconditioner p, int stencil_size);
+std::string settings(Preconditioner p, int stencil_size, SolverKind krylov);
 
 struct Settings {
     SolverKind krylov = SolverKind::cg;  ///< cg (hypre PCG) or gmres (hypre GMRES)

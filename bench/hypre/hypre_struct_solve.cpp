@@ -24,7 +24,7 @@ struct Finally {
     }
 };
 
-HYPRE_StructSolver make_preconditioner(Preconditioner pre, int stencil_size) {
+HYPRE_StructSolver make_preconditioner(Preconditioner pre, bool red_black) {
     HYPRE_StructSolver m = nullptr;
     HYPRE_Int e = 0;
     if (pre == Preconditioner::pfmg) {
@@ -33,8 +33,7 @@ HYPRE_StructSolver make_preconditioner(Preconditioner pre, int stencil_size) {
         e |= HYPRE_StructPFMGSetTol(m, 0.0);
         e |= HYPRE_StructPFMGSetZeroGuess(m);
         e |= HYPRE_StructPFMGSetRAPType(m, 0);  // Galerkin
-        // hypre's red-black GS assumes a 7-point stencil; weighted Jacobi otherwise.
-        e |= HYPRE_StructPFMGSetRelaxType(m, stencil_size == 7 ? 2 : 1);
+        e |= HYPRE_StructPFMGSetRelaxType(m, red_black ? 2 : 1);
         e |= HYPRE_StructPFMGSetNumPreRelax(m, 1);
         e |= HYPRE_StructPFMGSetNumPostRelax(m, 1);
         e |= HYPRE_StructPFMGSetSkipRelax(m, 1);
@@ -61,7 +60,7 @@ Result solve_struct(const StructuredProblem& p, Preconditioner pre, const Settin
     sys.set(sys.b(), p.b);
     r.assembly_s = seconds_since(t0);
 
-    HYPRE_StructSolver m = make_preconditioner(pre, p.a.stencil().size());
+    HYPRE_StructSolver m = make_preconditioner(pre, pfmg_red_black(p.a.stencil().size(), s.krylov));
     const bool pfmg = pre == Preconditioner::pfmg;
     Finally free_m{[&] { pfmg ? HYPRE_StructPFMGDestroy(m) : HYPRE_StructSMGDestroy(m); }};
     const HYPRE_PtrToStructSolverFcn m_solve = pfmg ? HYPRE_StructPFMGSolve : HYPRE_StructSMGSolve;
