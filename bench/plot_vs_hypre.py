@@ -49,7 +49,7 @@ def main(src, dst):
         ax.axis("off")
     for ax, p in zip(axes.flat, probs):
         n, rows = groups[p]
-        top, labelled = 0.0, False
+        top, labelled = 0.0, set()
         for i, r in enumerate(rows):
             hyp = r["package"] == "hypre"
             hatch = "//" if (not hyp and r["threads"] > 1) else None
@@ -58,11 +58,14 @@ def main(src, dst):
                         ha="center", va="bottom", fontsize=7)
                 continue
             s, v = r["setup_s"], r["solve_s"]
+            pkg = r["package"]
+            first = pkg not in labelled and hatch is None
             ax.bar(i, s, 0.7, color="tab:gray" if hyp else "tab:blue", edgecolor="k", lw=0.4,
-                   hatch=hatch, label=None if labelled else "setup")
+                   hatch=hatch, label=f"{pkg} setup" if first else None)
             ax.bar(i, v, 0.7, bottom=s, color="silver" if hyp else "tab:orange", edgecolor="k",
-                   lw=0.4, hatch=hatch, label=None if labelled else "solve")
-            labelled = True
+                   lw=0.4, hatch=hatch, label=f"{pkg} solve" if first else None)
+            if first:
+                labelled.add(pkg)
             top = max(top, s + v)
             its = f"{r['iterations']}" + ("" if r["converged"] else "!")
             ax.text(i, s + v, its, ha="center", va="bottom", fontsize=7)

@@ -12,8 +12,9 @@
 // matrix. Times exclude building the problem and handing it to hypre (reported as assembly_s);
 // they are medians of 3 runs at n = 32 and single runs above (the 2-core machine has no time
 // for more). ratio_to_fastest_hypre = total_s / the smallest hypre
-// total_s of the same problem and size. A hypre solver whose time at the previous size,
-// scaled by the cell count, predicts more than kSkipAboveS seconds is skipped (and says so).
+// total_s of the same problem and size. A hypre solver that did not converge at a smaller size,
+// or whose time there scaled by the cell count predicts more than kSkipAboveS seconds, is
+// skipped at the larger size (its row says so).
 #include "vs_hypre_bench.hpp"
 
 #include <fmt/format.h>
@@ -241,13 +242,47 @@ void add_ratios(std::vector<json>& rows) {
     }
 }
 
-/// Predicted seconds of a solver at n from its total at a smaller size (linear in cells).
-double predicted(const std::map<std::string, std::pair<int, double> >& last, const std::string& s,
-                 int n) {
+/// A hypre solver's last measurement on the current problem.
+struct Previous {
+    int n = 0;
+    double total_s = 0.0;
+    bool converged = true;
+};
+
+/// Why a hypre solver is not run at size n, or "" to run it: it did not converge at a smaller
+/// size, or its time there, scaled by the cell count, predicts more than kSkipAboveS.
+std::string skip_reason(const std::map<std::string, Previous>& last, const std::string& s, int n) {
     const auto it = last.find(s);
-    if (it == last.end()) return 0.0;
-    const double f = static_cast<double>(n) / it->second.first;
-    return it->second.second * f * f * f;
+    if (it == last.end()) return "";
+    const Previous& p = it->second;
+    if (!p.converged) {
+        return fmt::format("skipped: did not converge in {} iterations at n = {}", kMaxIter, p.n);
+    }
+    const double f = static_cast<double>(n) / p.n;
+    const double t = p.total_s * f * f * f;
+    if (t <= kSkipAboveS) return "";
+    return fmt::format("skipped: {:.0f} s predicted from n = {} (limit {:.0f} s)", t, p.n,
+                       kSkipAboveS);
+}
+
+/// The hypre rows of one problem and size; updates `last`.
+void measure_all_hypre(const StructuredProblem& p, int n, int reps,
+                       std::map<std::string, Previous>& last, std::vector<json>& rows) {
+    for (const hy::Preconditioner pre : kHypre) {
+        const std::string krylov = p.solver == SolverKind::gmres ? "GMRES" : "PCG";
+        const std::string label = fmt::format("hypre {}+{}", krylov, hy::name(pre));
+        const std::string why = skip_reason(last, label, n);
+        if (!why.empty()) {
+            fmt::print(stderr, "    {:<28} {}\n", label, why);
+            rows.push_back(failed_row(p.name, n, "hypre", label, 1, "skipped", why));
+            continue;  // `last` keeps the measured size the reason refers to
+        }
+        rows.push_back(measure_hypre(p, n, pre, reps));
+        const json& r = rows.back();
+        if (!r["total_s"].is_null()) {
+            last[label] = {n, r["total_s"].get<double>(), r["converged"].get<bool>()};
+        }
+    }
 }
 
 void plot(const BenchOptions& opt, const std::filesystem::path& json_path) {
@@ -302,7 +337,7 @@ int run_vs_hypre_bench(const BenchOptions& opt) {
 
     std::vector<json> all_rows;
     for (const ProblemSizes& ps : opt.quick ? kQuick : kFull) {
-        std::map<std::string, std::pair<int, double> > last;  // solver -> (n, total_s)
+        std::map<std::string, Previous> last;  // hypre solver -> its last measurement
         for (const int n : ps.n) {
             ProblemOptions po;
             po.name = ps.name;
@@ -313,24 +348,7 @@ int run_vs_hypre_bench(const BenchOptions& opt) {
                        p.a.rows(), p.a.stencil().name(),
                        p.solver == SolverKind::gmres ? "GMRES" : "CG", reps);
             std::vector<json> rows;
-            for (const hy::Preconditioner pre : kHypre) {
-                const std::string krylov = p.solver == SolverKind::gmres ? "GMRES" : "PCG";
-                const std::string label = fmt::format("hypre {}+{}", krylov, hy::name(pre));
-                const double t = predicted(last, label, n);
-                if (t > kSkipAboveS) {
-                    const std::string why =
-                        fmt::format("skipped: {:.0f} s predicted from n = {} (limit {:.0f} s)", t,
-                                    last[label].first, kSkipAboveS);
-                    fmt::print(stderr, "    {:<28} {}\n", label, why);
-                    rows.push_back(failed_row(ps.name, n, "hypre", label, 1, "skipped", why));
-                    last[label] = {n, t};
-                    continue;
-                }
-                rows.push_back(measure_hypre(p, n, pre, reps));
-                if (!rows.back()["total_s"].is_null()) {
-                    last[label] = {n, rows.back()["total_s"].get<double>()};
-                }
-            }
+            measure_all_hypre(p, n, reps, last, rows);
             for (const int t : threads == 1 ? std::vector<int>{1} : std::vector<int>{1, threads}) {
                 for (const MpmgConfig& c : kMpmg) rows.push_back(measure_mpmg(p, n, c, t, reps));
             }
