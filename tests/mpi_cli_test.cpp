@@ -129,6 +129,25 @@ TEST(Mpi, BlockProblemOil4cGmresMatchesSerial) {
     check("solve --problem oil4c --n 16 --precision K64P32D16 --quiet");
 }
 
+// With the Jacobi smoother nothing is hybrid: every distributed operation (halo exchange,
+// coupling, residual, transfers across rank boundaries, agglomeration, reductions) must give the
+// serial numbers up to rounding, so the residual histories agree to many digits.
+TEST(Mpi, JacobiSmootherReproducesTheSerialHistory) {
+    const std::string args =
+        "solve --problem rhd3t --n 16 --precision K64P64D64 --smoother jacobi --quiet";
+    const MpiRun serial = mpmg(0, args);
+    ASSERT_EQ(serial.code, 0) << serial.err;
+    const MpiRun par = mpmg(3, args);
+    ASSERT_EQ(par.code, 0) << par.err;
+    const auto& hs = serial.result["residual_history"];
+    const auto& hp = par.result["residual_history"];
+    ASSERT_EQ(hs.size(), hp.size());
+    for (std::size_t k = 0; k < hs.size(); ++k) {
+        const double a = hs[k], b = hp[k];
+        EXPECT_NEAR(b, a, 1e-9 * a) << "iteration " << k;
+    }
+}
+
 TEST(Mpi, AmgPathUnderMpirunIsAClearError) {
     const MpiRun r = mpmg(2, "solve --problem laplace27 --n 8 --method amg --quiet");
     EXPECT_EQ(r.code, 2);

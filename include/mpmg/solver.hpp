@@ -39,7 +39,11 @@ struct PartitionInfo {
     /// Levels 0 .. distributed_levels-1 are distributed; the coarser ones run on rank 0.
     int distributed_levels = 0;
     std::string smoother;  ///< how smoothing crosses process boundaries
-    std::string setup;     ///< what the setup does per process
+    /// Rank 0's communication during setup and solve (MPI_Wtime, waits included): halo
+    /// exchanges, global reductions, agglomeration (gather/scatter) and the agglomerated cycles.
+    double halo_s = 0.0, reduce_s = 0.0, agglomerate_s = 0.0, tail_s = 0.0;
+    long long halo_exchanges = 0, halo_values = 0, reductions = 0, agglomerations = 0;
+    std::string setup;  ///< what the setup does per process
 };
 
 struct SolveResult {

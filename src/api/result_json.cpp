@@ -44,6 +44,15 @@ json partition_json(const std::optional<PartitionInfo>& p) {
                 {"boxes", boxes},
                 {"distributed_levels", p->distributed_levels},
                 {"smoother", p->smoother},
+                {"comm",
+                 {{"halo_s", p->halo_s},
+                  {"halo_exchanges", p->halo_exchanges},
+                  {"halo_values_sent", p->halo_values},
+                  {"reduce_s", p->reduce_s},
+                  {"reductions", p->reductions},
+                  {"agglomerate_s", p->agglomerate_s},
+                  {"agglomerations", p->agglomerations},
+                  {"agglomerated_cycles_s", p->tail_s}}},
                 {"setup", p->setup}};
 }
 

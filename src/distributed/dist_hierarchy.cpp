@@ -295,7 +295,11 @@ void DistHierarchy::scatter_from_root(const std::vector<double>& global,
 void DistHierarchy::cycle(int l, CycleKind kind) {
     const int nd = distributed_levels();
     if (l == nd) {  // agglomerated: the rhs is on rank 0's first tail level
-        if (parts_.front().rank() == 0) run_cycle(tail_, 0, kind, mg_, coarse_sweeps_);
+        if (parts_.front().rank() == 0) {
+            const double t0 = MPI_Wtime();
+            run_cycle(tail_, 0, kind, mg_, coarse_sweeps_);
+            comm_stats().tail_s += MPI_Wtime() - t0;
+        }
         return;
     }
     DistLevel& lev = *dist_[static_cast<std::size_t>(l)];
@@ -350,8 +354,10 @@ void DistHierarchy::apply(const K* r, K* z) {
     std::vector<double> local(r, r + p.local().cells() * block_);
     gather_to_root(local, global_);
     if (p.rank() == 0) {
+        const double t0 = MPI_Wtime();
         tail_.front()->set_rhs(global_.data());
         run_cycle(tail_, 0, mg_.cycle, mg_, coarse_sweeps_);
+        comm_stats().tail_s += MPI_Wtime() - t0;
         tail_.front()->get_solution(global_.data());
     }
     scatter_from_root(global_, local);

@@ -287,11 +287,14 @@ void copy_block(const Box& gb, const Box& b, const std::array<int, 3>& lo, int b
 
 void gather(const std::vector<double>& local, const Partition& p, int block, MPI_Comm comm,
             std::vector<double>& global, std::vector<double>& buf) {
+    const double t0 = MPI_Wtime();
     std::vector<int> counts, displs;
     const int total = block_layout(p, block, counts, displs);
     if (p.rank() == 0) buf.resize(static_cast<std::size_t>(total));
     MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, buf.data(), counts.data(),
                 displs.data(), MPI_DOUBLE, 0, comm);
+    comm_stats().agglomerate_s += MPI_Wtime() - t0;
+    ++comm_stats().agglomerations;
     if (p.rank() != 0) return;
     global.resize(static_cast<std::size_t>(p.global().cells() * block));
     for (int r = 0; r < p.size(); ++r) {
@@ -304,6 +307,7 @@ void scatter(const std::vector<double>& global, const Partition& p, int block, M
              std::vector<double>& local, std::vector<double>& buf) {
     std::vector<int> counts, displs;
     const int total = block_layout(p, block, counts, displs);
+    const double t0 = MPI_Wtime();
     if (p.rank() == 0) {
         buf.resize(static_cast<std::size_t>(total));
         for (int r = 0; r < p.size(); ++r) {
@@ -314,11 +318,21 @@ void scatter(const std::vector<double>& global, const Partition& p, int block, M
     local.resize(static_cast<std::size_t>(counts[static_cast<std::size_t>(p.rank())]));
     MPI_Scatterv(buf.data(), counts.data(), displs.data(), MPI_DOUBLE, local.data(),
                  static_cast<int>(local.size()), MPI_DOUBLE, 0, comm);
+    comm_stats().agglomerate_s += MPI_Wtime() - t0;
+    ++comm_stats().agglomerations;
+}
+
+CommStats& comm_stats() {
+    static CommStats stats;
+    return stats;
 }
 
 double allreduce_sum(double local, MPI_Comm comm) {
+    const double t0 = MPI_Wtime();
     double global = 0.0;
     MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm);
+    comm_stats().reduce_s += MPI_Wtime() - t0;
+    ++comm_stats().reductions;
     return global;
 }
 

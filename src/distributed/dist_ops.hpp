@@ -78,6 +78,19 @@ void gather(const std::vector<double>& local, const Partition& p, int block, MPI
 void scatter(const std::vector<double>& global, const Partition& p, int block, MPI_Comm comm,
              std::vector<double>& local, std::vector<double>& buf);
 
+/// What this process spent communicating since the last reset (for the scaling model of
+/// `mpmg bench scaling`); MPI_Wtime, including waits for slower processes.
+struct CommStats {
+    double halo_s = 0.0;
+    long long halo_exchanges = 0, halo_values = 0;  ///< values sent
+    double reduce_s = 0.0;
+    long long reductions = 0;
+    double agglomerate_s = 0.0;  ///< gathers to / scatters from rank 0
+    long long agglomerations = 0;
+    double tail_s = 0.0;  ///< rank 0: cycles on the agglomerated levels
+};
+CommStats& comm_stats();
+
 /// Sum over all processes of `comm`.
 double allreduce_sum(double local, MPI_Comm comm);
 TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm);

@@ -12,6 +12,7 @@
 #include "distributed/dist_hierarchy.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/truncate.hpp"
+#include "structured/coarsen.hpp"
 #include "structured/sgdia_ops.hpp"
 
 namespace mpmg::dist {
@@ -92,8 +93,9 @@ void run(const StructuredProblem& p, const Partition& part, const SolverOptions&
 
 bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
-    const Partition part(p.a.box(), world_size(), world_rank());
+    const Partition part(p.a.box(), world_size(), world_rank(), direction_strengths(p.a));
     int levels = 0;
+    comm_stats() = CommStats{};
     if (o.precision.krylov == Precision::fp64) {
         run<double>(p, part, o, out, &levels);
     } else {
@@ -109,6 +111,15 @@ bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
         info.boxes.push_back({lo[0], lo[1], lo[2], b.nx, b.ny, b.nz});
     }
     info.distributed_levels = levels;
+    const CommStats& cs = comm_stats();
+    info.halo_s = cs.halo_s;
+    info.halo_exchanges = cs.halo_exchanges;
+    info.halo_values = cs.halo_values;
+    info.reduce_s = cs.reduce_s;
+    info.reductions = cs.reductions;
+    info.agglomerate_s = cs.agglomerate_s;
+    info.agglomerations = cs.agglomerations;
+    info.tail_s = cs.tail_s;
     info.smoother =
         "hybrid: the smoother runs inside each rank's block; across rank boundaries it uses the "
         "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";

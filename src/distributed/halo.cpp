@@ -2,6 +2,8 @@
 
 #include "distributed/halo.hpp"
 
+#include "distributed/dist_ops.hpp"
+
 namespace mpmg::dist {
 namespace {
 
@@ -59,6 +61,7 @@ Halo::Halo(const Partition& p, int block, const std::vector<Offset>& reach, MPI_
 
 template <class T>
 void Halo::exchange(const T* x) {
+    const double t0 = MPI_Wtime();
     const std::int64_t r = block_;
     std::size_t q = 0;
     for (int idx : active_) {
@@ -85,6 +88,10 @@ void Halo::exchange(const T* x) {
                   comm_, &requests_[q++]);
     }
     MPI_Waitall(static_cast<int>(q), requests_.data(), MPI_STATUSES_IGNORE);
+    CommStats& stats = comm_stats();
+    stats.halo_s += MPI_Wtime() - t0;
+    ++stats.halo_exchanges;
+    stats.halo_values += static_cast<long long>(send_.size());
 }
 
 template void Halo::exchange<double>(const double*);

@@ -21,7 +21,8 @@ std::vector<int> even_cuts(int n, int parts) {
 
 }  // namespace
 
-Partition::Partition(Box global, int size, int rank) : global_(global), rank_(rank) {
+Partition::Partition(Box global, int size, int rank, std::array<double, 3> strength)
+    : global_(global), rank_(rank) {
     if (size < 1 || rank < 0 || rank >= size) {
         throw InvalidInput(fmt::format("partition: rank {} of {} processes", rank, size));
     }
@@ -33,10 +34,15 @@ Partition::Partition(Box global, int size, int rank) : global_(global), rank_(ra
             if ((size / pz) % py != 0) continue;
             const int px = size / pz / py;
             if (px > global.nx || py > global.ny || pz > global.nz) continue;
-            const double surface = double(px - 1) * global.ny * global.nz +
-                                   double(py - 1) * global.nx * global.nz +
-                                   double(pz - 1) * global.nx * global.ny;
-            if (surface < best) {
+            // A floor on the weights keeps an uncoupled direction from being free to cut.
+            const auto w = [&](int d) {
+                const double m = std::max({strength[0], strength[1], strength[2]});
+                return m > 0.0 ? std::max(strength[static_cast<std::size_t>(d)] / m, 1e-3) : 1.0;
+            };
+            const double surface = double(px - 1) * global.ny * global.nz * w(0) +
+                                   double(py - 1) * global.nx * global.nz * w(1) +
+                                   double(pz - 1) * global.nx * global.ny * w(2);
+            if (surface < best * (1.0 - 1e-9)) {  // rounding in the weights is no preference
                 best = surface;
                 dims_ = {px, py, pz};
             }

@@ -21,10 +21,12 @@ class Partition {
 public:
     Partition() = default;
     /// Splits `global` over `size` processes: the process grid minimises the halo surface
-    /// (ties: more processes along z, then y, whose planes are contiguous), and each direction is
-    /// cut into near-equal ranges (the first ranges one cell longer when it does not divide).
-    /// Throws InvalidInput when the grid has fewer cells than processes along every split.
-    Partition(Box global, int size, int rank);
+    /// weighted by the coupling strength across it (`strength` per direction, e.g.
+    /// direction_strengths() of the operator: cutting a strongly coupled direction weakens the
+    /// hybrid smoother most); ties go to more processes along z, then y, whose planes are
+    /// contiguous. Each direction is cut into near-equal ranges (the first ranges one cell longer
+    /// when it does not divide). Throws InvalidInput when no split fits the grid.
+    Partition(Box global, int size, int rank, std::array<double, 3> strength = {1.0, 1.0, 1.0});
 
     const Box& global() const { return global_; }
     const std::array<int, 3>& dims() const { return dims_; }
