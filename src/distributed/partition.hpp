@@ -20,9 +20,9 @@ namespace mpmg::dist {
 class Partition {
 public:
     Partition() = default;
-    /// Splits `global` over `size` processes: the process grid minimises the halo surface
-    /// weighted by the coupling strength across it (`strength` per direction, e.g.
-    /// direction_strengths() of the operator: cutting a strongly coupled direction weakens the
+    /// Splits `global` over `size` processes: the process grid minimises the halo surface,
+    /// where a direction coupled at least 4x more strongly than the weakest one (`strength`,
+    /// e.g. direction_strengths() of the operator) weighs by that ratio (cutting it weakens the
     /// hybrid smoother most); ties go to more processes along z, then y, whose planes are
     /// contiguous. Each direction is cut into near-equal ranges (the first ranges one cell longer
     /// when it does not divide). Throws InvalidInput when no split fits the grid.
