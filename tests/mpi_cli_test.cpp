@@ -152,6 +152,30 @@ TEST(Mpi, JacobiSmootherReproducesTheSerialHistory) {
     }
 }
 
+// `mpmg bench scaling --quick`: rows for 1 and 2 ranks of both configurations, with the
+// contract's fields, and the weak-scaling model labelled as a model.
+TEST(Mpi, BenchScalingQuickWritesRowsAndTheModel) {
+    const fs::path out = temp_dir() / "scaling";
+    const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 OMP_WAIT_POLICY=passive " +
+                            std::string(MPMG_CLI_PATH) + " bench scaling --quick --out " +
+                            out.string() + " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const json doc = json::parse(slurp(out / "scaling.json"));
+    bool two_ranks = false;
+    for (const auto& r : doc["rows"]) {
+        for (const char* key :
+             {"problem", "config", "ranks", "threads", "total_s", "iterations", "efficiency"}) {
+            EXPECT_TRUE(r.contains(key)) << key;
+        }
+        EXPECT_GT(r["efficiency"].get<double>(), 0.0);
+        two_ranks |= r["ranks"].get<int>() == 2;
+    }
+    EXPECT_TRUE(two_ranks);
+    ASSERT_EQ(doc["weak_model"].size(), 2U);
+    EXPECT_NE(doc["weak_model"][0]["kind"].get<std::string>().find("model"), std::string::npos);
+    EXPECT_TRUE(fs::exists(out / "scaling.md"));
+}
+
 TEST(Mpi, AmgPathUnderMpirunIsAClearError) {
     const MpiRun r = mpmg(2, "solve --problem laplace27 --n 8 --method amg --quiet");
     EXPECT_EQ(r.code, 2);
