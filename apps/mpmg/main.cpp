@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "distributed/mpi_env.hpp"
 #include "mpmg/errors.hpp"
 
 namespace {
@@ -43,6 +44,24 @@ int usage_error(std::string_view what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Under mpirun (issue #8): MPI is initialised here when built in, and only rank 0 speaks;
+    // every rank runs the same command and returns the same exit code.
+    const mpmg::dist::Session mpi(&argc, &argv);
+#ifndef MPMG_HAVE_MPI
+    if (mpmg::dist::launched_in_parallel()) {
+        return usage_error(
+            "this mpmg was built without MPI; run it without mpirun, or rebuild "
+            "with MPI (apt-get install libopenmpi-dev)");
+    }
+#endif
+    if (mpmg::dist::world_rank() != 0) {
+        std::fflush(stdout);
+        std::fflush(stderr);
+        if (std::freopen("/dev/null", "w", stdout) == nullptr ||
+            std::freopen("/dev/null", "w", stderr) == nullptr) {
+            return 2;
+        }
+    }
     CLI::App app{"mpmg: Krylov solvers preconditioned by mixed-precision multigrid"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "mpmg 0.1.0");

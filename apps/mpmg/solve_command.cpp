@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.hpp"
+#include "distributed/mpi_env.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 
@@ -243,7 +244,16 @@ std::function<int()> add_solve(CLI::App& app) {
         } else {
             print_result(r);
         }
-        if (!a->json.empty()) write_file_atomically(a->json, to_json(r).dump(2) + "\n");
+        if (r.partition) {
+            const PartitionInfo& pi = *r.partition;
+            fmt::print("distributed: {} ranks ({}x{}x{}) x {} threads, {} distributed levels\n",
+                       pi.ranks, pi.dims[0], pi.dims[1], pi.dims[2], pi.threads_per_rank,
+                       pi.distributed_levels);
+        }
+        // Under mpirun every rank solves; rank 0 alone writes.
+        if (!a->json.empty() && dist::world_rank() == 0) {
+            write_file_atomically(a->json, to_json(r).dump(2) + "\n");
+        }
         if (!r.converged) {
             fmt::print(stderr, "mpmg: did not converge: {}\n",
                        r.message.empty() ? std::string(to_string(r.status)) : r.message);

@@ -29,6 +29,23 @@ struct LevelInfo {
     std::string note;   ///< fallback or decision and its reason
 };
 
+/// How a distributed run (mpirun -np N, issue #8) split the grid; absent for a serial run.
+struct PartitionInfo {
+    int ranks = 1;
+    int threads_per_rank = 1;
+    std::array<int, 3> dims{1, 1, 1};  ///< processes along x, y, z
+    /// Per rank: first cell (x, y, z) and extents (nx, ny, nz) of its block of the finest grid.
+    std::vector<std::array<int, 6>> boxes;
+    /// Levels 0 .. distributed_levels-1 are distributed; the coarser ones run on rank 0.
+    int distributed_levels = 0;
+    std::string smoother;  ///< how smoothing crosses process boundaries
+    /// Rank 0's communication during setup and solve (MPI_Wtime, waits included): halo
+    /// exchanges, global reductions, agglomeration (gather/scatter) and the agglomerated cycles.
+    double halo_s = 0.0, reduce_s = 0.0, agglomerate_s = 0.0, tail_s = 0.0;
+    long long halo_exchanges = 0, halo_values = 0, reductions = 0, agglomerations = 0;
+    std::string setup;  ///< what the setup does per process
+};
+
 struct SolveResult {
     std::string problem;
     std::int64_t rows = 0, nnz = 0;
@@ -44,8 +61,9 @@ struct SolveResult {
     double setup_s = 0.0, preconditioner_s = 0.0, other_s = 0.0, total_s = 0.0;
     std::vector<LevelInfo> levels;
     double grid_complexity = 0.0, operator_complexity = 0.0;
-    std::optional<double> error_vs_exact;  ///< ||x - x_exact||_2 / ||x_exact||_2 if known
-    std::vector<double> x;                 ///< the solution (never NaN)
+    std::optional<double> error_vs_exact;    ///< ||x - x_exact||_2 / ||x_exact||_2 if known
+    std::vector<double> x;                   ///< the solution (never NaN)
+    std::optional<PartitionInfo> partition;  ///< distributed runs only
 };
 
 /// Validates the options, builds the problem and the preconditioner, and solves. Throws

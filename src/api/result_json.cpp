@@ -32,6 +32,30 @@ json level_json(const LevelInfo& l) {
                 {"note", l.note}};
 }
 
+json partition_json(const std::optional<PartitionInfo>& p) {
+    if (!p) return nullptr;
+    json boxes = json::array();
+    for (const auto& b : p->boxes) {
+        boxes.push_back(json{{"lo", {b[0], b[1], b[2]}}, {"extent", {b[3], b[4], b[5]}}});
+    }
+    return json{{"ranks", p->ranks},
+                {"threads_per_rank", p->threads_per_rank},
+                {"dims", p->dims},
+                {"boxes", boxes},
+                {"distributed_levels", p->distributed_levels},
+                {"smoother", p->smoother},
+                {"comm",
+                 {{"halo_s", p->halo_s},
+                  {"halo_exchanges", p->halo_exchanges},
+                  {"halo_values_sent", p->halo_values},
+                  {"reduce_s", p->reduce_s},
+                  {"reductions", p->reductions},
+                  {"agglomerate_s", p->agglomerate_s},
+                  {"agglomerations", p->agglomerations},
+                  {"agglomerated_cycles_s", p->tail_s}}},
+                {"setup", p->setup}};
+}
+
 }  // namespace
 
 json to_json(const SolveResult& r) {
@@ -60,7 +84,8 @@ json to_json(const SolveResult& r) {
                  {{"levels", levels},
                   {"grid_complexity", r.grid_complexity},
                   {"operator_complexity", r.operator_complexity}}},
-                {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)}};
+                {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)},
+                {"partition", partition_json(r.partition)}};
 }
 
 }  // namespace mpmg

@@ -9,6 +9,8 @@
 
 #include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
+#include "distributed/dist_solve.hpp"
+#include "distributed/mpi_env.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/amg_hierarchy.hpp"
@@ -152,9 +154,16 @@ SolveResult solve(const SolverOptions& options) {
         out.rows = p.a.rows();
         out.nnz = p.a.nnz();
         t_start = Clock::now();
-        k64 ? solve_structured<double>(p, o, out) : solve_structured<float>(p, o, out);
+        if (!dist::solve_structured(p, o, out)) {  // mpirun -np N > 1: distributed (issue #8)
+            k64 ? solve_structured<double>(p, o, out) : solve_structured<float>(p, o, out);
+        }
         exact = p.x_exact;
     } else {
+        if (dist::distributed()) {
+            throw Unsupported(
+                "--method amg is not distributed yet: run it without mpirun (only the structured "
+                "path runs over MPI)");
+        }
         const CsrProblem p = load_csr(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) {

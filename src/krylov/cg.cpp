@@ -76,7 +76,7 @@ KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K*
     double rz_old = 1.0;
     for (int k = 1; k <= opt.max_iter; ++k) {
         if (m != nullptr) apply_timed(*m, r.data(), z, &res.preconditioner_seconds);
-        const double rz = dot(n, r.data(), z);
+        const double rz = dot(a, r.data(), z);
         if (!check_rz(res, k, rz)) return res;
         if (k == 1) {
             copy(n, z, p.data());
@@ -85,12 +85,12 @@ KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K*
         }
         rz_old = rz;
         a.apply(p.data(), q.data());
-        const double pap = dot(n, p.data(), q.data());
+        const double pap = dot(a, p.data(), q.data());
         const double alpha = rz / pap;
         if (!check_pap(res, k, pap, alpha)) return res;
         axpy(n, alpha, p.data(), x);
         axpy(n, -alpha, q.data(), r.data());
-        const double rel = norm2(n, r.data()) / bnorm;
+        const double rel = norm2(a, r.data()) / bnorm;
         if (!std::isfinite(rel)) {
             axpy(n, -alpha, p.data(), x);  // back to the last finite iterate
             return stop(res, SolveStatus::non_finite,

@@ -90,7 +90,7 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
     if (m != nullptr) apply_timed(*m, w.vcol(j), w.zcol(j), &res.preconditioner_seconds);
     K* next = w.vcol(j + 1);
     a.apply(w.zcol(j), next);
-    const double norm0 = norm2(n, next);
+    const double norm0 = norm2(a, next);
     if (!std::isfinite(norm0)) {
         stop(res, SolveStatus::non_finite,
              fmt::format("gmres: iteration {}: ||A M^-1 v|| = {} — the preconditioner output "
@@ -99,7 +99,7 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
         return Step::stop;
     }
     for (int i = 0; i <= j; ++i) {
-        const double hval = dot(n, next, w.vcol(i));
+        const double hval = dot(a, next, w.vcol(i));
         if (!std::isfinite(hval)) {
             stop(res, SolveStatus::non_finite,
                  fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, i,
@@ -109,7 +109,7 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
         w.hij(i, j) = hval;
         axpy(n, -hval, w.vcol(i), next);
     }
-    const double hnext = norm2(n, next);
+    const double hnext = norm2(a, next);
     if (!std::isfinite(hnext)) {
         stop(res, SolveStatus::non_finite,
              fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, j + 1,
@@ -149,7 +149,7 @@ double update_and_residual(const LinearOperator<K>& a, const K* b, K* x, GmresWo
     for (int i = 0; i < cols; ++i) axpy(n, w.at(w.y, i), w.zcol(i), w.u.data());
     axpy(n, 1.0, w.u.data(), x);
     residual(a, b, x, w.vcol(0), false);
-    const double rel = norm2(n, w.vcol(0)) / bnorm;
+    const double rel = norm2(a, w.vcol(0)) / bnorm;
     if (!std::isfinite(rel)) {
         axpy(n, -1.0, w.u.data(), x);  // back to the last finite iterate
         stop(res, SolveStatus::non_finite,

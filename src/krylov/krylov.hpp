@@ -17,6 +17,10 @@ public:
     virtual ~LinearOperator() = default;
     virtual std::int64_t size() const = 0;
     virtual void apply(const K* x, K* y) const = 0;
+    /// The sum over all processes of a local partial inner product (distributed operators
+    /// reduce over MPI; a serial operator returns `local`). The solvers call it on every inner
+    /// product and norm, so each process sees the same scalars and takes the same branches.
+    virtual double global_sum(double local) const { return local; }
 };
 
 /// z = M^{-1} r in precision K. May produce non-finite values (the solver detects them).

@@ -78,7 +78,7 @@ bool begin(std::string_view solver, const LinearOperator<K>& a, const K* b, K* x
         throw InvalidInput(
             fmt::format("{}: max_iter = {} is negative; use 0 or more", solver, opt.max_iter));
     }
-    *bnorm = norm2(n, b);
+    *bnorm = norm2(a, b);
     if (!std::isfinite(*bnorm)) {
         throw InvalidInput(fmt::format(
             "{}: ||b|| = {} — the right-hand side has non-finite entries", solver, *bnorm));
@@ -89,7 +89,7 @@ bool begin(std::string_view solver, const LinearOperator<K>& a, const K* b, K* x
     }
     if (opt.zero_initial_guess) set_zero(n, x);
     residual(a, b, x, r, opt.zero_initial_guess);
-    const double rel0 = norm2(n, r) / *bnorm;
+    const double rel0 = norm2(a, r) / *bnorm;
     res.history.reserve(static_cast<std::size_t>(opt.max_iter) + 1);
     res.history.push_back(rel0);
     res.relative_residual = rel0;

@@ -53,7 +53,7 @@ KrylovResult richardson(const LinearOperator<K>& a, Preconditioner<K>* m, const 
         } else {
             copy(n, r.data(), z.data());
         }
-        const double znorm = norm2(n, z.data());
+        const double znorm = norm2(a, z.data());
         if (!std::isfinite(znorm)) {
             return stop(res, SolveStatus::non_finite,
                         fmt::format("richardson: iteration {}: ||M^-1 r|| = {} — the "
@@ -62,7 +62,7 @@ KrylovResult richardson(const LinearOperator<K>& a, Preconditioner<K>* m, const 
         }
         axpy(n, 1.0, z.data(), x);
         residual(a, b, x, r.data(), false);
-        const double rel = norm2(n, r.data()) / bnorm;
+        const double rel = norm2(a, r.data()) / bnorm;
         if (!std::isfinite(rel)) {
             axpy(n, -1.0, z.data(), x);  // back to the last finite iterate
             return stop(res, SolveStatus::non_finite,

@@ -32,6 +32,18 @@ double norm2(std::int64_t n, const K* x) {
     return std::sqrt(dot(n, x, x));
 }
 
+/// (x, y) over all processes of a's distribution (the local part when a is serial).
+template <class K>
+double dot(const LinearOperator<K>& a, const K* x, const K* y) {
+    return a.global_sum(dot(a.size(), x, y));
+}
+
+/// ||x||_2 over all processes of a's distribution.
+template <class K>
+double norm2(const LinearOperator<K>& a, const K* x) {
+    return std::sqrt(dot(a, x, x));
+}
+
 /// y <- y + alpha x.
 template <class K>
 void axpy(std::int64_t n, double alpha, const K* x, K* y) {

@@ -3,6 +3,7 @@
 // the high-precision copies are dropped after setup.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -14,6 +15,29 @@
 #include "structured/coarsen.hpp"
 
 namespace mpmg {
+
+/// The FP64 Galerkin hierarchy before any level is built (ICPP'24 Algorithm 1 lines 1-3): what
+/// Hierarchy builds its levels from, and what the distributed hierarchy (src/distributed/) takes
+/// each rank's blocks from.
+struct GalerkinLevels {
+    /// mats[l]: level l's operator. Level 0 is the caller's matrix (which must outlive this)
+    /// unless scale-then-setup scaled it; the others live in `owned` (a deque: stable
+    /// addresses, also when the GalerkinLevels is moved).
+    std::vector<const SgDiaMatrix<double>*> mats;
+    std::deque<SgDiaMatrix<double>> owned;
+    std::vector<Transfer> transfers;  ///< transfers[l]: level l -> l+1
+    std::vector<double> s0;           ///< scale-then-setup: the scaling of level 0
+    bool direct = true;               ///< coarsest level solved by LU
+    int coarse_sweeps = 0;            ///< > 0: coarsest level smoothed instead
+};
+
+/// Coarsens `a` as Hierarchy does.
+GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOptions& mg);
+
+/// Level l's setup (storage decision and scaling; to_coarse left null) and its report, all but
+/// the truncation counts and matrix bytes, which building the level fills in.
+LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
+                       const PrecisionPlan& plan, LevelReport& rep);
 
 class Hierarchy {
 public:

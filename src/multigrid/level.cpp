@@ -23,7 +23,7 @@ template <class S, class C>
 class LevelImpl final : public Level {
 public:
     LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
-        : a_(truncate<S>(*setup.matrix, report.counts)),
+        : a_(truncate<S>(setup.matrix(), report.counts)),
           to_coarse_(setup.to_coarse),
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),
@@ -38,12 +38,12 @@ public:
                 inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
         }
         if (setup.smoother == SmootherKind::ilu0 && !direct) {
-            const Ilu0Factors f = ilu0_factor(*setup.matrix);
+            const Ilu0Factors f = ilu0_factor(setup.matrix());
             l_ = truncate<S>(f.l, report.counts);
             u_factor_ = truncate<S>(f.u, report.counts);
         }
         if (direct) {
-            coarse_.emplace(*setup.matrix);
+            coarse_.emplace(setup.matrix());
             work_.resize(f_.size());
         }
     }

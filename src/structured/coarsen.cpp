@@ -19,41 +19,6 @@ constexpr std::int64_t kParallelCells = std::int64_t{1} << 14;
 
 std::array<int, 3> comps(const Offset& o) { return {o.dx, o.dy, o.dz}; }
 
-/// Mean |value| over the in-box entries of the offsets that reach along each direction
-/// (0 where a direction has no in-box entries, e.g. a 1-cell-thick grid).
-std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a) {
-    const Box& b = a.box();
-    const std::int64_t rr = std::int64_t{a.block()} * a.block();
-    std::array<double, 3> sum{}, count{};
-    for (int d = 0; d < a.stencil().size(); ++d) {
-        const Offset& o = a.stencil()[d];
-        if (o == Offset{}) continue;
-        const double* v = a.diagonal(d);
-        double s = 0.0;
-        std::int64_t n = 0;
-        for (int k = std::max(0, -o.dz); k < std::min(b.nz, b.nz - o.dz); ++k) {
-            for (int j = std::max(0, -o.dy); j < std::min(b.ny, b.ny - o.dy); ++j) {
-                const std::int64_t row = (std::int64_t{k} * b.ny + j) * b.nx;
-                for (int i = std::max(0, -o.dx); i < std::min(b.nx, b.nx - o.dx); ++i) {
-                    const double* e = v + (row + i) * rr;
-                    for (std::int64_t q = 0; q < rr; ++q) s += std::fabs(e[q]);
-                    n += rr;
-                }
-            }
-        }
-        const std::array<int, 3> c = comps(o);
-        for (int dir = 0; dir < 3; ++dir) {
-            if (c[static_cast<std::size_t>(dir)] == 0) continue;
-            sum[static_cast<std::size_t>(dir)] += s;
-            count[static_cast<std::size_t>(dir)] += static_cast<double>(n);
-        }
-    }
-    std::array<double, 3> mean{};
-    for (std::size_t dir = 0; dir < 3; ++dir)
-        mean[dir] = count[dir] > 0 ? sum[dir] / count[dir] : 0;
-    return mean;
-}
-
 std::vector<int> choose_directions(const SgDiaMatrix<double>& a, const CoarseningOptions& opt) {
     const std::array<double, 3> strength = direction_strengths(a);
     const int min_extent = std::max(opt.min_extent, 2);
@@ -121,6 +86,39 @@ void operator_weights(const SgDiaMatrix<double>& a, DirectionalTransfer& s) {
 }
 
 }  // namespace
+
+std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a) {
+    const Box& b = a.box();
+    const std::int64_t rr = std::int64_t{a.block()} * a.block();
+    std::array<double, 3> sum{}, count{};
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        const Offset& o = a.stencil()[d];
+        if (o == Offset{}) continue;
+        const double* v = a.diagonal(d);
+        double s = 0.0;
+        std::int64_t n = 0;
+        for (int k = std::max(0, -o.dz); k < std::min(b.nz, b.nz - o.dz); ++k) {
+            for (int j = std::max(0, -o.dy); j < std::min(b.ny, b.ny - o.dy); ++j) {
+                const std::int64_t row = (std::int64_t{k} * b.ny + j) * b.nx;
+                for (int i = std::max(0, -o.dx); i < std::min(b.nx, b.nx - o.dx); ++i) {
+                    const double* e = v + (row + i) * rr;
+                    for (std::int64_t q = 0; q < rr; ++q) s += std::fabs(e[q]);
+                    n += rr;
+                }
+            }
+        }
+        const std::array<int, 3> c = comps(o);
+        for (int dir = 0; dir < 3; ++dir) {
+            if (c[static_cast<std::size_t>(dir)] == 0) continue;
+            sum[static_cast<std::size_t>(dir)] += s;
+            count[static_cast<std::size_t>(dir)] += static_cast<double>(n);
+        }
+    }
+    std::array<double, 3> mean{};
+    for (std::size_t dir = 0; dir < 3; ++dir)
+        mean[dir] = count[dir] > 0 ? sum[dir] / count[dir] : 0;
+    return mean;
+}
 
 std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const CoarseningOptions& opt) {
     const std::vector<int> dirs = choose_directions(a, opt);

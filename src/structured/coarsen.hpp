@@ -7,6 +7,7 @@
 // R A P with trilinear P exactly; semi-coarsening takes only the strongly coupled directions.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -80,6 +81,10 @@ struct CoarseLevel {
     SgDiaMatrix<double> a;  ///< Galerkin R A P in FP64; stencil = offsets with any nonzero
     Transfer transfer;
 };
+
+/// Coupling strength of each direction: mean |value| over the in-box entries of the offsets
+/// that reach along it (0 where a direction has no in-box entries, e.g. a 1-cell-thick grid).
+std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a);
 
 /// Picks the directions to coarsen and builds the Galerkin coarse operator in FP64.
 /// Strength of a direction = mean |entry| over the in-box entries (all block entries) of the

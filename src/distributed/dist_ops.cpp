@@ -1,0 +1,353 @@
+#ifdef MPMG_HAVE_MPI
+
+#include "distributed/dist_ops.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace mpmg::dist {
+
+template <class S>
+GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& global, const Partition& p,
+                                   const Halo& halo, TruncationCounts& counts) {
+    GhostCoupling g;
+    g.block_ = global.block();
+    const Box gb = p.global(), lb = p.local();
+    const auto lo = p.lo();
+    const Stencil& st = global.stencil();
+    const int rr = global.block() * global.block();
+    g.ptr_.push_back(0);
+    for (int k = 0; k < lb.nz; ++k) {
+        for (int j = 0; j < lb.ny; ++j) {
+            for (int i = 0; i < lb.nx; ++i) {
+                const int gi = i + lo[0], gj = j + lo[1], gk = k + lo[2];
+                const std::int64_t gc = (std::int64_t{gk} * gb.ny + gj) * gb.nx + gi;
+                bool any = false;
+                for (int d = 0; d < st.size(); ++d) {
+                    const Offset& o = st[d];
+                    const int ni = i + o.dx, nj = j + o.dy, nk = k + o.dz;
+                    const bool local =
+                        ni >= 0 && ni < lb.nx && nj >= 0 && nj < lb.ny && nk >= 0 && nk < lb.nz;
+                    const bool inside = gi + o.dx >= 0 && gi + o.dx < gb.nx && gj + o.dy >= 0 &&
+                                        gj + o.dy < gb.ny && gk + o.dz >= 0 && gk + o.dz < gb.nz;
+                    if (local || !inside) continue;
+                    const std::int64_t s = halo.slot(ni, nj, nk);
+                    if (s < 0) throw std::logic_error("GhostCoupling: halo does not reach");
+                    g.slot_.push_back(s);
+                    for (int a = 0; a < global.block(); ++a) {
+                        for (int b = 0; b < global.block(); ++b) {
+                            g.val_.push_back(
+                                to_double(truncate_counted<S>(global.value(d, gc, a, b), counts)));
+                        }
+                    }
+                    any = true;
+                }
+                if (any) {
+                    g.rows_.push_back((std::int64_t{k} * lb.ny + j) * lb.nx + i);
+                    g.ptr_.push_back(static_cast<std::int64_t>(g.slot_.size()));
+                }
+            }
+        }
+    }
+    (void)rr;
+    return g;
+}
+
+template <class T>
+void GhostCoupling::add(const std::vector<double>& ghost, T* y, double sign) const {
+    const std::int64_t r = block_;
+    const auto nrows = static_cast<std::int64_t>(rows_.size());
+#pragma omp parallel for schedule(static) if (nrows > 4096)
+    for (std::int64_t q = 0; q < nrows; ++q) {
+        const auto uq = static_cast<std::size_t>(q);
+        T* yr = y + rows_[uq] * r;
+        for (std::int64_t a = 0; a < r; ++a) {
+            double acc = 0.0;
+            for (std::int64_t e = ptr_[uq]; e < ptr_[uq + 1]; ++e) {
+                const double* v = val_.data() + (e * r + a) * r;
+                const double* x = ghost.data() + slot_[static_cast<std::size_t>(e)] * r;
+                for (std::int64_t b = 0; b < r; ++b) acc += v[b] * x[b];
+            }
+            yr[a] = static_cast<T>(static_cast<double>(yr[a]) + sign * acc);
+        }
+    }
+}
+
+#define MPMG_COUPLING(S)                                                                         \
+    template GhostCoupling GhostCoupling::build<S>(const SgDiaMatrix<double>&, const Partition&, \
+                                                   const Halo&, TruncationCounts&);
+MPMG_COUPLING(double)
+MPMG_COUPLING(float)
+MPMG_COUPLING(half)
+MPMG_COUPLING(bfloat16)
+#undef MPMG_COUPLING
+template void GhostCoupling::add<double>(const std::vector<double>&, double*, double) const;
+template void GhostCoupling::add<float>(const std::vector<double>&, float*, double) const;
+
+namespace {
+
+std::vector<Offset> along(int dir) {
+    Offset lo, hi;
+    (dir == 0 ? lo.dx : dir == 1 ? lo.dy : lo.dz) = -1;
+    (dir == 0 ? hi.dx : dir == 1 ? hi.dy : hi.dz) = 1;
+    return {lo, hi};
+}
+
+// Local coordinates (i, j, k) with coordinate `dir` replaced by `v`.
+std::array<int, 3> with(std::array<int, 3> c, int dir, int v) {
+    c[static_cast<std::size_t>(dir)] = v;
+    return c;
+}
+
+std::int64_t cell_of(const Box& b, const std::array<int, 3>& c) {
+    return (std::int64_t{c[2]} * b.ny + c[1]) * b.nx + c[0];
+}
+
+// Pointer to the values of local-or-shell cell c of a local vector with its halo.
+const double* value_at(const Box& b, const std::vector<double>& local, const Halo& h,
+                       const std::array<int, 3>& c, int r) {
+    if (c[0] >= 0 && c[0] < b.nx && c[1] >= 0 && c[1] < b.ny && c[2] >= 0 && c[2] < b.nz) {
+        return local.data() + cell_of(b, c) * r;
+    }
+    const std::int64_t s = h.slot(c[0], c[1], c[2]);
+    if (s < 0) throw std::logic_error("DistTransfer: halo does not reach");
+    return h.values().data() + s * r;
+}
+
+}  // namespace
+
+DistTransfer::DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm comm) {
+    Partition cur = fine;
+    for (const DirectionalTransfer& s : t.steps()) {
+        Step st;
+        st.s = &s;
+        st.fine = cur;
+        st.coarse = cur.coarsened(s.dir);
+        if (st.coarse.global() != s.coarse || st.fine.global() != s.fine) {
+            throw std::logic_error("DistTransfer: partition and transfer disagree");
+        }
+        if (st.fine.min_extent() < 1 || st.coarse.min_extent() < 1) valid_ = false;
+        cur = st.coarse;
+        steps_.push_back(std::move(st));
+    }
+    if (steps_.empty()) throw std::logic_error("DistTransfer: no steps");
+    if (!valid_) return;
+    for (Step& st : steps_) {
+        st.fine_halo = Halo(st.fine, st.s->block, along(st.s->dir), comm);
+        st.coarse_halo = Halo(st.coarse, st.s->block, along(st.s->dir), comm);
+    }
+}
+
+void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
+                                 std::vector<double>& coarse) {
+    const DirectionalTransfer& s = *st.s;
+    const int dir = s.dir, r = s.block;
+    const auto ud = static_cast<std::size_t>(dir);
+    const Box fb = st.fine.local(), cb = st.coarse.local(), fg = s.fine;
+    const auto flo = st.fine.lo(), clo = st.coarse.lo();
+    const int nfine = fg.extent(dir);
+    st.fine_halo.exchange(fine.data());
+    coarse.assign(static_cast<std::size_t>(cb.cells() * r), 0.0);
+    const auto gcell = [&](const std::array<int, 3>& c) {  // global fine cell of local c
+        return cell_of(fg, {c[0] + flo[0], c[1] + flo[1], c[2] + flo[2]});
+    };
+#pragma omp parallel for collapse(2) schedule(static) if (cb.cells() > 32768)
+    for (int k = 0; k < cb.nz; ++k) {
+        for (int j = 0; j < cb.ny; ++j) {
+            for (int i = 0; i < cb.nx; ++i) {
+                const std::array<int, 3> c{i, j, k};
+                const int gI = c[ud] + clo[ud];
+                const std::array<int, 3> f0 = with(c, dir, 2 * gI - flo[ud]);
+                const std::array<int, 3> f1 = with(c, dir, 2 * gI + 1 - flo[ud]);
+                const std::array<int, 3> f2 = with(c, dir, 2 * gI + 2 - flo[ud]);
+                const double* x0 = value_at(fb, fine, st.fine_halo, f0, r);
+                const double* x1 = value_at(fb, fine, st.fine_halo, f1, r);
+                const bool has2 = 2 * gI + 2 < nfine;
+                const double* x2 = has2 ? value_at(fb, fine, st.fine_halo, f2, r) : nullptr;
+                const double wr = s.right(gcell(f0));
+                const double wl = has2 ? s.left(gcell(f2)) : 0.0;
+                double* y = coarse.data() + cell_of(cb, c) * r;
+                for (int a = 0; a < r; ++a) {
+                    double v = x1[a] + wr * x0[a];
+                    if (has2) v += wl * x2[a];
+                    y[a] = v;
+                }
+            }
+        }
+    }
+}
+
+void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
+                                std::vector<double>& fine) {
+    const DirectionalTransfer& s = *st.s;
+    const int dir = s.dir, r = s.block;
+    const auto ud = static_cast<std::size_t>(dir);
+    const Box fb = st.fine.local(), cb = st.coarse.local(), fg = s.fine;
+    const auto flo = st.fine.lo(), clo = st.coarse.lo();
+    const int ncoarse = s.coarse.extent(dir);
+    st.coarse_halo.exchange(coarse.data());
+    fine.assign(static_cast<std::size_t>(fb.cells() * r), 0.0);
+#pragma omp parallel for collapse(2) schedule(static) if (fb.cells() > 32768)
+    for (int k = 0; k < fb.nz; ++k) {
+        for (int j = 0; j < fb.ny; ++j) {
+            for (int i = 0; i < fb.nx; ++i) {
+                const std::array<int, 3> c{i, j, k};
+                const int g = c[ud] + flo[ud];
+                double* y = fine.data() + cell_of(fb, c) * r;
+                if (g % 2 == 1) {
+                    const double* x = value_at(cb, coarse, st.coarse_halo,
+                                               with(c, dir, (g - 1) / 2 - clo[ud]), r);
+                    for (int a = 0; a < r; ++a) y[a] = x[a];
+                    continue;
+                }
+                const int ic = g / 2;
+                const std::int64_t gc = cell_of(fg, {c[0] + flo[0], c[1] + flo[1], c[2] + flo[2]});
+                const double* xl = ic >= 1 ? value_at(cb, coarse, st.coarse_halo,
+                                                      with(c, dir, ic - 1 - clo[ud]), r)
+                                           : nullptr;
+                const double* xr = ic < ncoarse ? value_at(cb, coarse, st.coarse_halo,
+                                                           with(c, dir, ic - clo[ud]), r)
+                                                : nullptr;
+                const double wl = xl ? s.left(gc) : 0.0, wr = xr ? s.right(gc) : 0.0;
+                for (int a = 0; a < r; ++a) {
+                    double v = 0.0;
+                    if (xl) v += wl * xl[a];
+                    if (xr) v += wr * xr[a];
+                    y[a] = v;
+                }
+            }
+        }
+    }
+}
+
+void DistTransfer::restrict_to(const std::vector<double>& fine, std::vector<double>& coarse) {
+    if (steps_.size() == 1) {
+        restrict_step(steps_[0], fine, coarse);
+        return;
+    }
+    restrict_step(steps_[0], fine, tmp_a_);
+    for (std::size_t i = 1; i + 1 < steps_.size(); ++i) {
+        restrict_step(steps_[i], tmp_a_, tmp_b_);
+        tmp_a_.swap(tmp_b_);
+    }
+    restrict_step(steps_.back(), tmp_a_, coarse);
+}
+
+void DistTransfer::interpolate(const std::vector<double>& coarse, std::vector<double>& fine) {
+    const std::size_t n = steps_.size();
+    if (n == 1) {
+        prolong_step(steps_[0], coarse, fine);
+        return;
+    }
+    prolong_step(steps_[n - 1], coarse, tmp_a_);
+    for (std::size_t i = n - 1; i-- > 1;) {
+        prolong_step(steps_[i], tmp_a_, tmp_b_);
+        tmp_a_.swap(tmp_b_);
+    }
+    prolong_step(steps_[0], tmp_a_, fine);
+}
+
+namespace {
+
+// Per-process counts and displacements (values) of the blocks of `p`, in rank order.
+int block_layout(const Partition& p, int block, std::vector<int>& counts,
+                 std::vector<int>& displs) {
+    counts.resize(static_cast<std::size_t>(p.size()));
+    displs.resize(counts.size());
+    int total = 0;
+    for (int r = 0; r < p.size(); ++r) {
+        counts[static_cast<std::size_t>(r)] = static_cast<int>(p.box(r).cells() * block);
+        displs[static_cast<std::size_t>(r)] = total;
+        total += counts[static_cast<std::size_t>(r)];
+    }
+    return total;
+}
+
+// Copies block `b` (at `lo`) between packed (rank-ordered) and whole-grid layout.
+template <bool ToGlobal, class Packed, class Global>
+void copy_block(const Box& gb, const Box& b, const std::array<int, 3>& lo, int block,
+                Packed* packed, Global* global) {
+    for (int k = 0; k < b.nz; ++k) {
+        for (int j = 0; j < b.ny; ++j) {
+            const std::int64_t g =
+                ((std::int64_t{k} + lo[2]) * gb.ny + (j + lo[1])) * gb.nx + lo[0];
+            if constexpr (ToGlobal) {
+                std::copy_n(packed, b.nx * block, global + g * block);
+            } else {
+                std::copy_n(global + g * block, b.nx * block, packed);
+            }
+            packed += b.nx * block;
+        }
+    }
+}
+
+}  // namespace
+
+void gather(const std::vector<double>& local, const Partition& p, int block, MPI_Comm comm,
+            std::vector<double>& global, std::vector<double>& buf) {
+    const double t0 = MPI_Wtime();
+    std::vector<int> counts, displs;
+    const int total = block_layout(p, block, counts, displs);
+    if (p.rank() == 0) buf.resize(static_cast<std::size_t>(total));
+    MPI_Gatherv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, buf.data(), counts.data(),
+                displs.data(), MPI_DOUBLE, 0, comm);
+    comm_stats().agglomerate_s += MPI_Wtime() - t0;
+    ++comm_stats().agglomerations;
+    if (p.rank() != 0) return;
+    global.resize(static_cast<std::size_t>(p.global().cells() * block));
+    for (int r = 0; r < p.size(); ++r) {
+        copy_block<true>(p.global(), p.box(r), p.lo(r), block,
+                         buf.data() + displs[static_cast<std::size_t>(r)], global.data());
+    }
+}
+
+void scatter(const std::vector<double>& global, const Partition& p, int block, MPI_Comm comm,
+             std::vector<double>& local, std::vector<double>& buf) {
+    std::vector<int> counts, displs;
+    const int total = block_layout(p, block, counts, displs);
+    const double t0 = MPI_Wtime();
+    if (p.rank() == 0) {
+        buf.resize(static_cast<std::size_t>(total));
+        for (int r = 0; r < p.size(); ++r) {
+            copy_block<false>(p.global(), p.box(r), p.lo(r), block,
+                              buf.data() + displs[static_cast<std::size_t>(r)], global.data());
+        }
+    }
+    local.resize(static_cast<std::size_t>(counts[static_cast<std::size_t>(p.rank())]));
+    MPI_Scatterv(buf.data(), counts.data(), displs.data(), MPI_DOUBLE, local.data(),
+                 static_cast<int>(local.size()), MPI_DOUBLE, 0, comm);
+    comm_stats().agglomerate_s += MPI_Wtime() - t0;
+    ++comm_stats().agglomerations;
+}
+
+CommStats& comm_stats() {
+    static CommStats stats;
+    return stats;
+}
+
+double allreduce_sum(double local, MPI_Comm comm) {
+    const double t0 = MPI_Wtime();
+    double global = 0.0;
+    MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm);
+    comm_stats().reduce_s += MPI_Wtime() - t0;
+    ++comm_stats().reductions;
+    return global;
+}
+
+TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm) {
+    long long in[4] = {local.overflow, local.underflow, local.subnormal, local.nonfinite_input};
+    long long out[4] = {0, 0, 0, 0};
+    MPI_Allreduce(in, out, 4, MPI_LONG_LONG, MPI_SUM, comm);
+    TruncationCounts c;
+    c.overflow = out[0];
+    c.underflow = out[1];
+    c.subnormal = out[2];
+    c.nonfinite_input = out[3];
+    return c;
+}
+
+}  // namespace mpmg::dist
+
+#endif  // MPMG_HAVE_MPI

@@ -1,0 +1,100 @@
+// The pieces of a distributed structured level (issue #8): the coupling of a process's rows to
+// its neighbours' cells, and the structured transfers across process boundaries.
+#pragma once
+
+#ifdef MPMG_HAVE_MPI
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/float16.hpp"
+#include "distributed/halo.hpp"
+#include "distributed/partition.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg::dist {
+
+/// The entries of a level's operator that couple this process's cells to cells its neighbours
+/// own: exactly the entries extract_local() leaves out. Values are rounded through the storage
+/// type S (so the process boundary sees the same numbers as the serial level) and kept in FP64.
+class GhostCoupling {
+public:
+    GhostCoupling() = default;
+    /// `global`: the level's FP64 operator on the whole grid; `halo` must reach its stencil.
+    /// Adds the truncation counts of the entries kept here to `counts`.
+    template <class S>
+    static GhostCoupling build(const SgDiaMatrix<double>& global, const Partition& p,
+                               const Halo& halo, TruncationCounts& counts);
+    /// y += sign * G x_ghost, where `ghost` is the halo's values() after an exchange.
+    template <class T>
+    void add(const std::vector<double>& ghost, T* y, double sign) const;
+    /// The local cells that have ghost entries.
+    const std::vector<std::int64_t>& rows() const { return rows_; }
+    int block() const { return block_; }
+
+private:
+    int block_ = 1;
+    std::vector<std::int64_t> rows_;  // local cells with entries
+    std::vector<std::int64_t> ptr_;   // entries of rows_[q]: ptr_[q] .. ptr_[q+1]-1
+    std::vector<std::int64_t> slot_;  // halo slot (cell) of each entry
+    std::vector<double> val_;         // block*block values per entry, row-major
+};
+
+/// One level's transfer (a chain of directional steps) over a partition. Vectors are the
+/// process's local blocks in FP64 (unscaled variables), as the serial Transfer sees them.
+class DistTransfer {
+public:
+    DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm comm);
+    /// False when some step leaves a process without cells (then the level below must be
+    /// agglomerated instead).
+    bool valid() const { return valid_; }
+    const Partition& coarse() const { return steps_.back().coarse; }
+    /// coarse = R fine (collective).
+    void restrict_to(const std::vector<double>& fine, std::vector<double>& coarse);
+    /// fine = P coarse (collective).
+    void interpolate(const std::vector<double>& coarse, std::vector<double>& fine);
+
+private:
+    struct Step {
+        const DirectionalTransfer* s = nullptr;
+        Partition fine, coarse;
+        Halo fine_halo, coarse_halo;  // one layer along s->dir
+    };
+    void restrict_step(Step& st, const std::vector<double>& fine, std::vector<double>& coarse);
+    void prolong_step(Step& st, const std::vector<double>& coarse, std::vector<double>& fine);
+
+    std::vector<Step> steps_;
+    bool valid_ = true;
+    std::vector<double> tmp_a_, tmp_b_;
+};
+
+/// Rank 0 receives the whole-grid vector `global` from every process's block `local`
+/// (collective; `buf` is scratch). Other processes leave `global` untouched.
+void gather(const std::vector<double>& local, const Partition& p, int block, MPI_Comm comm,
+            std::vector<double>& global, std::vector<double>& buf);
+/// Every process receives its block `local` of rank 0's whole-grid vector `global`.
+void scatter(const std::vector<double>& global, const Partition& p, int block, MPI_Comm comm,
+             std::vector<double>& local, std::vector<double>& buf);
+
+/// What this process spent communicating since the last reset (for the scaling model of
+/// `mpmg bench scaling`); MPI_Wtime, including waits for slower processes.
+struct CommStats {
+    double halo_s = 0.0;
+    long long halo_exchanges = 0, halo_values = 0;  ///< values sent
+    double reduce_s = 0.0;
+    long long reductions = 0;
+    double agglomerate_s = 0.0;  ///< gathers to / scatters from rank 0
+    long long agglomerations = 0;
+    double tail_s = 0.0;  ///< rank 0: cycles on the agglomerated levels
+};
+CommStats& comm_stats();
+
+/// Sum over all processes of `comm`.
+double allreduce_sum(double local, MPI_Comm comm);
+TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm);
+
+}  // namespace mpmg::dist
+
+#endif  // MPMG_HAVE_MPI

@@ -1,0 +1,30 @@
+// MPI for the CLI and the library (issue #8). Everything here also exists in a build without
+// MPI, where it describes one process.
+#pragma once
+
+namespace mpmg::dist {
+
+/// Initialises MPI (MPI_THREAD_FUNNELED: only the main thread calls MPI, OpenMP inside each
+/// process) when the process was started by an MPI launcher (mpirun sets OMPI_COMM_WORLD_SIZE,
+/// PMI_SIZE or PMIX_RANK), unless something initialised it already; finalises what it
+/// initialised. A plain `mpmg` run never touches MPI.
+class Session {
+public:
+    Session(int* argc, char*** argv);
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+private:
+    bool owns_ = false;
+};
+
+/// True when the environment says an MPI launcher started this process with more than one rank.
+bool launched_in_parallel();
+/// Rank and size in MPI_COMM_WORLD; 0 and 1 when MPI is not initialised or not built in.
+int world_rank();
+int world_size();
+/// More than one process takes part (MPI initialised, world size > 1).
+bool distributed();
+
+}  // namespace mpmg::dist

@@ -1,0 +1,70 @@
+#include "distributed/partition.hpp"
+
+#include <gtest/gtest.h>
+
+#include "mpmg/errors.hpp"
+
+namespace mpmg::dist {
+namespace {
+
+// Every cell of the grid belongs to exactly one process.
+void expect_covers(const Partition& p) {
+    const Box g = p.global();
+    std::vector<int> owner(static_cast<std::size_t>(g.cells()), -1);
+    for (int r = 0; r < p.size(); ++r) {
+        const Box b = p.box(r);
+        const auto lo = p.lo(r);
+        for (int k = 0; k < b.nz; ++k)
+            for (int j = 0; j < b.ny; ++j)
+                for (int i = 0; i < b.nx; ++i) {
+                    const auto c = static_cast<std::size_t>(
+                        (std::int64_t{k + lo[2]} * g.ny + (j + lo[1])) * g.nx + (i + lo[0]));
+                    EXPECT_EQ(owner[c], -1);
+                    owner[c] = r;
+                }
+    }
+    for (int o : owner) EXPECT_GE(o, 0);
+}
+
+TEST(Partition, TwoAndThreeProcessesSplitZUnevenly) {
+    const Partition p2(Box{16, 16, 16}, 2, 1);
+    EXPECT_EQ(p2.dims(), (std::array<int, 3>{1, 1, 2}));
+    EXPECT_EQ(p2.local(), (Box{16, 16, 8}));
+    EXPECT_EQ(p2.lo(), (std::array<int, 3>{0, 0, 8}));
+    const Partition p3(Box{16, 16, 16}, 3, 2);
+    EXPECT_EQ(p3.dims(), (std::array<int, 3>{1, 1, 3}));
+    EXPECT_EQ(p3.box(0).nz + p3.box(1).nz + p3.box(2).nz, 16);
+    EXPECT_EQ(p3.box(0).nz, 6);
+    expect_covers(p3);
+    const Partition p8(Box{16, 16, 16}, 8, 5);
+    EXPECT_EQ(p8.dims(), (std::array<int, 3>{2, 2, 2}));
+    expect_covers(p8);
+}
+
+TEST(Partition, AvoidsCuttingTheStronglyCoupledDirection) {
+    const Partition p(Box{16, 16, 16}, 2, 0, {1.0, 1.0, 100.0});
+    EXPECT_EQ(p.dims(), (std::array<int, 3>{1, 2, 1}));
+}
+
+// Coarse cell I belongs to the owner of fine cell 2I+1: cuts halve (rounding down).
+TEST(Partition, CoarseningKeepsInjectionLocal) {
+    const Partition p(Box{8, 8, 11}, 3, 0);  // z cuts 0, 4, 8, 11
+    const Partition c = p.coarsened(2);
+    EXPECT_EQ(c.global(), (Box{8, 8, 5}));
+    for (int r = 0; r < 3; ++r) {
+        const int flo = p.lo(r)[2], fhi = flo + p.box(r).nz;
+        const int clo = c.lo(r)[2], chi = clo + c.box(r).nz;
+        for (int I = 0; I < 5; ++I) {
+            const bool fine_owner = 2 * I + 1 >= flo && 2 * I + 1 < fhi;
+            EXPECT_EQ(I >= clo && I < chi, fine_owner) << "rank " << r << " I " << I;
+        }
+    }
+    expect_covers(c);
+}
+
+TEST(Partition, RejectsMoreProcessesThanCells) {
+    EXPECT_THROW(Partition(Box{1, 1, 2}, 3, 0), InvalidInput);
+}
+
+}  // namespace
+}  // namespace mpmg::dist
