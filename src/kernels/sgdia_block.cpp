@@ -29,6 +29,7 @@
 #define HWY_TARGET_INCLUDE "kernels/sgdia_block.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 // Must come after foreach_target.h.
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -77,6 +78,23 @@ struct Line {
     const S* a[kMaxDiag];  ///< entry e of cell i at a[d] + e * nx + i
     const C* x[kMaxDiag];  ///< component k of the neighbour of cell i at x[d] + i * r + k
     int dx[kMaxDiag];
+};
+
+/// Software prefetch of another line's data (the next line of the sweep), spread over the
+/// vector steps of the current line. The values of a line are r^2 x (offsets) runs of nx
+/// values each, more streams than the hardware prefetcher tracks, but one contiguous block.
+struct Ahead {
+    const char* p = nullptr;
+    std::int64_t left = 0;  ///< cache lines still to prefetch
+    std::int64_t per = 0;   ///< cache lines per step
+    void start(const void* next, std::int64_t bytes, int steps) {
+        p = static_cast<const char*>(next);
+        left = next == nullptr ? 0 : (bytes + 63) / 64;
+        per = (left + std::max(steps, 1) - 1) / std::max(steps, 1);
+    }
+    HWY_INLINE void step() {
+        for (std::int64_t k = 0; k < per && left > 0; ++k, --left, p += 64) hwy::Prefetch(p);
+    }
 };
 
 /// Collects the active offsets of `line`, leaving out skip1 and skip2, and with sign = -1 / +1
@@ -175,9 +193,17 @@ void apply_lines(const Args<S, C>& p) {
     using V = hn::Vec<decltype(d)>;
     const int n = static_cast<int>(hn::Lanes(d));
     Line<S, C> l;
+    Ahead ahead_a, ahead_inv;
+    const std::int64_t lines = g.lines();
+    const int steps = std::max(1, (nx - 2) / n);
     for (std::int64_t line = p.line_begin; line < p.line_end; ++line) {
         collect<R>(a, g, p.x, line, l);
         const C* inv = a.inverses() + line * R * R * nx;
+        const bool more = line + 1 < lines;
+        ahead_a.start(more ? a.values() + (line + 1) * a.line_values() : nullptr,
+                      a.line_values() * static_cast<std::int64_t>(sizeof(S)), steps);
+        ahead_inv.start(more && K == Kind::jacobi ? inv + R * R * nx : nullptr,
+                        std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), steps);
         const std::int64_t c0 = line * nx;
         const auto scalar_cell = [&](int i) {
             C s[R];
@@ -199,6 +225,8 @@ void apply_lines(const Args<S, C>& p) {
             }
         };
         const auto vector_cells = [&](int i) HWY_ATTR {
+            ahead_a.step();
+            ahead_inv.step();
             V s[R];
             vec_sum<R>(d, l, i, nx, s);
             const std::int64_t row = (c0 + i) * R;
@@ -268,6 +296,15 @@ void gs_line_impl(const Args<S, C>& p) {
     // order: shift < 0 forward, > 0 backward) are nonzero.
     const int sign = p.zero_guess ? (p.forward ? -1 : 1) : 0;
     collect<R>(a, g, static_cast<const C*>(p.out), line, l, g.center, trail, sign);
+    // Prefetch the next line of the sweep (values and inverses).
+    const std::int64_t next = line + (p.forward ? 1 : -1);
+    const bool more = next >= 0 && next < g.lines();
+    const int steps = std::max(1, nx / n);
+    Ahead ahead_a, ahead_inv;
+    ahead_a.start(more ? a.values() + next * a.line_values() : nullptr,
+                  a.line_values() * static_cast<std::int64_t>(sizeof(S)), steps);
+    ahead_inv.start(more ? a.inverses() + next * R * R * nx : nullptr,
+                    std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), steps);
     HWY_ALIGN C u[R][kGsChunk];
     HWY_ALIGN C w[R * R][kGsChunk];
     const int chunks = (nx + kGsChunk - 1) / kGsChunk;
@@ -297,6 +334,8 @@ void gs_line_impl(const Args<S, C>& p) {
         };
         // Reads only values fixed during the line, so recomputing a cell gives the same u, W.
         const auto vector_cells = [&](int i) HWY_ATTR {
+            ahead_a.step();
+            ahead_inv.step();
             V s[R], t[R];
             vec_sum<R>(d, l, i, nx, s);
             load_r<R>(d, b + std::int64_t{i} * R, t);
