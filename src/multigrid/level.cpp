@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "kernels/sgdia_block.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/coarse_solver.hpp"
 #include "multigrid/truncate.hpp"
@@ -45,6 +46,8 @@ public:
         if (direct) {
             coarse_.emplace(setup.matrix());
             work_.resize(f_.size());
+        } else if (kernels::BlockSoa<S, C>::supported(a_.block())) {
+            blocks_ = kernels::BlockSoa<S, C>(a_);  // the block SIMD kernels' layout
         }
     }
 
@@ -59,21 +62,33 @@ public:
     void smooth(int sweeps, bool pre) override {
         for (int s = 0; s < sweeps; ++s) {
             if (smoother_ == SmootherKind::jacobi) {
-                jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
+                if (blocks_.empty()) {
+                    jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
+                } else {
+                    jacobi(blocks_, f_.data(), u_.data(), r_.data(), omega_);
+                }
                 u_.swap(r_);
             } else if (smoother_ == SmootherKind::ilu0) {
                 ilu_step();
             } else {
                 // The first sweep after a new right-hand side starts from û = 0 and reads only
                 // the half of the stencil that it has already updated.
-                gs_sweep(a_, f_.data(), u_.data(), pre, u_zero_);
+                if (blocks_.empty()) {
+                    gs_sweep(a_, f_.data(), u_.data(), pre, u_zero_);
+                } else {
+                    gs_sweep(blocks_, f_.data(), u_.data(), pre, u_zero_);
+                }
             }
             u_zero_ = false;
         }
     }
 
     void restrict_residual(Level& coarse) override {
-        residual(a_, f_.data(), u_.data(), r_.data());
+        if (blocks_.empty()) {
+            residual(a_, f_.data(), u_.data(), r_.data());
+        } else {
+            residual(blocks_, f_.data(), u_.data(), r_.data());
+        }
         if (scale_transfers_) multiply(r_, s_);  // r = s ⊙ r̂: back to unscaled residual
         if (coarse.compute() == Precision::fp64) {
             to_coarse_->restrict_to(r_.data(), static_cast<double*>(coarse.rhs_data()));
@@ -157,6 +172,9 @@ private:
     }
 
     SgDiaMatrix<S> a_;
+    /// a_ re-laid out for the block SIMD kernels when r = 2..4 (empty otherwise); the smoother
+    /// and the residual run on it.
+    kernels::BlockSoa<S, C> blocks_;
     SgDiaMatrix<S> l_, u_factor_;  // ILU(0) factors when the smoother is ilu0
     std::vector<C> t_;
     const Transfer* to_coarse_;
