@@ -2,7 +2,7 @@
 // usual Highway "-inl.h" toggle): load_conv(d, p) loads Lanes(d) storage values S from p and
 // converts them in registers to the lane type of d (float or double). FP16/BF16 are loaded as
 // 16-bit lanes and promoted (ICPP'24 §5.1); never expanded into a temporary array.
-// (sgdia_simd.cpp has its own copy of these four overloads.)
+// Used by sgdia_simd.cpp, sgdia_block.cpp and csr_simd.cpp.
 #if defined(MPMG_KERNELS_LOAD_CONV_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef MPMG_KERNELS_LOAD_CONV_INL_H_
 #undef MPMG_KERNELS_LOAD_CONV_INL_H_

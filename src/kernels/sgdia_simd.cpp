@@ -16,6 +16,8 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include "kernels/load_conv-inl.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -28,46 +30,11 @@ namespace mpmg::kernels::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-static_assert(sizeof(half) == sizeof(hwy::float16_t) &&
-              sizeof(bfloat16) == sizeof(hwy::bfloat16_t));
-
 constexpr int kMaxDiag = 27;
 constexpr int kChunk = 512;          ///< cells per Gauss-Seidel chunk (stack buffers)
 constexpr int kPrefetchBytes = 512;  ///< software prefetch distance on the value streams
 
-/// Lanes of the compute type C loaded from storage S and converted in registers.
-template <class D>
-HWY_INLINE hn::Vec<D> load_conv(D d, const double* p) {
-    return hn::LoadU(d, p);
-}
-template <class D>
-HWY_INLINE hn::Vec<D> load_conv(D d, const float* p) {
-    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
-        return hn::LoadU(d, p);
-    } else {
-        return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
-    }
-}
-template <class D>
-HWY_INLINE hn::Vec<D> load_conv(D d, const half* p) {
-    const hn::Rebind<hwy::float16_t, D> dh;
-    const auto v = hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p));
-    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
-        return hn::PromoteTo(d, v);
-    } else {
-        return hn::PromoteTo(d, hn::PromoteTo(hn::Rebind<float, D>(), v));
-    }
-}
-template <class D>
-HWY_INLINE hn::Vec<D> load_conv(D d, const bfloat16* p) {
-    const hn::Rebind<hwy::bfloat16_t, D> db;
-    const auto v = hn::LoadU(db, reinterpret_cast<const hwy::bfloat16_t*>(p));
-    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
-        return hn::PromoteTo(d, v);
-    } else {
-        return hn::PromoteTo(d, hn::PromoteTo(hn::Rebind<float, D>(), v));
-    }
-}
+using mpmg::kernels::HWY_NAMESPACE::load_conv;  // kernels/load_conv-inl.h
 
 /// The offsets of one line whose neighbour line is inside the box, pointing at the line start.
 template <class S, class C>
