@@ -632,8 +632,7 @@ int run_amg_bench(const BenchOptions& opt) {
     std::vector<std::string> snames;
     for (const auto& s : smoothers) snames.push_back(s.first);
 
-    // Heatmap: L-shape o3 r5 (6 levels, ~2 s per solve); beam o3 r2 solves slower and its
-    // hierarchy has only 4 levels (its Dirichlet rows stay singleton aggregates on every level).
+    // Heatmap: L-shape o3 r5 (9 levels, ~1 s per solve); beam o3 r2 solves slower.
     json heatmap = json::object();
     const std::vector<std::string> prefer =
         opt.quick

@@ -3,7 +3,9 @@
 // Kernels: SpMV on 3d7/3d19/3d27 and forward/backward Gauss-Seidel sweeps on their lower halves
 // 3d4/3d10/3d14 (the offsets up to and including the centre: a triangular sweep as in the
 // paper). Cases: fp32/fp32 AOS (baseline), fp16/fp32 naive AOS, and the SOA (SG-DIA) Highway
-// kernels fp16/fp32, fp32/fp32, fp64/fp64, bf16/fp32; plus Eigen's CSR SpMV on 3d27.
+// kernels fp16/fp32, fp32/fp32, fp64/fp64, bf16/fp32; plus Eigen's CSR SpMV on 3d27. Block
+// cases (3d7, r = 3 and 4; fp16/fp32, fp32/fp32, fp16/fp64, fp64/fp64): SpMV and the forward
+// sweep on the full stencil, plain SgDiaMatrix loops vs the block SIMD kernels.
 // Bytes counted per run: matrix values (+ CSR indices) read once, x read once, y written once
 // (SpMV); values, b and x read once, x written once (GS). Write-allocate traffic is not counted,
 // as in STREAM. Problem sizes: the FP16 matrix is >= 4x the last-level cache, read at run time.
@@ -58,6 +60,20 @@ SgDiaMatrix<double> make_matrix(int n, const Stencil& st) {
     return a;
 }
 
+/// r x r blocks: every entry -1 except the centre block's diagonal, ndiag r (diagonally
+/// dominant by rows: Gauss-Seidel stays bounded).
+SgDiaMatrix<double> make_block_matrix(int n, const Stencil& st, int r) {
+    SgDiaMatrix<double> a(Box{n, n, n}, st, r);
+    for (int d = 0; d < st.size(); ++d) {
+        double* v = a.diagonal(d);
+        for (std::int64_t e = 0; e < a.diag_stride(); ++e) {
+            const bool diag = d == st.center() && (e % (r * r)) % (r + 1) == 0;
+            v[e] = diag ? static_cast<double>(st.size() * r) : -1.0;
+        }
+    }
+    return a;
+}
+
 template <class S>
 SgDiaMatrix<S> convert(const SgDiaMatrix<double>& a) {
     SgDiaMatrix<S> m(a.box(), a.stencil(), a.block());
@@ -99,6 +115,14 @@ int run_kernels_bench(const BenchOptions& opt) {
         const SgDiaMatrix<double> l = make_matrix(n_gs, lower);
         fmt::print(stderr, "  gs {} on {}^3 ...\n", lower.name(), n_gs);
         run_gs_cases(rec, l, thread_list);
+    }
+    // r x r blocks (3d7, r = 3 and 4): FP16 matrix >= 4x the LLC as above.
+    for (const int r : {3, 4}) {
+        const Stencil st = Stencil::named("3d7");
+        const int n = edge_for(llc, st.size() * r * r, opt.quick);
+        const SgDiaMatrix<double> a = make_block_matrix(n, st, r);
+        fmt::print(stderr, "  block r={} {} (spmv, gs) on {}^3 ...\n", r, st.name(), n);
+        run_block_cases(rec, a, thread_list);
     }
     rec.finish();
 

@@ -14,6 +14,7 @@
 #include "bench_util.hpp"
 #include "kernels/aos.hpp"
 #include "kernels/sgdia.hpp"
+#include "kernels/sgdia_block.hpp"
 #include "kernels/sgdia_simd.hpp"
 #include "structured/gs_order.hpp"
 #include "structured/sgdia_ops.hpp"
@@ -114,6 +115,45 @@ void gs_case(Recorder& rec, const SgDiaMatrix<double>& a64, const std::vector<in
     }
 }
 
+/// Block SpMV and forward Gauss-Seidel, SgDiaMatrix path vs block SIMD kernels.
+template <class S, class C>
+void block_case(Recorder& rec, const SgDiaMatrix<double>& a64, const std::vector<int>& threads) {
+    const SgDiaMatrix<S> a = convert<S>(a64);
+    const kernels::BlockSoa<S, C> blk(a);
+    const std::string pattern = fmt::format("{}-r{}", a.stencil().name(), a.block());
+    const std::vector<C> b(static_cast<std::size_t>(a.rows()), C{1});
+    std::vector<C> x(b.size(), C{1}), y(b.size());
+    const double vec = static_cast<double>(a.rows()) * sizeof(C);
+    const double spmv_bytes = static_cast<double>(a.bytes()) + 2.0 * vec;
+    // Gauss-Seidel also reads the centre block inverses on the block-soa path.
+    const double inv_bytes = static_cast<double>(blk.bytes() - a.bytes());
+    const double gs_bytes = static_cast<double>(a.bytes()) + 3.0 * vec;
+    for (const int t : threads) {
+        omp_set_num_threads(t);
+        for (const bool simd : {false, true}) {
+            const char* layout = simd ? "block-soa" : "sgdia";
+            double sec = time_median(rec.reps, [&] {
+                if (simd) {
+                    spmv(blk, x.data(), y.data());
+                } else {
+                    spmv(a, x.data(), y.data());
+                }
+            });
+            rec.add("spmv", pattern, type_name<S>(), type_name<C>(), layout, t, sec, spmv_bytes,
+                    a.block());
+            sec = time_median(rec.reps, [&] {
+                if (simd) {
+                    gs_sweep(blk, b.data(), x.data(), true);
+                } else {
+                    gs_sweep(a, b.data(), x.data(), true);
+                }
+            });
+            rec.add("gs_forward", pattern, type_name<S>(), type_name<C>(), layout, t, sec,
+                    gs_bytes + (simd ? inv_bytes : 0.0), a.block());
+        }
+    }
+}
+
 #ifdef MPMG_HAVE_EIGEN
 /// Eigen's row-major CSR SpMV on the same matrix (entries inside the box only; int32 indices).
 template <class T>
@@ -158,11 +198,12 @@ double fmt_or_nan(const json& j) { return j.is_number() ? j.get<double>() : NAN;
 
 void Recorder::add(const std::string& kernel, const std::string& pattern,
                    const std::string& storage, const std::string& compute,
-                   const std::string& layout, int threads, double seconds, double bytes) {
+                   const std::string& layout, int threads, double seconds, double bytes,
+                   int block) {
     const double gbs = bytes / seconds * 1e-9;
     rows.push_back({{"kernel", kernel},
                     {"pattern", pattern},
-                    {"block", 1},
+                    {"block", block},
                     {"storage", storage},
                     {"compute", compute},
                     {"layout", layout},
@@ -225,6 +266,13 @@ void run_gs_cases(Recorder& rec, const SgDiaMatrix<double>& l, const std::vector
     gs_case<float, float>(rec, l, threads, false);
     gs_case<double, double>(rec, l, threads, false);
     gs_case<bfloat16, float>(rec, l, threads, false);
+}
+
+void run_block_cases(Recorder& rec, const SgDiaMatrix<double>& a, const std::vector<int>& threads) {
+    block_case<half, float>(rec, a, threads);
+    block_case<float, float>(rec, a, threads);
+    block_case<half, double>(rec, a, threads);
+    block_case<double, double>(rec, a, threads);
 }
 
 std::string markdown_table(const json& doc) {

@@ -18,7 +18,7 @@ struct Recorder {
 
     void add(const std::string& kernel, const std::string& pattern, const std::string& storage,
              const std::string& compute, const std::string& layout, int threads, double seconds,
-             double bytes);
+             double bytes, int block = 1);
     /// speedup_vs_fp32_aos, bound_vs_fp32 and bound_attained (GB/s over fp32/fp32 SOA).
     void finish();
 };
@@ -28,6 +28,12 @@ void run_spmv_cases(Recorder& rec, const SgDiaMatrix<double>& a, const std::vect
                     bool eigen);
 /// Forward and backward Gauss-Seidel sweep cases on `l` (a lower-half stencil).
 void run_gs_cases(Recorder& rec, const SgDiaMatrix<double>& l, const std::vector<int>& threads);
+
+/// r x r block cases on `a` (values as built in FP64, block r = 2..4): SpMV and the forward
+/// Gauss-Seidel sweep (full stencil, as the multigrid smoother runs it), through the
+/// SgDiaMatrix operations (layout "sgdia": plain loops, per-element conversion) and through the
+/// block SIMD kernels on the re-laid-out copy (layout "block-soa", kernels/sgdia_block.hpp).
+void run_block_cases(Recorder& rec, const SgDiaMatrix<double>& a, const std::vector<int>& threads);
 
 /// The rows as a Markdown table.
 std::string markdown_table(const nlohmann::json& doc);

@@ -1,5 +1,5 @@
 // mpmg bench NAME [--quick] [--out DIR] [--threads T] (DESIGN.md "Benchmark contract").
-// Implemented: kernels, e2e, amg, scaling (bench/*_bench.cpp).
+// Implemented: kernels, e2e, amg, vs-hypre, scaling (bench/*_bench.cpp).
 #include <fmt/format.h>
 
 #include <map>
@@ -11,6 +11,7 @@
 #include "e2e_bench.hpp"
 #include "kernels_bench.hpp"
 #include "scaling_bench.hpp"
+#include "vs_hypre_bench.hpp"
 
 #ifndef MPMG_BENCH_DIR
 #define MPMG_BENCH_DIR "bench"
@@ -26,7 +27,7 @@ std::function<int()> add_bench(CLI::App& app) {
     };
     auto a = std::make_shared<Args>();
     CLI::App* cmd = app.add_subcommand("bench", "run a benchmark, write NAME.json, NAME.md, PNG");
-    cmd->add_option("name", a->name, "benchmark: kernels, e2e, amg, scaling")->required();
+    cmd->add_option("name", a->name, "benchmark: kernels, e2e, amg, vs-hypre, scaling")->required();
     cmd->add_flag("--quick", a->quick, "small sizes, a few seconds (CI smoke test)");
     cmd->add_option("--out", a->out, "output directory (default: current)");
     cmd->add_option("--threads", a->threads, "measure 1 and T OpenMP threads (default 2)")
@@ -39,9 +40,8 @@ std::function<int()> add_bench(CLI::App& app) {
         opt.bench_dir = MPMG_BENCH_DIR;
         // One line per benchmark: name -> runner taking the common options.
         const std::map<std::string, int (*)(const bench::BenchOptions&)> benchmarks{
-            {"amg", &bench::run_amg_bench},
-            {"e2e", &bench::run_e2e_bench},
-            {"kernels", &bench::run_kernels_bench},
+            {"amg", &bench::run_amg_bench},         {"e2e", &bench::run_e2e_bench},
+            {"kernels", &bench::run_kernels_bench}, {"vs-hypre", &bench::run_vs_hypre_bench},
             {"scaling", &bench::run_scaling_bench},
         };
         const auto it = benchmarks.find(a->name);

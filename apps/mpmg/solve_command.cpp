@@ -211,7 +211,8 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--solver", a->solver,
                     "auto|cg|gmres|richardson|mg (auto: CG if symmetric, else GMRES)");
     cmd->add_option("--cycle", a->cycle, "V|W|F");
-    cmd->add_option("--smoother", a->smoother, "symgs|jacobi (structured)");
+    cmd->add_option("--smoother", a->smoother,
+                    "auto (the problem's own) | symgs | ilu0 | jacobi | l1-jacobi | chebyshev");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
     cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
     cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");

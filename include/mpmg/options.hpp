@@ -18,7 +18,7 @@ namespace mpmg {
 enum class SolverKind { automatic, cg, gmres, richardson, mg };
 enum class MethodKind { automatic, structured, amg };
 enum class CycleKind { v, w, f };
-enum class SmootherKind { symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
+enum class SmootherKind { automatic, symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
 enum class ScalingKind { automatic, setup_then_scale, scale_then_setup, none };
 
 std::string_view to_string(SolverKind k);
@@ -47,7 +47,9 @@ struct ProblemOptions {
 
 struct MultigridOptions {
     CycleKind cycle = CycleKind::v;
-    SmootherKind smoother = SmootherKind::symgs;   ///< ICPP'24 §6: SymGS on every level
+    /// auto: the problem's own (built-in problems: whichever of SymGS and ILU(0) solved it
+    /// faster, docs/problems.md; files: SymGS, ICPP'24 §6)
+    SmootherKind smoother = SmootherKind::automatic;
     int pre_sweeps = 1;                            ///< nu_1
     int post_sweeps = 1;                           ///< nu_2
     double jacobi_weight = 0.8;                    ///< omega of weighted Jacobi, in (0, 1]

@@ -9,6 +9,7 @@
 #include "mpmg/errors.hpp"
 #include "structured/coarsen.hpp"
 #include "structured/from_csr.hpp"
+#include "unstructured/drop_zeros.hpp"
 
 namespace mpmg {
 namespace {
@@ -72,6 +73,7 @@ CsrProblem load_csr(const ProblemOptions& po) {
                         p.a.rows, p.a.cols));
     }
     p.solver = is_symmetric(p.a) ? SolverKind::cg : SolverKind::gmres;
+    drop_zeros(p.a);  // after the symmetry test, which compares stored patterns
     right_hand_side(p.a, po, p.b, p.x_exact);
     return p;
 }

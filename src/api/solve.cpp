@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <type_traits>
 
 #include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
@@ -23,16 +24,25 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// A on the structured path in iterative precision K.
+/// A on the structured path in iterative precision K: the problem's own FP64 matrix when K is
+/// FP64 (no copy), else a truncated copy.
 template <class K>
 class SgDiaOperator final : public LinearOperator<K> {
 public:
-    explicit SgDiaOperator(SgDiaMatrix<K> a) : a_(std::move(a)) {}
-    std::int64_t size() const override { return a_.rows(); }
-    void apply(const K* x, K* y) const override { spmv(a_, x, y); }
+    SgDiaOperator(const SgDiaMatrix<double>& a, TruncationCounts& counts) {
+        if constexpr (std::is_same_v<K, double>) {
+            a_ = &a;
+        } else {
+            own_ = truncate<K>(a, counts);
+            a_ = &own_;
+        }
+    }
+    std::int64_t size() const override { return a_->rows(); }
+    void apply(const K* x, K* y) const override { spmv(*a_, x, y); }
 
 private:
-    SgDiaMatrix<K> a_;
+    SgDiaMatrix<K> own_;
+    const SgDiaMatrix<K>* a_ = nullptr;
 };
 
 /// A on the AMG path in iterative precision K.
@@ -57,7 +67,7 @@ void check_k(const TruncationCounts& counts, Precision k) {
 template <class K>
 void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveResult& out) {
     TruncationCounts counts;
-    const SgDiaOperator<K> a(truncate<K>(p.a, counts));
+    const SgDiaOperator<K> a(p.a, counts);
     check_k(counts, o.precision.krylov);
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
@@ -84,6 +94,7 @@ void solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
 
 void check_smoother(const SolverOptions& o) {
     const SmootherKind s = o.multigrid.smoother;
+    if (s == SmootherKind::automatic) return;  // resolved per problem below
     if (o.method == MethodKind::structured && s != SmootherKind::symgs &&
         s != SmootherKind::jacobi && s != SmootherKind::ilu0) {
         throw Unsupported(fmt::format(
@@ -138,6 +149,7 @@ SolveResult solve(const SolverOptions& options) {
         const StructuredProblem p =
             o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
+        if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
         out.problem = p.name;
         out.rows = p.a.rows();
         out.nnz = p.a.nnz();
@@ -154,6 +166,9 @@ SolveResult solve(const SolverOptions& options) {
         }
         const CsrProblem p = load_csr(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
+        if (o.multigrid.smoother == SmootherKind::automatic) {
+            o.multigrid.smoother = SmootherKind::symgs;
+        }
         out.problem = p.name;
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();

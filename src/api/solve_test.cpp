@@ -57,6 +57,20 @@ TEST(Laplace27e8, SetupThenScaleConvergesLikeFull64) {
     expect_finite(half);
 }
 
+// --smoother auto (the default) takes the problem's own: ILU(0) for weather, SymGS for the
+// others; an explicit choice is kept.
+TEST(SmootherAuto, ResolvesPerProblemAndKeepsAnExplicitChoice) {
+    SolverOptions o = laplace("weather", 12, "K64P32D16");
+    EXPECT_EQ(o.multigrid.smoother, SmootherKind::automatic);
+    const SolveResult weather = solve(o);
+    ASSERT_TRUE(weather.converged) << weather.message;
+    EXPECT_EQ(weather.options.multigrid.smoother, SmootherKind::ilu0);
+    o.multigrid.smoother = SmootherKind::symgs;
+    EXPECT_EQ(solve(o).options.multigrid.smoother, SmootherKind::symgs);
+    const SolveResult lap = solve(laplace("laplace27", 12, "K64P32D16"));
+    EXPECT_EQ(lap.options.multigrid.smoother, SmootherKind::symgs);
+}
+
 TEST(Laplace27e8, NoScalingNeverReturnsNaN) {
     SolverOptions o = laplace("laplace27e8", 24, "K64P32D16");
     o.multigrid.scaling = ScalingKind::none;

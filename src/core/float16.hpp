@@ -3,11 +3,13 @@
 // Both are layout-compatible with hwy::float16_t / hwy::bfloat16_t (one uint16_t).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace mpmg {
 
@@ -26,15 +28,66 @@ inline constexpr double kHalfMinSubnormal = 5.9604644775390625e-08;  // 2^-24
 inline constexpr double kBf16Max = 3.3895313892515355e38;
 inline constexpr double kBf16MinNormal = 1.1754943508222875e-38;
 
+namespace detail {
+
+/// Rounds x to nearest even in a binary format with `mant` fraction bits, exponent range
+/// [emin, emax] and an `expbits`-bit exponent field, on the integer bits of the double: exact
+/// (no double rounding through float) and branch-light, for setup loops over every entry.
+/// Overflow gives +-inf, values below half the smallest subnormal give +-0, NaN stays NaN.
+template <int mant, int emin, int emax, int expbits>
+inline std::uint16_t narrow_bits(double x) {
+    constexpr std::uint64_t inf = ((std::uint64_t{1} << expbits) - 1) << mant;
+    const auto b = std::bit_cast<std::uint64_t>(x);
+    const auto sign = static_cast<std::uint16_t>((b >> 63) << (mant + expbits));
+    const int exp = static_cast<int>((b >> 52) & 0x7FF);
+    const std::uint64_t frac = b & ((std::uint64_t{1} << 52) - 1);
+    if (exp == 0x7FF) {
+        const std::uint64_t nan = inf | (std::uint64_t{1} << (mant - 1));
+        return static_cast<std::uint16_t>(sign | (frac ? nan : inf));
+    }
+    const int e = exp - 1023;
+    if (e > emax) return static_cast<std::uint16_t>(sign | inf);
+    if (exp == 0 || e < emin - mant - 1) return sign;  // below half the smallest subnormal
+    // Value = M * 2^(e-52) with the implicit bit; the spacing here is 2^(max(e,emin)-mant).
+    const std::uint64_t m_full = frac | (std::uint64_t{1} << 52);
+    const int shift = 52 - mant + std::max(emin - e, 0);
+    std::uint64_t q = m_full >> shift;
+    const std::uint64_t rem = m_full & ((std::uint64_t{1} << shift) - 1);
+    const std::uint64_t halfway = std::uint64_t{1} << (shift - 1);
+    if (rem > halfway || (rem == halfway && (q & 1))) ++q;
+    // Normal: q in [2^mant, 2^(mant+1)] carries into the exponent field by the addition below;
+    // subnormal: q <= 2^mant is the bit pattern itself (2^mant = the smallest normal).
+    std::uint64_t bits = e >= emin ? (static_cast<std::uint64_t>(e - emin) << mant) + q : q;
+    if (bits >= inf) bits = inf;
+    return static_cast<std::uint16_t>(sign | bits);
+}
+
+}  // namespace detail
+
 /// Rounds to nearest even (IEEE), overflow to +-inf, underflow through subnormals to +-0.
 /// Converts from double directly (no double rounding through float).
-half half_from_double(double x);
-/// Exact.
-double double_from_half(half h);
+inline half half_from_double(double x) { return half{detail::narrow_bits<10, -14, 15, 5>(x)}; }
+/// Exact (bit manipulation: no libm call, cheap enough for loops over every entry).
+inline double double_from_half(half h) {
+    const std::uint64_t sign = static_cast<std::uint64_t>(h.bits & 0x8000) << 48;
+    const int exp = (h.bits >> 10) & 0x1F;
+    const std::uint64_t frac = h.bits & 0x3FF;
+    if (exp == 0) {  // zero or subnormal: frac * 2^-24, exact
+        const double v = static_cast<double>(frac) * 5.9604644775390625e-08;
+        return sign ? -v : v;
+    }
+    if (exp == 31) {
+        return std::bit_cast<double>(sign | (std::uint64_t{0x7FF} << 52) | (frac << 42));
+    }
+    return std::bit_cast<double>(sign | (static_cast<std::uint64_t>(exp - 15 + 1023) << 52) |
+                                 (frac << 42));
+}
 inline float float_from_half(half h) { return static_cast<float>(double_from_half(h)); }
 
 /// Rounds to nearest even; NaN stays NaN.
-bfloat16 bf16_from_double(double x);
+inline bfloat16 bf16_from_double(double x) {
+    return bfloat16{detail::narrow_bits<7, -126, 127, 8>(x)};
+}
 inline float float_from_bf16(bfloat16 b) {
     return std::bit_cast<float>(static_cast<std::uint32_t>(b.bits) << 16);
 }
@@ -110,6 +163,21 @@ T truncate_counted(double x, TruncationCounts& c) {
     const T y = from_double<T>(x);
     if (!std::isfinite(x)) {
         ++c.nonfinite_input;
+        return y;
+    }
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+        // Classified from the result's bits (exponent field all ones: overflow; zero: zero or
+        // subnormal), the same verdicts as the round trip below without converting back.
+        constexpr int mant = std::is_same_v<T, half> ? 10 : 7;
+        constexpr unsigned inf = std::is_same_v<T, half> ? 0x7C00u : 0x7F80u;
+        const unsigned mag = y.bits & 0x7FFFu;
+        if ((mag & inf) == inf) {
+            ++c.overflow;
+        } else if (mag == 0) {
+            if (x != 0.0) ++c.underflow;
+        } else if ((mag >> mant) == 0) {
+            ++c.subnormal;
+        }
         return y;
     }
     const double back = to_double(y);

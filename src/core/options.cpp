@@ -35,10 +35,13 @@ const NameTable<CycleKind>& cycle_names() {
     return t;
 }
 const NameTable<SmootherKind>& smoother_names() {
-    static const NameTable<SmootherKind> t{
-        {SmootherKind::symgs, "symgs"},         {SmootherKind::jacobi, "jacobi"},
-        {SmootherKind::ilu0, "ilu0"},           {SmootherKind::l1_jacobi, "l1-jacobi"},
-        {SmootherKind::chebyshev, "chebyshev"}, {SmootherKind::block_jacobi, "block-jacobi"}};
+    static const NameTable<SmootherKind> t{{SmootherKind::automatic, "auto"},
+                                           {SmootherKind::symgs, "symgs"},
+                                           {SmootherKind::jacobi, "jacobi"},
+                                           {SmootherKind::ilu0, "ilu0"},
+                                           {SmootherKind::l1_jacobi, "l1-jacobi"},
+                                           {SmootherKind::chebyshev, "chebyshev"},
+                                           {SmootherKind::block_jacobi, "block-jacobi"}};
     return t;
 }
 const NameTable<ScalingKind>& scaling_names() {

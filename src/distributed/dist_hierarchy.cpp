@@ -28,14 +28,14 @@ public:
     DistLevelImpl(const LevelSetup& setup, const Partition& p, std::unique_ptr<DistTransfer> t,
                   MPI_Comm comm, LevelReport& report)
         : to_coarse_(std::move(t)),
-          halo_(p, setup.matrix.block(), setup.matrix.stencil().offsets(), comm),
+          halo_(p, setup.matrix().block(), setup.matrix().stencil().offsets(), comm),
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),
           scale_transfers_(setup.scale_transfers && !setup.s.empty()) {
         TruncationCounts local;
-        const SgDiaMatrix<double> block = extract_local(setup.matrix, p);
+        const SgDiaMatrix<double> block = extract_local(setup.matrix(), p);
         a_ = truncate<S>(block, local);
-        coupling_ = GhostCoupling::build<S>(setup.matrix, p, halo_, local);
+        coupling_ = GhostCoupling::build<S>(setup.matrix(), p, halo_, local);
         if (setup.smoother == SmootherKind::ilu0) {
             const Ilu0Factors f = ilu0_factor(block);  // block-Jacobi ILU(0) across processes
             l_ = truncate<S>(f.l, local);
@@ -254,7 +254,7 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
         LevelReport rep;
         const LevelSetup setup = level_setup(g, l, mg, plan, rep);
         dist_.push_back(make_dist_level(l, setup, pl, std::move(t), comm, rep));
-        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)].nnz() * bytes_of(rep.storage);
+        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         report_.push_back(std::move(rep));
         parts_.push_back(next);
     }
@@ -266,7 +266,7 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
         LevelSetup setup = level_setup(g, l, mg, plan, rep);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         tail_.push_back(make_level(l, setup, last && g.direct, rep));
-        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)].nnz() * bytes_of(rep.storage);
+        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         report_.push_back(std::move(rep));
     }
     for (std::size_t i = 0; i < report_.size(); ++i) {

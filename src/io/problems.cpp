@@ -56,16 +56,10 @@ std::vector<std::string> problem_names() {
 SgDiaMatrix<double> laplace27(Box box, double scale) {
     SgDiaMatrix<double> a(box, Stencil::named("3d27"), 1);
     const int center = a.stencil().center();
-    const std::int64_t cells = box.cells();
     for (int d = 0; d < a.stencil().size(); ++d) {
         double* v = a.diagonal(d);
-        for (std::int64_t c = 0; c < cells; ++c) {
-            if (d == center) {
-                v[c] = 26.0 * scale;
-            } else if (a.neighbour_inside(c, d)) {
-                v[c] = -1.0 * scale;
-            }
-        }
+        const double value = (d == center ? 26.0 : -1.0) * scale;
+        a.for_each_inside(d, [&](std::int64_t c) { v[c] = value; });
     }
     return a;
 }

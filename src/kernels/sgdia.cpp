@@ -168,9 +168,10 @@ void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std:
 }
 
 template <class S, class C>
-void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward) {
+void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward,
+             bool zero_guess) {
     if (g.block == 1) {
-        simd::gs_line(simd::GsArgs<S, C>{&g, a, b, x, line, forward});
+        simd::gs_line(simd::GsArgs<S, C>{&g, a, b, x, line, forward, zero_guess});
         return;
     }
     // Offsets that do not read the cell being updated or the in-line neighbour updated just
@@ -274,19 +275,19 @@ template void residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const
                                         const float*, float*, std::int64_t, std::int64_t);
 
 template void gs_line<double, double>(const SgDiaGeom&, const double*, const double*, double*,
-                                      std::int64_t, bool);
+                                      std::int64_t, bool, bool);
 template void gs_line<float, double>(const SgDiaGeom&, const float*, const double*, double*,
-                                     std::int64_t, bool);
+                                     std::int64_t, bool, bool);
 template void gs_line<half, double>(const SgDiaGeom&, const half*, const double*, double*,
-                                    std::int64_t, bool);
+                                    std::int64_t, bool, bool);
 template void gs_line<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*, double*,
-                                        std::int64_t, bool);
+                                        std::int64_t, bool, bool);
 template void gs_line<float, float>(const SgDiaGeom&, const float*, const float*, float*,
-                                    std::int64_t, bool);
+                                    std::int64_t, bool, bool);
 template void gs_line<half, float>(const SgDiaGeom&, const half*, const float*, float*,
-                                   std::int64_t, bool);
+                                   std::int64_t, bool, bool);
 template void gs_line<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, float*,
-                                       std::int64_t, bool);
+                                       std::int64_t, bool, bool);
 
 template void jacobi<double, double>(const SgDiaGeom&, const double*, const double*, const double*,
                                      double*, double, std::int64_t, std::int64_t);

@@ -56,8 +56,11 @@ void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std:
 /// In-place Gauss-Seidel on one line: x_c <- D_c^{-1} (b_c - sum_{d != centre} A_d x_{c+d}),
 /// cells in increasing i if `forward`, else decreasing. r x r diagonal blocks are solved
 /// exactly (Gaussian elimination with partial pivoting in C).
+/// `zero_guess`: x is zero before the sweep, so the neighbours not yet updated are not read
+/// (half the stencil's values; the r x r block path reads them, which gives the same result).
 template <class S, class C>
-void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward);
+void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward,
+             bool zero_guess = false);
 
 /// x_new = x + omega D^{-1} (b - A x) on the given lines (x_new and x distinct).
 template <class S, class C>

@@ -78,10 +78,12 @@ struct Active {
     int dx[kMaxDiag];
 };
 
-/// Collects the active offsets of `line`, leaving out offsets skip1 and skip2.
+/// Collects the active offsets of `line`, leaving out offsets skip1 and skip2, and with
+/// `sign` = -1 / +1 also every offset whose cell lies after / before the line's cells in the
+/// lexicographic order (those read x values that are known to be zero).
 template <class S, class C>
 HWY_INLINE void collect(const SgDiaGeom& g, const S* a, const C* x, std::int64_t line,
-                        Active<S, C>& act, int skip1 = -1, int skip2 = -1) {
+                        Active<S, C>& act, int skip1 = -1, int skip2 = -1, int sign = 0) {
     const int j = static_cast<int>(line % g.ny);
     const int k = static_cast<int>(line / g.ny);
     const std::int64_t c0 = line * g.nx;
@@ -91,6 +93,7 @@ HWY_INLINE void collect(const SgDiaGeom& g, const S* a, const C* x, std::int64_t
         if (d == skip1 || d == skip2) continue;
         if (j + o.dy < 0 || j + o.dy >= g.ny || k + o.dz < 0 || k + o.dz >= g.nz) continue;
         const std::int64_t shift = o.dx + std::int64_t{g.nx} * (o.dy + std::int64_t{g.ny} * o.dz);
+        if ((sign < 0 && shift > 0) || (sign > 0 && shift < 0)) continue;
         act.a[act.m] = a + d * g.diag_stride + c0;
         act.x[act.m] = x + c0 + shift;
         act.dx[act.m] = o.dx;
@@ -130,6 +133,19 @@ HWY_INLINE void vec_sum2(D d, const Active<S, C>& act, int i, hn::Vec<D>& s0, hn
     }
     s0 = hn::Add(a0, b0);
     s1 = hn::Add(a1, b1);
+}
+
+/// Sum over the active offsets for the N cells at i (all offsets inside: 1 <= i, i+N < nx).
+template <class D, class S, class C>
+HWY_INLINE hn::Vec<D> vec_sum1(D d, const Active<S, C>& act, int i) {
+    auto a0 = hn::Zero(d), b0 = hn::Zero(d);
+    int e = 0;
+    for (; e + 2 <= act.m; e += 2) {
+        a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+        b0 = hn::MulAdd(load_conv(d, act.a[e + 1] + i), hn::LoadU(d, act.x[e + 1] + i), b0);
+    }
+    if (e < act.m) a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+    return hn::Add(a0, b0);
 }
 
 /// out[c] from the sum s for cell c (kind fixed at compile time).
@@ -179,6 +195,16 @@ void apply_lines(const ApplyArgs<S, C>& p) {
             hn::StoreU(finish<K>(d, p, centre, c0 + i, s0), d, out + i);
             hn::StoreU(finish<K>(d, p, centre, c0 + i + n, s1), d, out + i + n);
         }
+        // The rest of [1, nx-1) by one vector ending at nx-1, overlapping cells already done
+        // (they are recomputed from the same inputs: out never aliases x or b).
+        for (; i + n <= g.nx - 1; i += n) {
+            hn::StoreU(finish<K>(d, p, centre, c0 + i, vec_sum1(d, act, i)), d, out + i);
+        }
+        if (i < g.nx - 1 && g.nx - 1 - n >= 1) {
+            const int j = g.nx - 1 - n;
+            hn::StoreU(finish<K>(d, p, centre, c0 + j, vec_sum1(d, act, j)), d, out + j);
+            i = g.nx - 1;
+        }
         for (; i < g.nx; ++i) out[i] = finish_scalar<K>(p, centre, c0 + i, cell_sum(act, i, g.nx));
     }
 }
@@ -204,7 +230,8 @@ inline int inline_offset(const SgDiaGeom& g, int dx) {
     return -1;
 }
 
-/// Gauss-Seidel on one line. For the cells of a chunk, a vector pass computes, from values fixed
+/// Gauss-Seidel on one line (with zero_guess: on x = 0, reading only the updated neighbours).
+/// For the cells of a chunk, a vector pass computes, from values fixed
 /// during the line (every offset but the centre and the trailing in-line neighbour t, dx = -1
 /// forward / +1 backward), u_i = (b_i - sum) / a_ii and w_i = a_it / a_ii; the scalar recurrence
 /// is then x_i = u_i - w_i x_{i+dx_t}, one FMA per cell on the critical path.
@@ -221,7 +248,10 @@ void gs_line_impl(const GsArgs<S, C>& p) {
     const C* b = p.b + c0;
     C* x = p.x + c0;
     Active<S, C> act;
-    collect(g, p.a, static_cast<const C*>(p.x), p.line, act, g.center, trail);
+    // With a zero guess only the already updated neighbours (before the cell in the sweep's
+    // order: shift < 0 forward, > 0 backward) are nonzero.
+    const int sign = p.zero_guess ? (p.forward ? -1 : 1) : 0;
+    collect(g, p.a, static_cast<const C*>(p.x), p.line, act, g.center, trail, sign);
     HWY_ALIGN C u[kChunk];
     HWY_ALIGN C w[kChunk];
     const int chunks = (g.nx + kChunk - 1) / kChunk;
@@ -252,6 +282,21 @@ void gs_line_impl(const GsArgs<S, C>& p) {
                 hn::StoreU(hn::Zero(d), d, w + (i - i0));
                 hn::StoreU(hn::Zero(d), d, w + (i + n - i0));
             }
+        }
+        // The rest of the chunk inside [1, nx-1) by one vector ending at its end, overlapping
+        // cells already done (u and w depend only on values fixed during the line).
+        const int end = std::min(i1, g.nx - 1);
+        const auto vec_cells = [&](int j) {
+            const auto s0 = vec_sum1(d, act, j);
+            const auto inv0 = hn::Div(hn::Set(d, C{1}), load_conv(d, centre + j));
+            hn::StoreU(hn::Mul(hn::Sub(hn::LoadU(d, b + j), s0), inv0), d, u + (j - i0));
+            hn::StoreU(tr != nullptr ? hn::Mul(load_conv(d, tr + j), inv0) : hn::Zero(d), d,
+                       w + (j - i0));
+        };
+        for (; i >= lo && i + n <= end; i += n) vec_cells(i);
+        if (i >= lo && i < end && end - n >= lo) {
+            vec_cells(end - n);
+            i = end;
         }
         for (; i < i1; ++i) scalar_cell(i);
         if (p.forward) {

@@ -39,6 +39,9 @@ struct GsArgs {
     C* x = nullptr;
     std::int64_t line = 0;
     bool forward = true;
+    /// x is zero on entry to the sweep (the first sweep after a new right-hand side): the
+    /// neighbours not yet updated contribute nothing, so their values are not read at all.
+    bool zero_guess = false;
 };
 
 void apply(const ApplyArgs<double, double>& args);

@@ -8,6 +8,7 @@
 #include "multigrid/amg_level.hpp"
 #include "multigrid/amg_precision.hpp"
 #include "multigrid/cycle.hpp"
+#include "unstructured/drop_zeros.hpp"
 #include "unstructured/pgm.hpp"
 #include "unstructured/spgemm.hpp"
 
@@ -32,19 +33,23 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
     std::vector<CsrMatrix> mats;
     mats.push_back(a);
+    drop_zeros(mats.back());
     std::vector<std::string> coarsening_notes;
     while (static_cast<int>(mats.size()) < max_levels && mats.back().rows > mg.max_coarse_rows) {
         const CsrMatrix& fine = mats.back();
         const Aggregation g = pgm_aggregate(fine, settings.pgm_passes);
-        if (static_cast<double>(g.coarse_rows) * settings.min_coarsening_ratio >
-            static_cast<double>(fine.rows)) {
-            break;
+        if (g.coarse_rows == 0 ||
+            static_cast<double>(g.coarse_rows) * settings.min_coarsening_ratio >
+                static_cast<double>(fine.rows)) {
+            break;  // nothing coupled left (a diagonal matrix), or stagnating coarsening
         }
-        coarsening_notes.push_back(fmt::format("PGM x{}: {} matched, {} attached, {} alone",
-                                               settings.pgm_passes, g.matched, g.attached,
-                                               g.singles));
+        std::string note = fmt::format("PGM x{}: {} matched, {} attached, {} alone",
+                                       settings.pgm_passes, g.matched, g.attached, g.singles);
+        if (g.isolated > 0) note += fmt::format(", {} isolated (left out)", g.isolated);
+        coarsening_notes.push_back(std::move(note));
         const CsrMatrix p = prolongation(g);
         CsrMatrix next = galerkin_product(restriction(g, kRestrictionScale), fine, p);
+        drop_zeros(next);
         transfers_.push_back(AmgTransfer::from(g, kRestrictionScale));
         mats.push_back(std::move(next));
     }
@@ -61,6 +66,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         rep.rows = m.rows;
         rep.nnz = m.nnz();
         AmgLevelSetup setup;
+        setup.compact_index_max_bytes = settings.compact_index_max_bytes;
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         AmgStorageDecision dec;
         if (last && direct) {  // solved in FP64 by LU; the level's vectors in compute precision
@@ -87,7 +93,6 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         rep.storage = last && direct ? Precision::fp64 : setup.precision.storage;
         rep.compute = setup.precision.compute;
         levels_.push_back(make_amg_level(l, setup, rep));
-        rep.matrix_bytes = m.nnz() * (bytes_of(rep.storage) + 4) + (m.rows + 1) * 8;
         if (rep.counts.overflow > 0) {
             throw NumericalError(fmt::format("AMG level {}: {} entries overflow {} storage", l,
                                              rep.counts.overflow, to_string(rep.storage)));

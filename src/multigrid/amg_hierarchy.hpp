@@ -30,6 +30,11 @@ struct AmgSettings {
     int max_levels = 11;
     /// Stop coarsening when a level's rows shrink by less than this factor.
     double min_coarsening_ratio = 1.2;
+    /// Levels whose matrix values take at most this many bytes store their column indices as
+    /// per-row base + uint16 offsets where every row fits (AmgLevelSetup): 2 = the FP16/BF16
+    /// levels, which lifts their bytes per nonzero from 2 + 4 to 2 + 2 (README, "AMG"); 0 =
+    /// int32 everywhere (FGCS'23 §3); 8 = every level.
+    std::size_t compact_index_max_bytes = 2;
 };
 
 class AmgHierarchy {

@@ -139,5 +139,22 @@ TEST(AmgHierarchy, WAndFCyclesConverge) {
     }
 }
 
+TEST(AmgHierarchy, BeamCoarseningDoesNotStallOnDirichletRows) {
+    // mfem_beam_o3_r1: eliminated Dirichlet rows are diagonal-only with their couplings stored
+    // as zeros. Dropped zeros and isolated rows left out of the aggregation, the hierarchy
+    // reaches the LU-sized coarsest level instead of stopping where only those rows remain.
+    const CsrMatrix a = read_matrix_market(csr_test::shared_matrix("mfem/mfem_beam_o3_r1"));
+    const MultigridOptions mg = paper_options();
+    const AmgHierarchy h(a, mg, parse_precision("K64P64D64"));
+    const auto& rep = h.report();
+    EXPECT_LT(rep.front().nnz, a.nnz() / 2) << "explicit zeros are dropped";
+    EXPECT_NE(rep.front().note.find("isolated (left out)"), std::string::npos) << rep.front().note;
+    EXPECT_LE(rep.back().rows, 64) << h.num_levels() << " levels";
+    EXPECT_EQ(rep.back().solve.rfind("direct", 0), 0u);
+    const amg_test::Run run = amg_test::solve(a, parse_precision("K64P64D64"), mg, false, 1e-10);
+    EXPECT_EQ(run.result.status, SolveStatus::converged) << run.notes;
+    EXPECT_LE(run.result.iterations, 30) << run.notes;
+}
+
 }  // namespace
 }  // namespace mpmg

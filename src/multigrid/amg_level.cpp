@@ -21,7 +21,9 @@ template <class S, class C>
 class AmgLevelImpl final : public Level {
 public:
     AmgLevelImpl(const AmgLevelSetup& setup, LevelReport& report)
-        : a_(to_typed<S>(*setup.matrix, report.counts)),
+        : a_(to_typed<S>(*setup.matrix, report.counts,
+                         sizeof(S) <= setup.compact_index_max_bytes ? IndexEncoding::compact
+                                                                    : IndexEncoding::int32)),
           to_coarse_(setup.to_coarse),
           sm_(setup.smoother),
           f_(static_cast<std::size_t>(a_.rows)),
@@ -46,6 +48,11 @@ public:
             }
         }
         if (setup.direct) lu_.emplace(*setup.matrix);
+        report.matrix_bytes = a_.bytes();
+        if (a_.compact()) {
+            report.note += report.note.empty() ? "" : "; ";
+            report.note += "columns as row base + uint16 offsets";
+        }
     }
 
     Precision compute() const override {
@@ -62,6 +69,7 @@ public:
         namespace cs = csr_smoothers;
         for (int s = 0; s < sweeps; ++s) {
             switch (sm_.kind) {
+                case SmootherKind::automatic:  // unresolved (library use): the default, SymGS
                 case SmootherKind::symgs:
                     cs::hybrid_gs(a_, inv_d_.data(), f_.data(), u_.data(), w1_.data(), pre);
                     break;
@@ -69,11 +77,18 @@ public:
                     cs::chebyshev(a_, inv_d_.data(), sm_.alpha, sm_.beta, kChebyshevDegree,
                                   f_.data(), u_.data(), w1_.data(), w2_.data());
                     break;
-                default:  // jacobi, l1_jacobi (smoother_setup rejects the others)
-                    cs::jacobi(a_, inv_d_.data(), static_cast<C>(sm_.omega), f_.data(), u_.data(),
-                               w1_.data());
+                default:            // jacobi, l1_jacobi (smoother_setup rejects the others)
+                    if (u_zero_) {  // u = 0 after set_rhs/finish_rhs: A u needs no product
+                        cs::jacobi_from_zero(a_, inv_d_.data(), static_cast<C>(sm_.omega),
+                                             f_.data(), u_.data());
+                    } else {
+                        cs::jacobi(a_, inv_d_.data(), static_cast<C>(sm_.omega), f_.data(),
+                                   u_.data(), w1_.data());
+                        u_.swap(w1_);
+                    }
                     break;
             }
+            u_zero_ = false;
         }
     }
 
@@ -98,6 +113,7 @@ public:
             to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()),
                                         u_.data(), w);
         }
+        u_zero_ = false;
     }
 
     void direct_solve() override {
@@ -105,6 +121,7 @@ public:
         lu_->solve(work_.data());
         std::transform(work_.begin(), work_.end(), u_.begin(),
                        [](double v) { return static_cast<C>(v); });
+        u_zero_ = false;
     }
 
     void* rhs_data() override { return f_.data(); }
@@ -114,23 +131,22 @@ public:
         if (!inv_r_.empty()) multiply(f_, inv_r_);
         sigma_ = 1.0;
         if constexpr (std::is_same_v<C, float>) {  // the residual-underflow guard
+            const auto n = static_cast<std::int64_t>(f_.size());
             C m{0};
-            for (C v : f_) m = std::max(m, std::fabs(v));
+#pragma omp parallel for schedule(static) reduction(max : m) if (n > kParallelRows)
+            for (std::int64_t i = 0; i < n; ++i) m = std::max(m, std::fabs(f_[i]));
             if (m > C{0} && std::isfinite(m)) {
                 sigma_ = std::ldexp(1.0, -std::ilogb(m));
-                const C s = static_cast<C>(sigma_);
-                for (C& v : f_) v *= s;
+                scale(f_, static_cast<C>(sigma_));
             }
         }
         std::fill(u_.begin(), u_.end(), C{0});
+        u_zero_ = true;
     }
 
     void unscale_solution() override {
         if (!inv_c_.empty()) multiply(u_, inv_c_);
-        if (sigma_ != 1.0) {
-            const C s = static_cast<C>(1.0 / sigma_);
-            for (C& v : u_) v *= s;
-        }
+        if (sigma_ != 1.0) scale(u_, static_cast<C>(1.0 / sigma_));
     }
 
 private:
@@ -139,19 +155,29 @@ private:
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
         for (std::int64_t i = 0; i < n; ++i) v[i] *= w[i];
     }
+    static void scale(std::vector<C>& v, C s) {
+        const auto n = static_cast<std::int64_t>(v.size());
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+        for (std::int64_t i = 0; i < n; ++i) v[i] *= s;
+    }
     template <class T>
     void load(const T* r) {
-        for (std::size_t i = 0; i < f_.size(); ++i) {
-            f_[i] = static_cast<C>(inv_r_.empty() ? r[i] : r[i] * inv_r_[i]);
+        const auto n = static_cast<std::int64_t>(f_.size());
+        const C* ir = inv_r_.empty() ? nullptr : inv_r_.data();
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+        for (std::int64_t i = 0; i < n; ++i) {
+            f_[i] = static_cast<C>(ir ? r[i] * ir[i] : r[i]);
+            u_[i] = C{0};
         }
         sigma_ = 1.0;
-        std::fill(u_.begin(), u_.end(), C{0});
+        u_zero_ = true;
     }
     template <class T>
     void store(T* z) const {
-        for (std::size_t i = 0; i < u_.size(); ++i) {
-            z[i] = static_cast<T>(inv_c_.empty() ? u_[i] : u_[i] * inv_c_[i]);
-        }
+        const auto n = static_cast<std::int64_t>(u_.size());
+        const C* ic = inv_c_.empty() ? nullptr : inv_c_.data();
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+        for (std::int64_t i = 0; i < n; ++i) z[i] = static_cast<T>(ic ? u_[i] * ic[i] : u_[i]);
     }
 
     TypedCsr<S> a_;
@@ -161,6 +187,7 @@ private:
     std::vector<C> f_, u_, w1_, w2_;
     std::vector<C> r_, inv_r_, c_, inv_c_;  // equilibration factors (empty: none)
     double sigma_ = 1.0;                    // rhs scale of the underflow guard
+    bool u_zero_ = false;                   // u_ is zero (set by set_rhs / finish_rhs)
     std::optional<CoarseSolver> lu_;
     std::vector<double> work_;
 };

@@ -11,6 +11,7 @@
 // interpolates it (the cycle is linear in f, so this changes nothing but the range used).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct AmgLevelSetup {
     const AmgTransfer* to_coarse = nullptr;
     SmootherData smoother;  ///< computed from *matrix in FP64
     bool direct = false;    ///< coarsest level solved by dense LU (FP64)
+    /// Storage sizes (bytes per value) whose matrix uses the compact column encoding (per-row
+    /// base + uint16 offsets, where every row fits; unstructured/csr_typed.hpp): 0 never.
+    std::size_t compact_index_max_bytes = 0;
 };
 
 /// Builds the level (throws Unsupported naming `index` for an unsupported pair); truncates the

@@ -1,7 +1,8 @@
 // Piecewise-constant AMG transfers from a PGM aggregation (FGCS'23 §3, §4.2.2): prolongation
-// u_i += e_{agg(i)}, restriction g_I = scale * sum_{i in I} r_i with scale = 1/2, converting
-// between the two levels' working precisions on the fly (FGCS'23 §3: "the precision conversion
-// happens on-the-fly in the restriction and prolongation operations").
+// u_i += e_{agg(i)} (nothing for an isolated row, agg -1), restriction g_I = scale * sum_{i in I}
+// r_i with scale = 1/2, converting between the two levels' working precisions on the fly (FGCS'23
+// §3: "the precision conversion happens on-the-fly in the restriction and prolongation
+// operations").
 #pragma once
 
 #include <cstdint>
@@ -22,11 +23,14 @@ struct AmgTransfer {
         t.agg = g.agg;
         t.r_scale = scale;
         t.r_ptr.assign(static_cast<std::size_t>(g.coarse_rows + 1), 0);
-        for (std::int64_t c : g.agg) ++t.r_ptr[static_cast<std::size_t>(c + 1)];
+        for (std::int64_t c : g.agg) {
+            if (c >= 0) ++t.r_ptr[static_cast<std::size_t>(c + 1)];
+        }
         for (std::size_t i = 1; i < t.r_ptr.size(); ++i) t.r_ptr[i] += t.r_ptr[i - 1];
-        t.r_idx.resize(g.agg.size());
+        t.r_idx.resize(static_cast<std::size_t>(t.r_ptr.back()));
         std::vector<std::int64_t> next(t.r_ptr.begin(), t.r_ptr.end() - 1);
         for (std::size_t i = 0; i < g.agg.size(); ++i) {
+            if (g.agg[i] < 0) continue;  // isolated row: zero row of P
             t.r_idx[static_cast<std::size_t>(next[static_cast<std::size_t>(g.agg[i])]++)] =
                 static_cast<std::int64_t>(i);
         }
@@ -52,6 +56,7 @@ struct AmgTransfer {
         const auto n = static_cast<std::int64_t>(agg.size());
 #pragma omp parallel for schedule(static) if (n > 4096)
         for (std::int64_t i = 0; i < n; ++i) {
+            if (agg[i] < 0) continue;  // isolated row: zero row of P
             const F v = static_cast<F>(e[agg[i]]);
             u[i] += w ? w[i] * v : v;
         }

@@ -19,25 +19,24 @@ constexpr int kCoarseSweeps = 20;
 
 GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOptions& mg) {
     GalerkinLevels g;
+    g.mats.push_back(&a);  // level 0 is the caller's matrix, not a copy
     if (mg.scaling == ScalingKind::scale_then_setup) {  // ablation (ICPP'24 §4.3): scale, set up
         const LevelScaling sc = compute_scaling(a, kHalfMax);
         if (!sc.ok) {
             throw InvalidInput(fmt::format("--scaling scale-then-setup: {}", sc.problem));
         }
         g.s0 = sc.s;
-        g.mats.push_back(scale_matrix(a, sc.s));
-    } else {
-        g.mats.push_back(a);
+        g.mats[0] = &g.owned.emplace_back(scale_matrix(a, sc.s));
     }
     const CoarseningOptions copt{.semi_threshold = mg.semi_threshold};
     while (static_cast<int>(g.mats.size()) < mg.max_levels &&
-           g.mats.back().rows() > mg.max_coarse_rows) {
-        auto next = coarsen(g.mats.back(), copt);
+           g.mats.back()->rows() > mg.max_coarse_rows) {
+        auto next = coarsen(*g.mats.back(), copt);
         if (!next) break;
         g.transfers.push_back(std::move(next->transfer));
-        g.mats.push_back(std::move(next->a));
+        g.mats.push_back(&g.owned.emplace_back(std::move(next->a)));
     }
-    g.direct = g.mats.back().rows() <= kMaxDirectRows;
+    g.direct = g.mats.back()->rows() <= kMaxDirectRows;
     if (!g.direct) g.coarse_sweeps = kCoarseSweeps;
     return g;
 }
@@ -46,7 +45,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
                        const PrecisionPlan& plan, LevelReport& rep) {
     const bool scale_first = mg.scaling == ScalingKind::scale_then_setup;
     const bool last = l == static_cast<int>(g.mats.size()) - 1;
-    const SgDiaMatrix<double>& m = g.mats[static_cast<std::size_t>(l)];
+    const SgDiaMatrix<double>& m = *g.mats[static_cast<std::size_t>(l)];
     rep.box = m.box();
     rep.block = m.block();
     rep.stencil = m.stencil().name();
@@ -58,14 +57,18 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
     if (last && g.direct) {  // the coarsest level is solved in FP64 by LU
         const LevelPrecision lp = plan.level(l);
         setup.precision = LevelPrecision{lp.compute, lp.compute};
-        setup.matrix = m;
+        setup.source = &m;
         rep.solve = "direct (LU, fp64)";
     } else {
         const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
         StorageDecision dec =
             decide_storage(m, plan.level(l), may_scale, plan.automatic, mg.setup_fallback);
         setup.precision = dec.precision;
-        setup.matrix = std::move(dec.matrix);
+        setup.source = &m;
+        if (dec.scaled) {
+            setup.scaled = std::move(dec.scaled_matrix);
+            setup.owns_scaled = true;
+        }
         setup.s = std::move(dec.s);
         rep.scaled = dec.scaled;
         rep.scale_g = dec.g;
@@ -97,7 +100,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         LevelSetup setup = level_setup(g, l, mg, plan, rep);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         levels_.push_back(make_level(l, setup, last && g.direct, rep));
-        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)].nnz() * bytes_of(rep.storage);
+        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         if (rep.counts.overflow > 0 && mg.setup_fallback) {
             throw NumericalError(fmt::format("level {}: {} entries overflow {} storage", l,
                                              rep.counts.overflow, to_string(rep.storage)));

@@ -3,6 +3,7 @@
 // the high-precision copies are dropped after setup.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -19,12 +20,15 @@ namespace mpmg {
 /// Hierarchy builds its levels from, and what the distributed hierarchy (src/distributed/) takes
 /// each rank's blocks from.
 struct GalerkinLevels {
-    std::vector<SgDiaMatrix<double>> mats;  ///< mats[l]: level l's operator (level 0 scaled
-                                            ///< already for scale-then-setup)
-    std::vector<Transfer> transfers;        ///< transfers[l]: level l -> l+1
-    std::vector<double> s0;                 ///< scale-then-setup: the scaling of level 0
-    bool direct = true;                     ///< coarsest level solved by LU
-    int coarse_sweeps = 0;                  ///< > 0: coarsest level smoothed instead
+    /// mats[l]: level l's operator. Level 0 is the caller's matrix (which must outlive this)
+    /// unless scale-then-setup scaled it; the others live in `owned` (a deque: stable
+    /// addresses, also when the GalerkinLevels is moved).
+    std::vector<const SgDiaMatrix<double>*> mats;
+    std::deque<SgDiaMatrix<double>> owned;
+    std::vector<Transfer> transfers;  ///< transfers[l]: level l -> l+1
+    std::vector<double> s0;           ///< scale-then-setup: the scaling of level 0
+    bool direct = true;               ///< coarsest level solved by LU
+    int coarse_sweeps = 0;            ///< > 0: coarsest level smoothed instead
 };
 
 /// Coarsens `a` as Hierarchy does.

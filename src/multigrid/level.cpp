@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "kernels/sgdia_block.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/coarse_solver.hpp"
 #include "multigrid/truncate.hpp"
@@ -23,7 +24,7 @@ template <class S, class C>
 class LevelImpl final : public Level {
 public:
     LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
-        : a_(truncate<S>(setup.matrix, report.counts)),
+        : a_(truncate<S>(setup.matrix(), report.counts)),
           to_coarse_(setup.to_coarse),
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),
@@ -38,13 +39,15 @@ public:
                 inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
         }
         if (setup.smoother == SmootherKind::ilu0 && !direct) {
-            const Ilu0Factors f = ilu0_factor(setup.matrix);
+            const Ilu0Factors f = ilu0_factor(setup.matrix());
             l_ = truncate<S>(f.l, report.counts);
             u_factor_ = truncate<S>(f.u, report.counts);
         }
         if (direct) {
-            coarse_.emplace(setup.matrix);
+            coarse_.emplace(setup.matrix());
             work_.resize(f_.size());
+        } else if (kernels::BlockSoa<S, C>::supported(a_.block())) {
+            blocks_ = kernels::BlockSoa<S, C>(a_);  // the block SIMD kernels' layout
         }
     }
 
@@ -59,18 +62,33 @@ public:
     void smooth(int sweeps, bool pre) override {
         for (int s = 0; s < sweeps; ++s) {
             if (smoother_ == SmootherKind::jacobi) {
-                jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
+                if (blocks_.empty()) {
+                    jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
+                } else {
+                    jacobi(blocks_, f_.data(), u_.data(), r_.data(), omega_);
+                }
                 u_.swap(r_);
             } else if (smoother_ == SmootherKind::ilu0) {
                 ilu_step();
             } else {
-                gs_sweep(a_, f_.data(), u_.data(), pre);
+                // The first sweep after a new right-hand side starts from û = 0 and reads only
+                // the half of the stencil that it has already updated.
+                if (blocks_.empty()) {
+                    gs_sweep(a_, f_.data(), u_.data(), pre, u_zero_);
+                } else {
+                    gs_sweep(blocks_, f_.data(), u_.data(), pre, u_zero_);
+                }
             }
+            u_zero_ = false;
         }
     }
 
     void restrict_residual(Level& coarse) override {
-        residual(a_, f_.data(), u_.data(), r_.data());
+        if (blocks_.empty()) {
+            residual(a_, f_.data(), u_.data(), r_.data());
+        } else {
+            residual(blocks_, f_.data(), u_.data(), r_.data());
+        }
         if (scale_transfers_) multiply(r_, s_);  // r = s ⊙ r̂: back to unscaled residual
         if (coarse.compute() == Precision::fp64) {
             to_coarse_->restrict_to(r_.data(), static_cast<double*>(coarse.rhs_data()));
@@ -82,18 +100,22 @@ public:
 
     void correct_from(Level& coarse) override {
         coarse.unscale_solution();
-        std::fill(r_.begin(), r_.end(), C{0});
-        if (coarse.compute() == Precision::fp64) {
-            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()),
-                                        r_.data());
-        } else {
-            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()),
-                                        r_.data());
+        u_zero_ = false;
+        // Unscaled: u += P e directly. Scaled: û += s ⊙ (P e), through r_ in one fused pass.
+        C* target = u_.data();
+        if (scale_transfers_) {
+            std::fill(r_.begin(), r_.end(), C{0});
+            target = r_.data();
         }
-        if (scale_transfers_) multiply(r_, s_);  // correction in scaled variables: s ⊙ (P e)
+        if (coarse.compute() == Precision::fp64) {
+            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()), target);
+        } else {
+            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()), target);
+        }
+        if (!scale_transfers_) return;
         const std::size_t n = u_.size();
 #pragma omp parallel for schedule(static) if (n > 32768)
-        for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
+        for (std::size_t i = 0; i < n; ++i) u_[i] += s_[i] * r_[i];
     }
 
     void direct_solve() override {
@@ -102,6 +124,7 @@ public:
         coarse_->solve(work_.data());
         std::transform(work_.begin(), work_.end(), u_.begin(),
                        [](double v) { return static_cast<C>(v); });
+        u_zero_ = false;
     }
 
     void* rhs_data() override { return f_.data(); }
@@ -109,9 +132,11 @@ public:
     void finish_rhs() override {
         if (scale_transfers_) multiply(f_, inv_s_);
         std::fill(u_.begin(), u_.end(), C{0});
+        u_zero_ = true;
     }
     void unscale_solution() override {
         if (scale_transfers_) multiply(u_, inv_s_);
+        u_zero_ = false;
     }
 
 private:
@@ -137,6 +162,7 @@ private:
             f_[i] = static_cast<C>(s_.empty() ? r[i] : r[i] * inv_s_[i]);
         }
         std::fill(u_.begin(), u_.end(), C{0});
+        u_zero_ = true;
     }
     template <class T>
     void store(T* z) const {
@@ -146,12 +172,16 @@ private:
     }
 
     SgDiaMatrix<S> a_;
+    /// a_ re-laid out for the block SIMD kernels when r = 2..4 (empty otherwise); the smoother
+    /// and the residual run on it.
+    kernels::BlockSoa<S, C> blocks_;
     SgDiaMatrix<S> l_, u_factor_;  // ILU(0) factors when the smoother is ilu0
     std::vector<C> t_;
     const Transfer* to_coarse_;
     SmootherKind smoother_;
     C omega_;
     bool scale_transfers_;
+    bool u_zero_ = false;       ///< û is known to be zero (set with a new right-hand side)
     std::vector<C> f_, u_, r_;  // r_ doubles as scratch for Jacobi and corrections
     std::vector<C> s_, inv_s_;
     std::optional<CoarseSolver> coarse_;  // the FP64 dense LU of the (scaled) operator

@@ -42,8 +42,12 @@ struct LevelReport {
 
 /// The data a level is built from.
 struct LevelSetup {
-    SgDiaMatrix<double> matrix;  ///< FP64 operator, already scaled when `s` is non-empty
-    std::vector<double> s;       ///< diag(Q^{1/2}); empty: unscaled
+    const SgDiaMatrix<double>* source = nullptr;  ///< the level's FP64 operator (not owned)
+    SgDiaMatrix<double> scaled;  ///< Q^{-1/2} A Q^{-1/2}, owned, when `owns_scaled`
+    bool owns_scaled = false;
+    /// The FP64 operator to build from (scaled when `s` is set).
+    const SgDiaMatrix<double>& matrix() const { return owns_scaled ? scaled : *source; }
+    std::vector<double> s;  ///< diag(Q^{1/2}); empty: unscaled
     /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled
     /// variables, so s applies only at the preconditioner's input and output.
     bool scale_transfers = true;

@@ -19,20 +19,24 @@ TruncationCounts count_for(Precision p, const SgDiaMatrix<double>& a) {
     return p == Precision::fp16 ? count_truncation<half>(a) : count_truncation<bfloat16>(a);
 }
 
-// True when the values do not fit the storage's normal range as they are.
+// True when the values do not fit the storage's normal range as they are (or are not finite).
 bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
     const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
     const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
     const int rr = a.block() * a.block();
+    const int ndiag = a.stencil().size();
     bool outside = false;
-    for (int d = 0; d < a.stencil().size() && !outside; ++d) {
+#pragma omp parallel for schedule(dynamic, 1) reduction(|| : outside)
+    for (int d = 0; d < ndiag; ++d) {
         const double* v = a.diagonal(d);
+        bool here = false;
         a.for_each_inside(d, [&](std::int64_t c) {
             for (int k = 0; k < rr; ++k) {
                 const double x = std::fabs(v[c * rr + k]);
-                outside |= x > max / 2 || (x != 0.0 && x < min);
+                here |= !(x <= max / 2) || (x != 0.0 && x < min);  // NaN counts as outside
             }
         });
+        outside = outside || here;
     }
     return outside;
 }
@@ -87,29 +91,27 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     StorageDecision out;
     out.precision = requested;
     const Precision st = requested.storage;
-    if (st != Precision::fp16 && st != Precision::bf16) {
-        out.matrix = a;
-        return out;
-    }
+    if (st != Precision::fp16 && st != Precision::bf16) return out;
     const auto widen = [&](std::string why) {
         out = StorageDecision{};
         out.precision = LevelPrecision{requested.compute, requested.compute};
-        out.matrix = a;
         out.note = fmt::format("{}; stored in {} instead", why, to_string(requested.compute));
         return out;
     };
-    if (may_scale && needs_scaling(a, st)) {
+    // Values in {0} ∪ [min normal, max/2] cannot overflow, underflow or turn subnormal: the
+    // common in-range level needs no counting pass.
+    const bool outside = needs_scaling(a, st);
+    if (may_scale && outside) {
         const LevelScaling sc = compute_scaling(a, st == Precision::fp16 ? kHalfMax : kBf16Max);
         if (!sc.ok) return widen(fmt::format("cannot scale for {}: {}", to_string(st), sc.problem));
         out.scaled = true;
         out.g = sc.g;
         out.g_max = sc.g_max;
         out.s = sc.s;
-        out.matrix = scale_matrix(a, sc.s);
-    } else {
-        out.matrix = a;
+        out.scaled_matrix = scale_matrix(a, sc.s);
     }
-    const TruncationCounts c = count_for(st, out.matrix);
+    const TruncationCounts c =
+        out.scaled || outside ? count_for(st, out.matrix(a)) : TruncationCounts{};
     if (c.overflow > 0 && !fallback) {
         out.note = fmt::format("{} entries overflow {}; kept (setup_fallback off, ablation)",
                                c.overflow, to_string(st));
@@ -119,7 +121,7 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         return widen(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
                                  out.scaled ? " after scaling" : " without scaling"));
     }
-    if (const std::int64_t cell = ill_conditioned_block(out.matrix, st); cell >= 0) {
+    if (const std::int64_t cell = ill_conditioned_block(out.matrix(a), st); cell >= 0) {
         return widen(
             fmt::format("the {}x{} diagonal block of cell {} is too close to singular "
                         "for {}",

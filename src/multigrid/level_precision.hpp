@@ -15,9 +15,15 @@ struct StorageDecision {
     LevelPrecision precision;  ///< storage possibly widened to compute
     bool scaled = false;
     double g = 0.0, g_max = 0.0;
-    std::vector<double> s;       ///< diag(Q^{1/2}) when scaled
-    SgDiaMatrix<double> matrix;  ///< the operator to truncate (scaled when `scaled`)
-    std::string note;            ///< decision and reason, empty when nothing to say
+    std::vector<double> s;              ///< diag(Q^{1/2}) when scaled
+    SgDiaMatrix<double> scaled_matrix;  ///< Q^{-1/2} A Q^{-1/2} when scaled, else empty
+    std::string note;                   ///< decision and reason, empty when nothing to say
+
+    /// The operator to truncate: the scaled matrix when scaled, else the level's own `a` (the
+    /// decision never copies an unscaled matrix).
+    const SgDiaMatrix<double>& matrix(const SgDiaMatrix<double>& a) const {
+        return scaled ? scaled_matrix : a;
+    }
 };
 
 /// Decides storage for one level. `requested` comes from the precision plan; `automatic`

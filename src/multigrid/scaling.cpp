@@ -35,7 +35,9 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
         }
     }
     double min_ratio = std::numeric_limits<double>::infinity();  // sqrt(a_ii a_jj) / |a_ij|
-    for (int d = 0; d < a.stencil().size(); ++d) {
+    const int ndiag = a.stencil().size();
+#pragma omp parallel for schedule(dynamic, 1) reduction(min : min_ratio)
+    for (int d = 0; d < ndiag; ++d) {
         a.for_each_inside(d, [&](std::int64_t c) {
             for (int i = 0; i < r; ++i) {
                 for (int j = 0; j < r; ++j) {
@@ -61,9 +63,11 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
 }
 
 SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s) {
-    SgDiaMatrix<double> out = a;
+    SgDiaMatrix<double> out(a.box(), a.stencil(), a.block());
     const int r = a.block();
-    for (int d = 0; d < a.stencil().size(); ++d) {
+    const int ndiag = a.stencil().size();
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int d = 0; d < ndiag; ++d) {
         a.for_each_inside(d, [&](std::int64_t c) {
             for (int i = 0; i < r; ++i) {
                 for (int j = 0; j < r; ++j) {

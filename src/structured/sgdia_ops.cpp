@@ -24,6 +24,8 @@ constexpr std::int64_t kSerialCells = 4096;
 
 bool run_serial(const Box& box) { return box.cells() < kSerialCells || omp_get_max_threads() < 2; }
 
+bool run_serial(const kernels::SgDiaGeom& g) { return run_serial(Box{g.nx, g.ny, g.nz}); }
+
 /// Runs f(line_begin, line_end) over all lines, one contiguous block of lines per thread.
 template <class F>
 void for_lines(const kernels::SgDiaGeom& g, bool serial, F f) {
@@ -71,11 +73,43 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) 
 // it reproduces the sequential sweep bitwise, documented there); each line is one
 // kernels::gs_line call, sequential in i.
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward) {
+void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()),
-                     [&](std::int64_t line) { kernels::gs_line(g, v, b, x, line, forward); });
+    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()), [&](std::int64_t line) {
+        kernels::gs_line(g, v, b, x, line, forward, zero_guess);
+    });
+}
+
+template <class S, class C>
+void spmv(const kernels::BlockSoa<S, C>& a, const C* x, C* y) {
+    const kernels::SgDiaGeom g = a.geom();
+    for_lines(g, run_serial(g),
+              [&](std::int64_t lb, std::int64_t le) { kernels::block_spmv(a, x, y, lb, le); });
+}
+
+template <class S, class C>
+void residual(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* r) {
+    const kernels::SgDiaGeom g = a.geom();
+    for_lines(g, run_serial(g), [&](std::int64_t lb, std::int64_t le) {
+        kernels::block_residual(a, b, x, r, lb, le);
+    });
+}
+
+template <class S, class C>
+void jacobi(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, C omega) {
+    const kernels::SgDiaGeom g = a.geom();
+    for_lines(g, run_serial(g), [&](std::int64_t lb, std::int64_t le) {
+        kernels::block_jacobi(a, b, x, x_new, omega, lb, le);
+    });
+}
+
+template <class S, class C>
+void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, bool zero_guess) {
+    const kernels::SgDiaGeom g = a.geom();
+    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(g), [&](std::int64_t line) {
+        kernels::block_gs_line(a, b, x, line, forward, zero_guess);
+    });
 }
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.
@@ -116,13 +150,74 @@ template void jacobi<half, float>(const SgDiaMatrix<half>&, const float*, const 
 template void jacobi<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, const float*,
                                       float*, float);
 
-template void gs_sweep<double, double>(const SgDiaMatrix<double>&, const double*, double*, bool);
-template void gs_sweep<float, double>(const SgDiaMatrix<float>&, const double*, double*, bool);
-template void gs_sweep<half, double>(const SgDiaMatrix<half>&, const double*, double*, bool);
-template void gs_sweep<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*,
+template void gs_sweep<double, double>(const SgDiaMatrix<double>&, const double*, double*, bool,
+                                       bool);
+template void gs_sweep<float, double>(const SgDiaMatrix<float>&, const double*, double*, bool,
+                                      bool);
+template void gs_sweep<half, double>(const SgDiaMatrix<half>&, const double*, double*, bool, bool);
+template void gs_sweep<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*, bool,
                                          bool);
-template void gs_sweep<float, float>(const SgDiaMatrix<float>&, const float*, float*, bool);
-template void gs_sweep<half, float>(const SgDiaMatrix<half>&, const float*, float*, bool);
-template void gs_sweep<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*, bool);
+template void gs_sweep<float, float>(const SgDiaMatrix<float>&, const float*, float*, bool, bool);
+template void gs_sweep<half, float>(const SgDiaMatrix<half>&, const float*, float*, bool, bool);
+template void gs_sweep<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*, bool,
+                                        bool);
+
+// Block (BlockSoa) operations.
+
+template void spmv<double, double>(const kernels::BlockSoa<double, double>&, const double*,
+                                   double*);
+template void spmv<float, double>(const kernels::BlockSoa<float, double>&, const double*, double*);
+template void spmv<half, double>(const kernels::BlockSoa<half, double>&, const double*, double*);
+template void spmv<bfloat16, double>(const kernels::BlockSoa<bfloat16, double>&, const double*,
+                                     double*);
+template void spmv<float, float>(const kernels::BlockSoa<float, float>&, const float*, float*);
+template void spmv<half, float>(const kernels::BlockSoa<half, float>&, const float*, float*);
+template void spmv<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
+                                    float*);
+
+template void residual<double, double>(const kernels::BlockSoa<double, double>&, const double*,
+                                       const double*, double*);
+template void residual<float, double>(const kernels::BlockSoa<float, double>&, const double*,
+                                      const double*, double*);
+template void residual<half, double>(const kernels::BlockSoa<half, double>&, const double*,
+                                     const double*, double*);
+template void residual<bfloat16, double>(const kernels::BlockSoa<bfloat16, double>&, const double*,
+                                         const double*, double*);
+template void residual<float, float>(const kernels::BlockSoa<float, float>&, const float*,
+                                     const float*, float*);
+template void residual<half, float>(const kernels::BlockSoa<half, float>&, const float*,
+                                    const float*, float*);
+template void residual<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
+                                        const float*, float*);
+
+template void jacobi<double, double>(const kernels::BlockSoa<double, double>&, const double*,
+                                     const double*, double*, double);
+template void jacobi<float, double>(const kernels::BlockSoa<float, double>&, const double*,
+                                    const double*, double*, double);
+template void jacobi<half, double>(const kernels::BlockSoa<half, double>&, const double*,
+                                   const double*, double*, double);
+template void jacobi<bfloat16, double>(const kernels::BlockSoa<bfloat16, double>&, const double*,
+                                       const double*, double*, double);
+template void jacobi<float, float>(const kernels::BlockSoa<float, float>&, const float*,
+                                   const float*, float*, float);
+template void jacobi<half, float>(const kernels::BlockSoa<half, float>&, const float*, const float*,
+                                  float*, float);
+template void jacobi<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
+                                      const float*, float*, float);
+
+template void gs_sweep<double, double>(const kernels::BlockSoa<double, double>&, const double*,
+                                       double*, bool, bool);
+template void gs_sweep<float, double>(const kernels::BlockSoa<float, double>&, const double*,
+                                      double*, bool, bool);
+template void gs_sweep<half, double>(const kernels::BlockSoa<half, double>&, const double*, double*,
+                                     bool, bool);
+template void gs_sweep<bfloat16, double>(const kernels::BlockSoa<bfloat16, double>&, const double*,
+                                         double*, bool, bool);
+template void gs_sweep<float, float>(const kernels::BlockSoa<float, float>&, const float*, float*,
+                                     bool, bool);
+template void gs_sweep<half, float>(const kernels::BlockSoa<half, float>&, const float*, float*,
+                                    bool, bool);
+template void gs_sweep<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
+                                        float*, bool, bool);
 
 }  // namespace mpmg

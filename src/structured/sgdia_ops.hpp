@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/float16.hpp"
+#include "kernels/sgdia_block.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 
 namespace mpmg {
@@ -24,6 +25,19 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);
 /// `forward`, else decreasing. Parallel by a wavefront over lines, and bitwise identical to the
 /// sequential sweep for any thread count (see sgdia_ops.cpp).
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward);
+void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false);
+
+// The same four operations on the re-laid-out copy of an r x r block matrix (r = 2..4) that the
+// block SIMD kernels use (kernels/sgdia_block.hpp); same parallelisation, and the wavefront
+// Gauss-Seidel is again bitwise identical to the sequential sweep.
+template <class S, class C>
+void spmv(const kernels::BlockSoa<S, C>& a, const C* x, C* y);
+template <class S, class C>
+void residual(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* r);
+template <class S, class C>
+void jacobi(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, C omega);
+template <class S, class C>
+void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward,
+              bool zero_guess = false);
 
 }  // namespace mpmg

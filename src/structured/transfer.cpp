@@ -39,11 +39,63 @@ void store(Out& y, double v, bool add) {
     y = add ? static_cast<Out>(static_cast<double>(y) + v) : static_cast<Out>(v);
 }
 
+/// prolong_step along x for scalar unknowns: one tight loop per line of unit stride (the
+/// general loop nest below would handle one cell per iteration of its (o, f) loops).
+template <class In, class Out, bool Add>
+void prolong_step_x(const DirectionalTransfer& s, const Lines& l, const In* coarse, Out* fine) {
+    const bool uniform = s.w_left.empty() && s.w_right.empty();
+#pragma omp parallel for schedule(static) if (s.fine.cells() > kParallelCells)
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+        const In* x = coarse + o * l.nc;
+        Out* y = fine + o * l.n;
+        const std::int64_t cell0 = o * l.n;
+        for (std::int64_t f = 0; f < l.n; ++f) {
+            double v;
+            if (f % 2 == 1) {
+                v = static_cast<double>(x[(f - 1) / 2]);
+            } else {
+                const std::int64_t ic = f / 2;
+                const double xl = ic >= 1 ? static_cast<double>(x[ic - 1]) : 0.0;
+                const double xr = ic < l.nc ? static_cast<double>(x[ic]) : 0.0;
+                v = uniform ? 0.5 * xl + 0.5 * xr
+                            : s.left(cell0 + f) * xl + s.right(cell0 + f) * xr;
+            }
+            store(y[f], v, Add);
+        }
+    }
+}
+
+/// restrict_step along x for scalar unknowns (see prolong_step_x).
+template <class In, class Out>
+void restrict_step_x(const DirectionalTransfer& s, const Lines& l, const In* fine, Out* coarse) {
+    const bool uniform = s.w_left.empty() && s.w_right.empty();
+#pragma omp parallel for schedule(static) if (s.fine.cells() > kParallelCells)
+    for (std::int64_t o = 0; o < l.outer; ++o) {
+        const In* x = fine + o * l.n;
+        Out* y = coarse + o * l.nc;
+        const std::int64_t cell0 = o * l.n;
+        for (std::int64_t ic = 0; ic < l.nc; ++ic) {
+            const std::int64_t f = 2 * ic;
+            const double x0 = static_cast<double>(x[f]), x1 = static_cast<double>(x[f + 1]);
+            const double x2 = f + 2 < l.n ? static_cast<double>(x[f + 2]) : 0.0;
+            // The order of the general loop nest's operations: x1 + w_r x0 + w_l x2.
+            const double v = uniform ? x1 + 0.5 * x0 + 0.5 * x2
+                                     : x1 + s.right(cell0 + f) * x0 +
+                                           (f + 2 < l.n ? s.left(cell0 + f + 2) * x2 : 0.0);
+            y[ic] = static_cast<Out>(v);
+        }
+    }
+}
+
 /// fine = P_s coarse (Add = false) or fine += P_s coarse (Add = true).
 template <class In, class Out, bool Add>
 void prolong_step(const DirectionalTransfer& s, const In* coarse, Out* fine) {
     const Lines l = lines(s);
     const std::int64_t r = s.block;
+    if (l.inner == 1 && r == 1) {
+        prolong_step_x<In, Out, Add>(s, l, coarse, fine);
+        return;
+    }
     const std::int64_t len = l.inner * r;  // values of one (o, f) plane segment
 #pragma omp parallel for collapse(2) schedule(static) if (s.fine.cells() > kParallelCells)
     for (std::int64_t o = 0; o < l.outer; ++o) {
@@ -78,6 +130,10 @@ template <class In, class Out>
 void restrict_step(const DirectionalTransfer& s, const In* fine, Out* coarse) {
     const Lines l = lines(s);
     const std::int64_t r = s.block;
+    if (l.inner == 1 && r == 1) {
+        restrict_step_x(s, l, fine, coarse);
+        return;
+    }
     const std::int64_t len = l.inner * r;
 #pragma omp parallel for collapse(2) schedule(static) if (s.fine.cells() > kParallelCells)
     for (std::int64_t o = 0; o < l.outer; ++o) {

@@ -1,8 +1,9 @@
 // CSR smoother sweeps in compute precision C on a matrix stored in S; the smoother data
-// (inverse diagonal) is stored in S too and converted in registers (kernels/convert.hpp).
-// Plain templates over the supported (S, C) pairs of csr_typed.hpp, instantiated by the one
-// dispatch point (multigrid/amg_level.cpp). They neither allocate nor throw; `w1`, `w2` are
-// caller-owned work vectors of the matrix' size. Formulas in smoother_setup.hpp.
+// (inverse diagonal) is stored in S too and converted in registers. The row loops are the SIMD
+// kernels of kernels/csr_simd.hpp. Plain templates over the supported (S, C) pairs of
+// csr_typed.hpp, instantiated by the one dispatch point (multigrid/amg_level.cpp). They neither
+// allocate nor throw; `w1`, `w2` are caller-owned work vectors of the matrix' size. Formulas in
+// smoother_setup.hpp.
 #pragma once
 
 #include <algorithm>
@@ -17,13 +18,19 @@ namespace mpmg::csr_smoothers {
 
 inline constexpr std::int64_t kParallelRows = 4096;
 
-/// u += omega D^{-1} (f - A u) (weighted Jacobi; l1-Jacobi with the l1 diagonal and omega 1).
+/// u_new = u + omega D^{-1} (f - A u) (weighted Jacobi; l1-Jacobi with the l1 diagonal and
+/// omega 1). u_new must not alias u: the caller swaps the two vectors afterwards.
 template <class S, class C>
-void jacobi(const TypedCsr<S>& a, const S* inv_d, C omega, const C* f, C* u, C* w1) {
-    residual(a, f, u, w1);
+void jacobi(const TypedCsr<S>& a, const S* inv_d, C omega, const C* f, const C* u, C* u_new) {
+    mpmg::jacobi(a, inv_d, omega, f, u, u_new);
+}
+
+/// u = omega D^{-1} f: the Jacobi sweep from a zero initial guess, without the product A 0.
+template <class S, class C>
+void jacobi_from_zero(const TypedCsr<S>& a, const S* inv_d, C omega, const C* f, C* u) {
     const std::int64_t n = a.rows;
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
-    for (std::int64_t i = 0; i < n; ++i) u[i] += omega * kernels::to_compute<C>(inv_d[i]) * w1[i];
+    for (std::int64_t i = 0; i < n; ++i) u[i] = omega * kernels::to_compute<C>(inv_d[i]) * f[i];
 }
 
 /// One hybrid Gauss-Seidel sweep (forward or backward): rows split into one contiguous block
@@ -34,21 +41,20 @@ void hybrid_gs(const TypedCsr<S>& a, const S* inv_d, const C* f, C* u, C* w1, bo
     const std::int64_t n = a.rows;
     const bool parallel = n > kParallelRows;
     if (parallel) std::copy(u, u + n, w1);
+    kernels::csr::CsrGsArgs<S, C> q;
+    q.a = a.view();
+    q.inv_d = inv_d;
+    q.b = f;
+    q.x = u;
+    q.forward = forward;
 #pragma omp parallel if (parallel)
     {
         const std::int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-        const std::int64_t begin = n * t / nt, end = n * (t + 1) / nt;
-        const C* outside = parallel ? w1 : u;
-        for (std::int64_t k = 0; k < end - begin; ++k) {
-            const std::int64_t i = forward ? begin + k : end - 1 - k;
-            C sum = f[i];
-            for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-                const std::int64_t j = a.col[p];
-                const C x = j >= begin && j < end ? u[j] : outside[j];
-                sum -= kernels::to_compute<C>(a.val[p]) * x;
-            }
-            u[i] += kernels::to_compute<C>(inv_d[i]) * sum;
-        }
+        kernels::csr::CsrGsArgs<S, C> mine = q;
+        mine.row_begin = n * t / nt;
+        mine.row_end = n * (t + 1) / nt;
+        mine.outside = parallel ? w1 : u;
+        kernels::csr::gs_sweep(mine);
     }
 }
 

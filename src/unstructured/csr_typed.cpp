@@ -4,66 +4,115 @@
 
 #include <limits>
 
-#include "kernels/convert.hpp"
 #include "mpmg/errors.hpp"
 
 namespace mpmg {
 namespace {
 
-// Rows below this run serially: thread start-up costs more than the work.
-constexpr std::int64_t kParallelRows = 4096;
+constexpr std::int64_t kMaxOffset = std::numeric_limits<std::uint16_t>::max();
+
+/// Whether every row's columns lie within [first, first + 65535] (then the compact encoding
+/// fits); throws InvalidInput for columns that are not strictly increasing within a row.
+bool rows_fit_uint16(const CsrMatrix& a) {
+    bool fit = true;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        const std::int64_t p0 = a.row_ptr[i], p1 = a.row_ptr[i + 1];
+        for (std::int64_t p = p0 + 1; p < p1; ++p) {
+            if (a.col[p] <= a.col[p - 1]) {
+                throw InvalidInput(
+                    fmt::format("CSR row {}: columns {} and {} are not strictly increasing", i,
+                                a.col[p - 1], a.col[p]));
+            }
+        }
+        if (p1 > p0 && a.col[p1 - 1] - a.col[p0] > kMaxOffset) fit = false;
+    }
+    return fit;
+}
 
 template <class S, class C>
-inline C row_dot(const TypedCsr<S>& a, std::int64_t i, const C* x) {
-    const std::int32_t* col = a.col.data();
-    const S* val = a.val.data();
-    C sum{0};
-    for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-        sum += kernels::to_compute<C>(val[p]) * x[col[p]];
-    }
-    return sum;
+void run(const TypedCsr<S>& a, kernels::csr::CsrApplyArgs<S, C> q) {
+    q.a = a.view();
+    for_row_blocks(a, [&](std::int64_t begin, std::int64_t end) {
+        kernels::csr::CsrApplyArgs<S, C> mine = q;
+        mine.row_begin = begin;
+        mine.row_end = end;
+        kernels::csr::apply(mine);
+    });
 }
 
 }  // namespace
 
 template <class S>
-TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts) {
+TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding encoding) {
     if (a.cols > std::numeric_limits<std::int32_t>::max()) {
         throw InvalidInput(fmt::format(
             "matrix with {} columns: the CSR kernels use 32-bit column indices", a.cols));
     }
+    const bool compact = rows_fit_uint16(a) && encoding == IndexEncoding::compact;
     TypedCsr<S> t;
     t.rows = a.rows;
     t.cols = a.cols;
     t.row_ptr = a.row_ptr;
-    t.col.resize(a.col.size());
     t.val.resize(a.val.size());
-    for (std::size_t p = 0; p < a.col.size(); ++p) {
-        t.col[p] = static_cast<std::int32_t>(a.col[p]);
+    for (std::size_t p = 0; p < a.val.size(); ++p) {
         t.val[p] = truncate_counted<S>(a.val[p], counts);
+    }
+    if (compact) {
+        t.col16.resize(a.col.size());
+        t.base.resize(static_cast<std::size_t>(a.rows));
+        for (std::int64_t i = 0; i < a.rows; ++i) {
+            const std::int64_t p0 = a.row_ptr[i], p1 = a.row_ptr[i + 1];
+            const std::int64_t b = p1 > p0 ? a.col[p0] : 0;
+            t.base[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(b);
+            for (std::int64_t p = p0; p < p1; ++p) {
+                t.col16[static_cast<std::size_t>(p)] = static_cast<std::uint16_t>(a.col[p] - b);
+            }
+        }
+    } else {
+        t.col.resize(a.col.size());
+        for (std::size_t p = 0; p < a.col.size(); ++p) {
+            t.col[p] = static_cast<std::int32_t>(a.col[p]);
+        }
     }
     return t;
 }
 
 template <class S, class C>
 void spmv(const TypedCsr<S>& a, const C* x, C* y) {
-    const std::int64_t n = a.rows;
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
-    for (std::int64_t i = 0; i < n; ++i) y[i] = row_dot(a, i, x);
+    kernels::csr::CsrApplyArgs<S, C> q;
+    q.x = x;
+    q.out = y;
+    q.op = kernels::csr::CsrOp::spmv;
+    run(a, q);
 }
 
 template <class S, class C>
 void residual(const TypedCsr<S>& a, const C* b, const C* x, C* r) {
-    const std::int64_t n = a.rows;
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
-    for (std::int64_t i = 0; i < n; ++i) r[i] = b[i] - row_dot(a, i, x);
+    kernels::csr::CsrApplyArgs<S, C> q;
+    q.b = b;
+    q.x = x;
+    q.out = r;
+    q.op = kernels::csr::CsrOp::residual;
+    run(a, q);
+}
+
+template <class S, class C>
+void jacobi(const TypedCsr<S>& a, const S* inv_d, C omega, const C* b, const C* x, C* x_new) {
+    kernels::csr::CsrApplyArgs<S, C> q;
+    q.inv_d = inv_d;
+    q.omega = omega;
+    q.b = b;
+    q.x = x;
+    q.out = x_new;
+    q.op = kernels::csr::CsrOp::jacobi;
+    run(a, q);
 }
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.
-template TypedCsr<double> to_typed<double>(const CsrMatrix&, TruncationCounts&);
-template TypedCsr<float> to_typed<float>(const CsrMatrix&, TruncationCounts&);
-template TypedCsr<half> to_typed<half>(const CsrMatrix&, TruncationCounts&);
-template TypedCsr<bfloat16> to_typed<bfloat16>(const CsrMatrix&, TruncationCounts&);
+template TypedCsr<double> to_typed<double>(const CsrMatrix&, TruncationCounts&, IndexEncoding);
+template TypedCsr<float> to_typed<float>(const CsrMatrix&, TruncationCounts&, IndexEncoding);
+template TypedCsr<half> to_typed<half>(const CsrMatrix&, TruncationCounts&, IndexEncoding);
+template TypedCsr<bfloat16> to_typed<bfloat16>(const CsrMatrix&, TruncationCounts&, IndexEncoding);
 
 template void spmv(const TypedCsr<double>&, const double*, double*);
 template void spmv(const TypedCsr<float>&, const double*, double*);
@@ -80,5 +129,19 @@ template void residual(const TypedCsr<bfloat16>&, const double*, const double*, 
 template void residual(const TypedCsr<float>&, const float*, const float*, float*);
 template void residual(const TypedCsr<half>&, const float*, const float*, float*);
 template void residual(const TypedCsr<bfloat16>&, const float*, const float*, float*);
+
+template void jacobi(const TypedCsr<double>&, const double*, double, const double*, const double*,
+                     double*);
+template void jacobi(const TypedCsr<float>&, const float*, double, const double*, const double*,
+                     double*);
+template void jacobi(const TypedCsr<half>&, const half*, double, const double*, const double*,
+                     double*);
+template void jacobi(const TypedCsr<bfloat16>&, const bfloat16*, double, const double*,
+                     const double*, double*);
+template void jacobi(const TypedCsr<float>&, const float*, float, const float*, const float*,
+                     float*);
+template void jacobi(const TypedCsr<half>&, const half*, float, const float*, const float*, float*);
+template void jacobi(const TypedCsr<bfloat16>&, const bfloat16*, float, const float*, const float*,
+                     float*);
 
 }  // namespace mpmg

@@ -1,7 +1,9 @@
-// CSR in a storage precision S (FGCS'23 §3: the level's matrix precision), with int32 column
-// indices and int64 row pointers, and its parallel kernels in a compute precision C (the level's
-// working precision). FP16/BF16 values are converted per element in registers
-// (kernels/convert.hpp), never expanded into a full-size copy.
+// CSR in a storage precision S (FGCS'23 §3: the level's matrix precision), with int64 row
+// pointers and either int32 column indices or, where they fit, per-row base + uint16 offsets
+// (kernels/csr_simd.hpp), and its parallel kernels in a compute precision C (the level's working
+// precision). The row loops run in the SIMD kernels of kernels/csr_simd.hpp (FP16/BF16 values
+// converted in registers, never expanded into a full-size copy); this file splits the rows over
+// the OpenMP threads.
 //
 // Supported (S, C) pairs, as in the structured path (S never wider than C):
 //   C = double: S in {double, float, half, bfloat16};  C = float: S in {float, half, bfloat16}.
@@ -9,33 +11,63 @@
 // pairs in csr_typed.cpp.
 #pragma once
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "core/float16.hpp"
+#include "kernels/csr_simd.hpp"
 #include "mpmg/csr_matrix.hpp"
 
 namespace mpmg {
+
+/// Column index encoding of a TypedCsr.
+enum class IndexEncoding {
+    int32,   ///< one int32 per entry
+    compact  ///< uint16 offsets from a per-row int32 base when every row spans < 65536 columns
+             ///< (else int32): 2 bytes per entry instead of 4
+};
 
 template <class S>
 struct TypedCsr {
     std::int64_t rows = 0;
     std::int64_t cols = 0;
     std::vector<std::int64_t> row_ptr{0};  ///< size rows + 1
-    std::vector<std::int32_t> col;         ///< as in the source matrix (sorted per row)
+    std::vector<std::int32_t> col;         ///< int32 encoding: as the source (sorted per row)
+    std::vector<std::uint16_t> col16;      ///< compact encoding: col - base[row]
+    std::vector<std::int32_t> base;        ///< compact encoding: smallest column of each row
     std::vector<S> val;
 
-    std::int64_t nnz() const { return static_cast<std::int64_t>(col.size()); }
+    std::int64_t nnz() const { return static_cast<std::int64_t>(val.size()); }
+    bool compact() const { return !base.empty(); }
     std::int64_t bytes() const {
-        return nnz() * static_cast<std::int64_t>(sizeof(S) + sizeof(std::int32_t)) +
+        const std::int64_t index = compact() ? 2 * nnz() + 4 * rows : 4 * nnz();
+        return nnz() * static_cast<std::int64_t>(sizeof(S)) + index +
                (rows + 1) * static_cast<std::int64_t>(sizeof(std::int64_t));
+    }
+    kernels::csr::CsrView<S> view() const {
+        kernels::csr::CsrView<S> v;
+        v.row_ptr = row_ptr.data();
+        v.val = val.data();
+        if (compact()) {
+            v.col16 = col16.data();
+            v.base = base.data();
+        } else {
+            v.col32 = col.data();
+        }
+        return v;
     }
 };
 
 /// Truncates `a` to storage S, counting overflow/underflow/subnormal results in `counts`.
-/// Throws InvalidInput when a dimension does not fit int32 column indices.
+/// `encoding` compact falls back to int32 when some row spans 65536 columns or more.
+/// Throws InvalidInput when a dimension does not fit int32 column indices or a row's columns
+/// are not strictly increasing.
 template <class S>
-TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts);
+TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts,
+                     IndexEncoding encoding = IndexEncoding::int32);
 
 /// y = A x.
 template <class S, class C>
@@ -44,5 +76,34 @@ void spmv(const TypedCsr<S>& a, const C* x, C* y);
 /// r = b - A x.
 template <class S, class C>
 void residual(const TypedCsr<S>& a, const C* b, const C* x, C* r);
+
+/// x_new = x + omega inv_d (b - A x) (weighted / l1-Jacobi; x_new must not alias x).
+template <class S, class C>
+void jacobi(const TypedCsr<S>& a, const S* inv_d, C omega, const C* b, const C* x, C* x_new);
+
+/// Below this many nonzeros a matrix' rows run on one thread (thread start-up costs more).
+inline constexpr std::int64_t kParallelNnz = 40000;
+
+/// Runs f(begin, end) on contiguous row ranges, one per OpenMP thread, with about equal
+/// nonzeros each (serially on all rows for small matrices).
+template <class S, class F>
+void for_row_blocks(const TypedCsr<S>& a, F&& f) {
+    if (a.nnz() < kParallelNnz) {
+        f(std::int64_t{0}, a.rows);
+        return;
+    }
+#pragma omp parallel
+    {
+        const std::int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+        const auto row_at = [&](std::int64_t k) {  // first row whose entries start at >= k/nt
+            if (k == nt) return a.rows;
+            const std::int64_t target = a.nnz() * k / nt;
+            return static_cast<std::int64_t>(
+                std::lower_bound(a.row_ptr.begin(), a.row_ptr.end() - 1, target) -
+                a.row_ptr.begin());
+        };
+        f(row_at(t), row_at(t + 1));
+    }
+}
 
 }  // namespace mpmg

@@ -7,6 +7,7 @@
 #include <random>
 #include <type_traits>
 
+#include "mpmg/errors.hpp"
 #include "unstructured/csr_test_util.hpp"
 
 namespace mpmg {
@@ -29,20 +30,30 @@ TYPED_TEST_SUITE(CsrTypedTest, Pairs);
 // Compares spmv and residual with an FP64 scalar reference on the truncated values; the bound
 // is a few ulps of C times sum_j |a_ij x_j| per row.
 template <class S, class C>
-void check(std::int64_t n, std::uint64_t seed) {
+void check(std::int64_t n, std::uint64_t seed, IndexEncoding enc) {
     const CsrMatrix a = csr_test::random_csr(n, 6, seed, false);
     TruncationCounts counts;
-    const TypedCsr<S> t = to_typed<S>(a, counts);
+    const TypedCsr<S> t = to_typed<S>(a, counts, enc);
     EXPECT_EQ(counts.overflow, 0);
+    EXPECT_EQ(t.compact(), enc == IndexEncoding::compact);  // n < 65536: every row fits
+    std::vector<S> inv_d(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (a.col[p] == i) inv_d[static_cast<std::size_t>(i)] = from_double<S>(1.0 / a.val[p]);
+        }
+    }
     std::mt19937_64 gen(seed + 1);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<C> x(static_cast<std::size_t>(n)), b(x.size()), y(x.size()), r(x.size());
+    std::vector<C> x(static_cast<std::size_t>(n)), b(x.size()), y(x.size()), r(x.size()),
+        xn(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) {
         x[i] = static_cast<C>(u(gen));
         b[i] = static_cast<C>(u(gen));
     }
     spmv(t, x.data(), y.data());
     residual(t, b.data(), x.data(), r.data());
+    const C omega = static_cast<C>(0.7);
+    jacobi(t, inv_d.data(), omega, b.data(), x.data(), xn.data());
     const double eps = std::numeric_limits<C>::epsilon();
     for (std::int64_t i = 0; i < n; ++i) {
         double ref = 0.0, mag = 0.0;
@@ -56,21 +67,63 @@ void check(std::int64_t n, std::uint64_t seed) {
         ASSERT_NEAR(static_cast<double>(y[i]), ref, tol) << "row " << i;
         ASSERT_NEAR(static_cast<double>(r[i]), static_cast<double>(b[i]) - ref, tol + eps)
             << "row " << i;
+        const double w = static_cast<double>(omega) * to_double(inv_d[static_cast<std::size_t>(i)]);
+        ASSERT_NEAR(static_cast<double>(xn[i]),
+                    static_cast<double>(x[i]) + w * (static_cast<double>(b[i]) - ref),
+                    std::fabs(w) * (tol + 2 * eps) + 2 * eps)
+            << "row " << i;
     }
 }
 
-TYPED_TEST(CsrTypedTest, SpmvAndResidualMatchReferenceSerial) {
-    check<typename TypeParam::S, typename TypeParam::C>(300, 7);
+TYPED_TEST(CsrTypedTest, SpmvResidualJacobiMatchReferenceSerial) {
+    check<typename TypeParam::S, typename TypeParam::C>(300, 7, IndexEncoding::int32);
+    check<typename TypeParam::S, typename TypeParam::C>(300, 8, IndexEncoding::compact);
 }
 
-TYPED_TEST(CsrTypedTest, SpmvAndResidualMatchReferenceParallel) {
-    check<typename TypeParam::S, typename TypeParam::C>(9000, 11);
+// 9000 rows x 7 entries: above kParallelNnz, so the rows are split over the threads.
+TYPED_TEST(CsrTypedTest, SpmvResidualJacobiMatchReferenceParallel) {
+    check<typename TypeParam::S, typename TypeParam::C>(9000, 11, IndexEncoding::int32);
+    check<typename TypeParam::S, typename TypeParam::C>(9000, 12, IndexEncoding::compact);
+}
+
+TEST(CsrTyped, CompactEncodingFallsBackWhenARowSpansTooManyColumns) {
+    CsrMatrix a;
+    a.rows = 2;
+    a.cols = 70000;
+    a.col = {0, 65535, 3, 65539};  // row 0 spans 65535: fits; row 1 spans 65536: does not
+    a.val = {1, 2, 3, 4};
+    a.row_ptr = {0, 2, 4};
+    TruncationCounts c;
+    EXPECT_FALSE(to_typed<double>(a, c, IndexEncoding::compact).compact());
+    a.col[3] = 65538;
+    const TypedCsr<double> t = to_typed<double>(a, c, IndexEncoding::compact);
+    ASSERT_TRUE(t.compact());
+    EXPECT_EQ(t.base, (std::vector<std::int32_t>{0, 3}));
+    EXPECT_EQ(t.col16, (std::vector<std::uint16_t>{0, 65535, 0, 65535}));
+    std::vector<double> x(70000, 0.0), y(2);
+    x[65535] = 1.0;
+    x[65538] = 10.0;
+    spmv(t, x.data(), y.data());
+    EXPECT_EQ(y[0], 2.0);
+    EXPECT_EQ(y[1], 40.0);
+}
+
+TEST(CsrTyped, RejectsUnsortedColumns) {
+    CsrMatrix a;
+    a.rows = 1;
+    a.cols = 3;
+    a.col = {2, 1};
+    a.val = {1, 2};
+    a.row_ptr = {0, 2};
+    TruncationCounts c;
+    EXPECT_THROW(to_typed<double>(a, c), InvalidInput);
 }
 
 TEST(CsrTyped, TruncationCountsOverflowAndUnderflow) {
     CsrMatrix a;
-    a.rows = a.cols = 1;
-    a.col = {0, 0, 0};  // not a valid matrix, only values matter here
+    a.rows = 1;
+    a.cols = 3;
+    a.col = {0, 1, 2};
     a.val = {1e6, 1e-9, 1.0};
     a.row_ptr = {0, 3};
     TruncationCounts c;

@@ -10,6 +10,7 @@ namespace {
 
 constexpr int kMatchRounds = 15;  // Ginkgo's PGM default max_iterations
 constexpr std::int64_t kParallelRows = 4096;
+constexpr std::int64_t kIsolated = -2;  // agg mark during a pass (-1: not yet aggregated)
 
 // Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal.
 CsrMatrix strength_graph(const CsrMatrix& a) {
@@ -84,6 +85,16 @@ Aggregation one_pass(const CsrMatrix& a) {
     Aggregation g;
     g.agg.assign(static_cast<std::size_t>(n), -1);
     std::vector<std::int64_t> pick(g.agg.size(), -1);
+    // Isolated rows (no edge in the strength graph): kIsolated, never matched or attached.
+    std::int64_t isolated = 0;
+#pragma omp parallel for schedule(static) reduction(+ : isolated) if (n > kParallelRows)
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (w.row_ptr[i] == w.row_ptr[i + 1]) {
+            g.agg[i] = kIsolated;
+            ++isolated;
+        }
+    }
+    g.isolated = isolated;
     for (int round = 0; round < kMatchRounds; ++round) {
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
         for (std::int64_t i = 0; i < n; ++i) {
@@ -105,7 +116,7 @@ Aggregation one_pass(const CsrMatrix& a) {
     std::int64_t attached = 0, singles = 0;
 #pragma omp parallel for schedule(static) reduction(+ : attached, singles) if (n > kParallelRows)
     for (std::int64_t i = 0; i < n; ++i) {
-        if (snapshot[i] >= 0) continue;
+        if (snapshot[i] != -1) continue;  // in an aggregate, or isolated
         const std::int64_t j = strongest(w, i, snapshot, false);
         g.agg[i] = j >= 0 ? snapshot[j] : i;
         if (j >= 0) {
@@ -121,7 +132,7 @@ Aggregation one_pass(const CsrMatrix& a) {
     for (std::int64_t i = 0; i < n; ++i) {
         if (g.agg[i] == i) id[i] = g.coarse_rows++;
     }
-    for (std::int64_t i = 0; i < n; ++i) g.agg[i] = id[g.agg[i]];
+    for (std::int64_t i = 0; i < n; ++i) g.agg[i] = g.agg[i] >= 0 ? id[g.agg[i]] : -1;
     return g;
 }
 
@@ -133,7 +144,8 @@ Aggregation pgm_aggregate(const CsrMatrix& a, int passes) {
         const CsrMatrix p = prolongation(g);
         const CsrMatrix ac = galerkin_product(restriction(g, 1.0), a, p);
         Aggregation h = one_pass(ac);
-        for (auto& v : g.agg) v = h.agg[v];
+        for (auto& v : g.agg) v = v >= 0 ? h.agg[static_cast<std::size_t>(v)] : -1;
+        g.isolated += h.isolated;
         g.coarse_rows = h.coarse_rows;
         g.matched = h.matched;
         g.attached = h.attached;
@@ -146,10 +158,13 @@ CsrMatrix prolongation(const Aggregation& g) {
     CsrMatrix p;
     p.rows = static_cast<std::int64_t>(g.agg.size());
     p.cols = g.coarse_rows;
-    p.col = g.agg;
-    p.val.assign(g.agg.size(), 1.0);
-    p.row_ptr.resize(g.agg.size() + 1);
-    for (std::size_t i = 0; i <= g.agg.size(); ++i) p.row_ptr[i] = static_cast<std::int64_t>(i);
+    p.row_ptr.reserve(g.agg.size() + 1);
+    p.col.reserve(g.agg.size());
+    for (const std::int64_t c : g.agg) {
+        if (c >= 0) p.col.push_back(c);
+        p.row_ptr.push_back(p.nnz());
+    }
+    p.val.assign(p.col.size(), 1.0);
     return p;
 }
 

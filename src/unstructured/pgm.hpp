@@ -8,6 +8,11 @@
 //      from both ends); mutual picks become a pair (aggregate id = smaller row);
 //   3. rows left unmatched join the aggregate of their strongest aggregated neighbour (Ginkgo's
 //      "assign to existing aggregate"), or stay alone when they have none.
+// Isolated rows (no nonzero off the diagonal in their row or column, e.g. eliminated Dirichlet
+// rows stored as a diagonal only) join no aggregate: their row of P is zero, so they are left
+// out of the coarse level, where they would otherwise stay singleton aggregates on every level
+// and stall the coarsening (the mfem beam matrices: thousands of such rows). They are decoupled
+// from all other unknowns, so the smoother alone treats them (exactly for l1-Jacobi and GS).
 // Everything reads the previous round's state only, so the result is deterministic and
 // independent of the thread count. `passes` > 1 repeats the pass on the Galerkin matrix of the
 // previous pass and composes the maps (double pairwise aggregation, aggregates of <= 4 pairs).
@@ -21,17 +26,18 @@
 namespace mpmg {
 
 struct Aggregation {
-    std::vector<std::int64_t> agg;  ///< coarse index of every fine row
+    std::vector<std::int64_t> agg;  ///< coarse index of every fine row; -1: isolated, left out
     std::int64_t coarse_rows = 0;
     std::int64_t matched = 0;   ///< rows placed in a pair by the matching rounds (last pass)
     std::int64_t attached = 0;  ///< rows that joined an existing aggregate (last pass)
     std::int64_t singles = 0;   ///< rows left alone (last pass)
+    std::int64_t isolated = 0;  ///< isolated rows left out (agg -1; all passes)
 };
 
 /// Aggregates the rows of square `a` with `passes` >= 1 PGM passes.
 Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1);
 
-/// P (fine_rows x coarse_rows): p_{i, agg[i]} = 1.
+/// P (fine_rows x coarse_rows): p_{i, agg[i]} = 1 (no entry in the row of an isolated row).
 CsrMatrix prolongation(const Aggregation& g);
 /// R = scale * P^T (FGCS'23 §4.2.2 uses scale = 1/2 against growth of the coarse values).
 CsrMatrix restriction(const Aggregation& g, double scale);

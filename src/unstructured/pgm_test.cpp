@@ -23,8 +23,11 @@ std::vector<std::int64_t> sizes(const Aggregation& g) {
 }
 
 TEST(CsrPgm, PathGraphPairsNeighbours) {
-    const CsrMatrix a = csr_test::poisson(1, 2);  // 1x1 grid: trivial
-    EXPECT_EQ(pgm_aggregate(a).coarse_rows, 1);
+    const CsrMatrix a = csr_test::poisson(1, 2);  // 1x1 grid: one isolated row, left out
+    const Aggregation g1 = pgm_aggregate(a);
+    EXPECT_EQ(g1.coarse_rows, 0);
+    EXPECT_EQ(g1.isolated, 1);
+    EXPECT_EQ(g1.agg, std::vector<std::int64_t>{-1});
     // 1D Laplacian on 8 points as a 2D grid 8 x 1 is not available; use an explicit tridiagonal.
     CsrMatrix t;
     t.rows = t.cols = 8;
@@ -92,6 +95,59 @@ TEST(CsrPgm, ProlongationAndRestriction) {
     const CsrMatrix pt = p.transpose();
     EXPECT_EQ(pt.col, r.col);
     EXPECT_EQ(pt.row_ptr, r.row_ptr);
+}
+
+/// The 2D Poisson matrix with every `k`-th row replaced by an eliminated Dirichlet row: only
+/// its diagonal as a nonzero, its couplings (in row and column) stored as explicit zeros.
+CsrMatrix with_dirichlet_rows(int n, int k) {
+    CsrMatrix a = csr_test::poisson(n, 2);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            const std::int64_t j = a.col[p];
+            if ((i % k == 0 || j % k == 0) && i != j) a.val[p] = 0.0;
+        }
+    }
+    return a;
+}
+
+TEST(CsrPgm, IsolatedRowsAreLeftOut) {
+    const CsrMatrix a = with_dirichlet_rows(12, 5);  // explicit zeros: no coupling
+    for (int passes : {1, 2}) {
+        const Aggregation g = pgm_aggregate(a, passes);
+        std::int64_t isolated = 0;
+        for (std::int64_t i = 0; i < a.rows; ++i) {
+            if (i % 5 == 0) {
+                EXPECT_EQ(g.agg[static_cast<std::size_t>(i)], -1) << i;
+                ++isolated;
+            } else {
+                EXPECT_GE(g.agg[static_cast<std::size_t>(i)], 0) << i;
+                EXPECT_LT(g.agg[static_cast<std::size_t>(i)], g.coarse_rows) << i;
+            }
+        }
+        EXPECT_EQ(g.isolated, isolated);
+        if (passes == 1) {
+            EXPECT_EQ(g.matched + g.attached + g.singles + g.isolated, a.rows);
+        }
+        // P has a zero row for every isolated row; R = P^T / 2 an empty column.
+        const CsrMatrix p = prolongation(g);
+        EXPECT_EQ(p.rows, a.rows);
+        EXPECT_EQ(p.nnz(), a.rows - isolated);
+        for (std::int64_t i = 0; i < a.rows; i += 5) EXPECT_EQ(p.row_ptr[i + 1], p.row_ptr[i]);
+        EXPECT_EQ(restriction(g, 0.5).nnz(), a.rows - isolated);
+    }
+}
+
+TEST(CsrPgm, DiagonalMatrixHasNoCoarseLevel) {
+    CsrMatrix d;
+    d.rows = d.cols = 5;
+    for (std::int64_t i = 0; i < 5; ++i) {
+        d.col.push_back(i);
+        d.val.push_back(2.0);
+        d.row_ptr.push_back(d.nnz());
+    }
+    const Aggregation g = pgm_aggregate(d);
+    EXPECT_EQ(g.coarse_rows, 0);
+    EXPECT_EQ(g.isolated, 5);
 }
 
 TEST(CsrPgm, RealMatrixAggregates) {

@@ -1,0 +1,262 @@
+// Per-target CSR kernels (see csr_simd.hpp). This file is compiled once per Highway target
+// through foreach_target.h; the HWY_ONCE part at the end builds the dispatch.
+//
+// Row dot product: full vectors of entries, two at a time with two accumulators (two independent
+// FMA chains), values converted in registers, x gathered by column index; one horizontal sum per
+// row, and the last < N entries of the row scalar (a gather must not read past the row's
+// indices). The finishing formula of the operation is applied per row, scalar.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/csr_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/convert.hpp"
+#include "kernels/csr_simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace mpmg::kernels::csr {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+static_assert(sizeof(half) == sizeof(hwy::float16_t) &&
+              sizeof(bfloat16) == sizeof(hwy::bfloat16_t));
+
+/// Lanes of the compute type C loaded from storage S and converted in registers.
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const double* p) {
+    return hn::LoadU(d, p);
+}
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const float* p) {
+    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
+        return hn::LoadU(d, p);
+    } else {
+        return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
+    }
+}
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const half* p) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    const auto v = hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p));
+    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
+        return hn::PromoteTo(d, v);
+    } else {
+        return hn::PromoteTo(d, hn::PromoteTo(hn::Rebind<float, D>(), v));
+    }
+}
+template <class D>
+HWY_INLINE hn::Vec<D> load_conv(D d, const bfloat16* p) {
+    const hn::Rebind<hwy::bfloat16_t, D> db;
+    const auto v = hn::LoadU(db, reinterpret_cast<const hwy::bfloat16_t*>(p));
+    if constexpr (std::is_same_v<hn::TFromD<D>, float>) {
+        return hn::PromoteTo(d, v);
+    } else {
+        return hn::PromoteTo(d, hn::PromoteTo(hn::Rebind<float, D>(), v));
+    }
+}
+
+/// Column indices of entries p .. p+N-1 as the signed lanes GatherIndex takes for D (int32 for
+/// float, int64 for double).
+template <bool K16, class D, class S>
+HWY_INLINE hn::Vec<hn::RebindToSigned<D>> load_index(D d, const CsrView<S>& a, std::int64_t p,
+                                                     std::int32_t base) {
+    const hn::RebindToSigned<D> di;
+    const hn::Rebind<std::int32_t, D> d32;
+    hn::Vec<decltype(d32)> i32;
+    if constexpr (K16) {
+        const hn::Rebind<std::uint16_t, D> d16;
+        i32 = hn::Add(hn::PromoteTo(d32, hn::LoadU(d16, a.col16 + p)), hn::Set(d32, base));
+    } else {
+        i32 = hn::LoadU(d32, a.col32 + p);
+    }
+    (void)d;
+    if constexpr (sizeof(hn::TFromD<D>) == 4) {
+        return i32;
+    } else {
+        return hn::PromoteTo(di, i32);
+    }
+}
+
+template <bool K16, class S>
+HWY_INLINE std::int64_t column(const CsrView<S>& a, std::int64_t p, std::int32_t base) {
+    if constexpr (K16) {
+        return std::int64_t{base} + a.col16[p];
+    } else {
+        return a.col32[p];
+    }
+}
+
+/// sum_{p in [p0, p1)} a_p x[col_p] in C.
+template <bool K16, class D, class S, class C>
+HWY_INLINE C row_dot(D d, const CsrView<S>& a, std::int64_t p0, std::int64_t p1, std::int32_t base,
+                     const C* HWY_RESTRICT x) {
+    const auto n = static_cast<std::int64_t>(hn::Lanes(d));
+    auto s0 = hn::Zero(d), s1 = hn::Zero(d);
+    std::int64_t p = p0;
+    for (; p + 2 * n <= p1; p += 2 * n) {
+        const auto x0 = hn::GatherIndex(d, x, load_index<K16>(d, a, p, base));
+        const auto x1 = hn::GatherIndex(d, x, load_index<K16>(d, a, p + n, base));
+        s0 = hn::MulAdd(load_conv(d, a.val + p), x0, s0);
+        s1 = hn::MulAdd(load_conv(d, a.val + p + n), x1, s1);
+    }
+    if (p + n <= p1) {
+        const auto x0 = hn::GatherIndex(d, x, load_index<K16>(d, a, p, base));
+        s0 = hn::MulAdd(load_conv(d, a.val + p), x0, s0);
+        p += n;
+    }
+    C s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
+    for (; p < p1; ++p) s += to_compute<C>(a.val[p]) * x[column<K16>(a, p, base)];
+    return s;
+}
+
+template <bool K16, CsrOp Op, class S, class C>
+void apply_rows(const CsrApplyArgs<S, C>& q) {
+    const hn::ScalableTag<C> d;
+    const CsrView<S>& a = q.a;
+    for (std::int64_t i = q.row_begin; i < q.row_end; ++i) {
+        const std::int32_t base = K16 ? a.base[i] : 0;
+        const C s = row_dot<K16>(d, a, a.row_ptr[i], a.row_ptr[i + 1], base, q.x);
+        if constexpr (Op == CsrOp::spmv) {
+            q.out[i] = s;
+        } else if constexpr (Op == CsrOp::residual) {
+            q.out[i] = q.b[i] - s;
+        } else {
+            q.out[i] = q.x[i] + q.omega * to_compute<C>(q.inv_d[i]) * (q.b[i] - s);
+        }
+    }
+}
+
+template <bool K16, class S, class C>
+void apply_op(const CsrApplyArgs<S, C>& q) {
+    switch (q.op) {
+        case CsrOp::spmv:
+            return apply_rows<K16, CsrOp::spmv>(q);
+        case CsrOp::residual:
+            return apply_rows<K16, CsrOp::residual>(q);
+        case CsrOp::jacobi:
+            return apply_rows<K16, CsrOp::jacobi>(q);
+    }
+}
+
+template <class S, class C>
+void apply_any(const CsrApplyArgs<S, C>& q) {
+    if (q.a.col16 != nullptr) {
+        apply_op<true>(q);
+    } else {
+        apply_op<false>(q);
+    }
+}
+
+/// First entry in [p0, p1) whose column is >= c (columns are sorted within a row).
+template <bool K16, class S>
+HWY_INLINE std::int64_t lower(const CsrView<S>& a, std::int64_t p0, std::int64_t p1,
+                              std::int32_t base, std::int64_t c) {
+    while (p0 < p1) {
+        const std::int64_t m = p0 + (p1 - p0) / 2;
+        if (column<K16>(a, m, base) < c) {
+            p0 = m + 1;
+        } else {
+            p1 = m;
+        }
+    }
+    return p0;
+}
+
+template <bool K16, class S, class C>
+void gs_rows(const CsrGsArgs<S, C>& q) {
+    const hn::ScalableTag<C> d;
+    const CsrView<S>& a = q.a;
+    const bool split = q.outside != q.x;
+    const std::int64_t n = q.row_end - q.row_begin;
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t i = q.forward ? q.row_begin + k : q.row_end - 1 - k;
+        const std::int32_t base = K16 ? a.base[i] : 0;
+        const std::int64_t p0 = a.row_ptr[i], p1 = a.row_ptr[i + 1];
+        C s;
+        if (split) {  // columns before, inside and after the row range: contiguous in the row
+            const std::int64_t m0 = lower<K16>(a, p0, p1, base, q.row_begin);
+            const std::int64_t m1 = lower<K16>(a, m0, p1, base, q.row_end);
+            s = row_dot<K16>(d, a, p0, m0, base, q.outside) +
+                row_dot<K16>(d, a, m0, m1, base, static_cast<const C*>(q.x)) +
+                row_dot<K16>(d, a, m1, p1, base, q.outside);
+        } else {
+            s = row_dot<K16>(d, a, p0, p1, base, static_cast<const C*>(q.x));
+        }
+        q.x[i] += to_compute<C>(q.inv_d[i]) * (q.b[i] - s);
+    }
+}
+
+template <class S, class C>
+void gs_any(const CsrGsArgs<S, C>& q) {
+    if (q.a.col16 != nullptr) {
+        gs_rows<true>(q);
+    } else {
+        gs_rows<false>(q);
+    }
+}
+
+// One plain exported function per supported (storage, compute) pair (no HWY_EXPORT_T in 1.0.3).
+void apply_dd(const CsrApplyArgs<double, double>& q) { apply_any(q); }
+void apply_fd(const CsrApplyArgs<float, double>& q) { apply_any(q); }
+void apply_hd(const CsrApplyArgs<half, double>& q) { apply_any(q); }
+void apply_bd(const CsrApplyArgs<bfloat16, double>& q) { apply_any(q); }
+void apply_ff(const CsrApplyArgs<float, float>& q) { apply_any(q); }
+void apply_hf(const CsrApplyArgs<half, float>& q) { apply_any(q); }
+void apply_bf(const CsrApplyArgs<bfloat16, float>& q) { apply_any(q); }
+void gs_dd(const CsrGsArgs<double, double>& q) { gs_any(q); }
+void gs_fd(const CsrGsArgs<float, double>& q) { gs_any(q); }
+void gs_hd(const CsrGsArgs<half, double>& q) { gs_any(q); }
+void gs_bd(const CsrGsArgs<bfloat16, double>& q) { gs_any(q); }
+void gs_ff(const CsrGsArgs<float, float>& q) { gs_any(q); }
+void gs_hf(const CsrGsArgs<half, float>& q) { gs_any(q); }
+void gs_bf(const CsrGsArgs<bfloat16, float>& q) { gs_any(q); }
+std::int64_t current_target() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mpmg::kernels::csr
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mpmg::kernels::csr {
+
+HWY_EXPORT(apply_dd);
+HWY_EXPORT(apply_fd);
+HWY_EXPORT(apply_hd);
+HWY_EXPORT(apply_bd);
+HWY_EXPORT(apply_ff);
+HWY_EXPORT(apply_hf);
+HWY_EXPORT(apply_bf);
+HWY_EXPORT(gs_dd);
+HWY_EXPORT(gs_fd);
+HWY_EXPORT(gs_hd);
+HWY_EXPORT(gs_bd);
+HWY_EXPORT(gs_ff);
+HWY_EXPORT(gs_hf);
+HWY_EXPORT(gs_bf);
+HWY_EXPORT(current_target);
+
+void apply(const CsrApplyArgs<double, double>& q) { HWY_DYNAMIC_DISPATCH(apply_dd)(q); }
+void apply(const CsrApplyArgs<float, double>& q) { HWY_DYNAMIC_DISPATCH(apply_fd)(q); }
+void apply(const CsrApplyArgs<half, double>& q) { HWY_DYNAMIC_DISPATCH(apply_hd)(q); }
+void apply(const CsrApplyArgs<bfloat16, double>& q) { HWY_DYNAMIC_DISPATCH(apply_bd)(q); }
+void apply(const CsrApplyArgs<float, float>& q) { HWY_DYNAMIC_DISPATCH(apply_ff)(q); }
+void apply(const CsrApplyArgs<half, float>& q) { HWY_DYNAMIC_DISPATCH(apply_hf)(q); }
+void apply(const CsrApplyArgs<bfloat16, float>& q) { HWY_DYNAMIC_DISPATCH(apply_bf)(q); }
+
+void gs_sweep(const CsrGsArgs<double, double>& q) { HWY_DYNAMIC_DISPATCH(gs_dd)(q); }
+void gs_sweep(const CsrGsArgs<float, double>& q) { HWY_DYNAMIC_DISPATCH(gs_fd)(q); }
+void gs_sweep(const CsrGsArgs<half, double>& q) { HWY_DYNAMIC_DISPATCH(gs_hd)(q); }
+void gs_sweep(const CsrGsArgs<bfloat16, double>& q) { HWY_DYNAMIC_DISPATCH(gs_bd)(q); }
+void gs_sweep(const CsrGsArgs<float, float>& q) { HWY_DYNAMIC_DISPATCH(gs_ff)(q); }
+void gs_sweep(const CsrGsArgs<half, float>& q) { HWY_DYNAMIC_DISPATCH(gs_hf)(q); }
+void gs_sweep(const CsrGsArgs<bfloat16, float>& q) { HWY_DYNAMIC_DISPATCH(gs_bf)(q); }
+
+const char* target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(current_target)()); }
+
+}  // namespace mpmg::kernels::csr
+#endif  // HWY_ONCE

@@ -1,0 +1,634 @@
+// Block (r = 2, 3, 4) SG-DIA kernels with Google Highway, dynamic dispatch (see sgdia_block.hpp).
+// Compiled once per Highway target through foreach_target.h; the HWY_ONCE part at the end builds
+// the dispatch, the BlockSoa constructor and the explicit instantiations.
+//
+// Design.
+// - Layout (BlockSoa): values [line][offset][e = ra*r+rb][i]. A vector of N cells of one block
+//   entry is one contiguous load of N storage values, converted in registers (FP16/BF16 ->
+//   FP32 [-> FP64]); a whole line's values are one contiguous stream. x, b and y stay
+//   interleaved (x[c*r + k]); LoadInterleavedR / StoreInterleavedR split and join the r
+//   components of N cells in registers. r is a template parameter, so every r x r loop is
+//   unrolled.
+// - Products (spmv, residual, jacobi): per line, the offsets whose neighbour line is inside the
+//   box are collected once; cells [1, nx-1) run in vectors of N cells, r x r FMAs per offset
+//   into 2r accumulators (offsets alternate between two sets, so 2r independent FMA chains); the
+//   last partial vector is recomputed overlapping the previous one (outputs are distinct from
+//   inputs, and a lane's result does not depend on its position). Cells 0 and nx-1 run scalar
+//   with the dx check, so nothing outside the box is read.
+// - Jacobi and Gauss-Seidel multiply by the centre block inverses D^{-1}, computed once at setup
+//   in FP64 with partial pivoting and stored in the compute precision C (r^2 values of C per
+//   cell: for r = 3, 3d7, FP16/FP32 that is 36 B next to 126 B of matrix values; the per-cell
+//   r x r elimination it replaces was the serial bottleneck).
+// - Gauss-Seidel on a line, as the r = 1 kernel: in chunks of kGsChunk cells, a vector pass
+//   computes from values fixed during the line (every offset but the centre and the trailing
+//   in-line neighbour t, dx = -1 forward / +1 backward) u_i = D_i^{-1} (b_i - sum) and
+//   W_i = D_i^{-1} A_t,i (r^3 FMAs, vectorised over cells); the serial recurrence is then
+//   x_i = u_i - W_i x_{i+dx_t}, r^2 FMAs per cell. With zero_guess the offsets that read
+//   not-yet-updated (zero) neighbours are left out, as in the r = 1 kernel.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/sgdia_block.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/convert.hpp"
+#include "kernels/load_conv-inl.h"
+#include "kernels/sgdia_block.hpp"
+
+#ifndef MPMG_KERNELS_SGDIA_BLOCK_ARGS_
+#define MPMG_KERNELS_SGDIA_BLOCK_ARGS_
+namespace mpmg::kernels::block_detail {
+
+enum class Kind { spmv, residual, jacobi, gs };
+
+/// One call of a block kernel (one plain struct per pair, so one exported function per pair).
+template <class S, class C>
+struct Args {
+    const BlockSoa<S, C>* a = nullptr;
+    const C* b = nullptr;  ///< residual, jacobi, gs
+    const C* x = nullptr;  ///< spmv, residual, jacobi
+    C* out = nullptr;      ///< y, r, x_new; for gs the x updated in place
+    C omega = 0;           ///< jacobi
+    Kind kind = Kind::spmv;
+    std::int64_t line_begin = 0, line_end = 0;  ///< gs: the line is line_begin
+    bool forward = true, zero_guess = false;    ///< gs
+};
+
+}  // namespace mpmg::kernels::block_detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace mpmg::kernels::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using block_detail::Args;
+using block_detail::Kind;
+
+constexpr int kMaxDiag = 27;
+constexpr int kGsChunk = 64;  ///< cells per Gauss-Seidel chunk (u and W scratch on the stack)
+
+/// The offsets of one line whose neighbour line is inside the box.
+template <class S, class C>
+struct Line {
+    int m = 0;
+    const S* a[kMaxDiag];  ///< entry e of cell i at a[d] + e * nx + i
+    const C* x[kMaxDiag];  ///< component k of the neighbour of cell i at x[d] + i * r + k
+    int dx[kMaxDiag];
+};
+
+/// Software prefetch of another line's data (the next line of the sweep), spread over the
+/// vector steps of the current line. The values of a line are r^2 x (offsets) runs of nx
+/// values each, more streams than the hardware prefetcher tracks, but one contiguous block.
+struct Ahead {
+    const char* p = nullptr;
+    std::int64_t left = 0;  ///< cache lines still to prefetch
+    std::int64_t per = 0;   ///< cache lines per step
+    void start(const void* next, std::int64_t bytes, int steps) {
+        p = static_cast<const char*>(next);
+        left = next == nullptr ? 0 : (bytes + 63) / 64;
+        per = (left + std::max(steps, 1) - 1) / std::max(steps, 1);
+    }
+    HWY_INLINE void step() {
+        for (std::int64_t k = 0; k < per && left > 0; ++k, --left, p += 64) hwy::Prefetch(p);
+    }
+};
+
+/// Collects the active offsets of `line`, leaving out skip1 and skip2, and with sign = -1 / +1
+/// also every offset whose cell lies after / before the line's cells in lexicographic order.
+template <int R, class S, class C>
+HWY_INLINE void collect(const BlockSoa<S, C>& a, const SgDiaGeom& g, const C* x, std::int64_t line,
+                        Line<S, C>& l, int skip1 = -1, int skip2 = -1, int sign = 0) {
+    const int j = static_cast<int>(line % g.ny);
+    const int k = static_cast<int>(line / g.ny);
+    const std::int64_t c0 = line * g.nx;
+    const S* base = a.values() + line * a.line_values();
+    l.m = 0;
+    for (int d = 0; d < g.ndiag; ++d) {
+        const Offset& o = g.offsets[d];
+        if (d == skip1 || d == skip2) continue;
+        if (j + o.dy < 0 || j + o.dy >= g.ny || k + o.dz < 0 || k + o.dz >= g.nz) continue;
+        const std::int64_t shift = o.dx + std::int64_t{g.nx} * (o.dy + std::int64_t{g.ny} * o.dz);
+        if ((sign < 0 && shift > 0) || (sign > 0 && shift < 0)) continue;
+        l.a[l.m] = base + std::int64_t{d} * R * R * g.nx;
+        l.x[l.m] = x + (c0 + shift) * R;
+        l.dx[l.m] = o.dx;
+        ++l.m;
+    }
+}
+
+template <int R, class D>
+HWY_INLINE void load_r(D d, const hn::TFromD<D>* p, hn::Vec<D> (&v)[R]) {
+    if constexpr (R == 2) {
+        hn::LoadInterleaved2(d, p, v[0], v[1]);
+    } else if constexpr (R == 3) {
+        hn::LoadInterleaved3(d, p, v[0], v[1], v[2]);
+    } else {
+        hn::LoadInterleaved4(d, p, v[0], v[1], v[2], v[3]);
+    }
+}
+
+template <int R, class D>
+HWY_INLINE void store_r(D d, const hn::Vec<D> (&v)[R], hn::TFromD<D>* p) {
+    if constexpr (R == 2) {
+        hn::StoreInterleaved2(v[0], v[1], d, p);
+    } else if constexpr (R == 3) {
+        hn::StoreInterleaved3(v[0], v[1], v[2], d, p);
+    } else {
+        hn::StoreInterleaved4(v[0], v[1], v[2], v[3], d, p);
+    }
+}
+
+/// s = sum over the active offsets for cell i, scalar, reading only neighbours in the box.
+template <int R, class S, class C>
+HWY_INLINE void cell_sum(const Line<S, C>& l, int i, int nx, C (&s)[R]) {
+    for (int ra = 0; ra < R; ++ra) s[ra] = 0;
+    for (int d = 0; d < l.m; ++d) {
+        const int n = i + l.dx[d];
+        if (n < 0 || n >= nx) continue;
+        const S* a = l.a[d] + i;
+        const C* xv = l.x[d] + std::int64_t{i} * R;
+        for (int ra = 0; ra < R; ++ra) {
+            for (int rb = 0; rb < R; ++rb) {
+                s[ra] += to_compute<C>(a[(ra * R + rb) * nx]) * xv[rb];
+            }
+        }
+    }
+}
+
+/// s = sum over the active offsets for the N cells at i (all neighbours inside the box).
+template <int R, class D, class S, class C>
+HWY_INLINE void vec_sum(D d, const Line<S, C>& l, int i, int nx, hn::Vec<D> (&s)[R]) {
+    using V = hn::Vec<D>;
+    V acc0[R], acc1[R];
+    for (int ra = 0; ra < R; ++ra) acc0[ra] = acc1[ra] = hn::Zero(d);
+    const auto step = [&](int e, V(&acc)[R]) HWY_ATTR {
+        V xv[R];
+        load_r<R>(d, l.x[e] + std::int64_t{i} * R, xv);
+        const S* a = l.a[e] + i;
+        for (int ra = 0; ra < R; ++ra) {
+            for (int rb = 0; rb < R; ++rb) {
+                acc[ra] = hn::MulAdd(load_conv(d, a + (ra * R + rb) * nx), xv[rb], acc[ra]);
+            }
+        }
+    };
+    int e = 0;
+    for (; e + 2 <= l.m; e += 2) {
+        step(e, acc0);
+        step(e + 1, acc1);
+    }
+    if (e < l.m) step(e, acc0);
+    for (int ra = 0; ra < R; ++ra) s[ra] = hn::Add(acc0[ra], acc1[ra]);
+}
+
+template <Kind K, int R, class S, class C>
+void apply_lines(const Args<S, C>& p) {
+    const BlockSoa<S, C>& a = *p.a;
+    const SgDiaGeom g = a.geom();
+    const int nx = g.nx;
+    const hn::ScalableTag<C> d;
+    using V = hn::Vec<decltype(d)>;
+    const int n = static_cast<int>(hn::Lanes(d));
+    Line<S, C> l;
+    Ahead ahead_a, ahead_inv;
+    const std::int64_t lines = g.lines();
+    const int steps = std::max(1, (nx - 2) / n);
+    for (std::int64_t line = p.line_begin; line < p.line_end; ++line) {
+        collect<R>(a, g, p.x, line, l);
+        const C* inv = a.inverses() + line * R * R * nx;
+        const bool more = line + 1 < lines;
+        ahead_a.start(more ? a.values() + (line + 1) * a.line_values() : nullptr,
+                      a.line_values() * static_cast<std::int64_t>(sizeof(S)), steps);
+        ahead_inv.start(more && K == Kind::jacobi ? inv + R * R * nx : nullptr,
+                        std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), steps);
+        const std::int64_t c0 = line * nx;
+        const auto scalar_cell = [&](int i) {
+            C s[R];
+            cell_sum<R>(l, i, nx, s);
+            const std::int64_t row = (c0 + i) * R;
+            C* out = p.out + row;
+            if constexpr (K == Kind::spmv) {
+                for (int ra = 0; ra < R; ++ra) out[ra] = s[ra];
+            } else if constexpr (K == Kind::residual) {
+                for (int ra = 0; ra < R; ++ra) out[ra] = p.b[row + ra] - s[ra];
+            } else {
+                C z[R];
+                for (int ra = 0; ra < R; ++ra) z[ra] = p.b[row + ra] - s[ra];
+                for (int ra = 0; ra < R; ++ra) {
+                    C t = 0;
+                    for (int rb = 0; rb < R; ++rb) t += inv[(ra * R + rb) * nx + i] * z[rb];
+                    out[ra] = p.x[row + ra] + p.omega * t;
+                }
+            }
+        };
+        const auto vector_cells = [&](int i) HWY_ATTR {
+            ahead_a.step();
+            ahead_inv.step();
+            V s[R];
+            vec_sum<R>(d, l, i, nx, s);
+            const std::int64_t row = (c0 + i) * R;
+            if constexpr (K == Kind::spmv) {
+                store_r<R>(d, s, p.out + row);
+            } else {
+                V z[R];
+                load_r<R>(d, p.b + row, z);
+                for (int ra = 0; ra < R; ++ra) z[ra] = hn::Sub(z[ra], s[ra]);
+                if constexpr (K == Kind::residual) {
+                    store_r<R>(d, z, p.out + row);
+                } else {
+                    V xv[R];
+                    load_r<R>(d, p.x + row, xv);
+                    const V om = hn::Set(d, p.omega);
+                    for (int ra = 0; ra < R; ++ra) {
+                        V t = hn::Zero(d);
+                        for (int rb = 0; rb < R; ++rb) {
+                            t = hn::MulAdd(hn::LoadU(d, inv + (ra * R + rb) * nx + i), z[rb], t);
+                        }
+                        xv[ra] = hn::MulAdd(om, t, xv[ra]);
+                    }
+                    store_r<R>(d, xv, p.out + row);
+                }
+            }
+        };
+        if (nx - 2 < n) {
+            for (int i = 0; i < nx; ++i) scalar_cell(i);
+            continue;
+        }
+        scalar_cell(0);
+        int i = 1;
+        for (; i + n <= nx - 1; i += n) vector_cells(i);
+        if (i < nx - 1) vector_cells(nx - 1 - n);  // overlaps the previous vector
+        scalar_cell(nx - 1);
+    }
+}
+
+/// Index of offset (dx, 0, 0), or -1.
+inline int inline_offset(const SgDiaGeom& g, int dx) {
+    for (int d = 0; d < g.ndiag; ++d) {
+        const Offset& o = g.offsets[d];
+        if (o.dx == dx && o.dy == 0 && o.dz == 0) return d;
+    }
+    return -1;
+}
+
+template <int R, class S, class C>
+void gs_line_impl(const Args<S, C>& p) {
+    const BlockSoa<S, C>& a = *p.a;
+    const SgDiaGeom g = a.geom();
+    const int nx = g.nx;
+    const hn::ScalableTag<C> d;
+    using V = hn::Vec<decltype(d)>;
+    const int n = static_cast<int>(hn::Lanes(d));
+    const std::int64_t line = p.line_begin;
+    const int step = p.forward ? -1 : 1;
+    const int trail = inline_offset(g, step);
+    const S* tr = trail >= 0
+                      ? a.values() + line * a.line_values() + std::int64_t{trail} * R * R * nx
+                      : nullptr;
+    const C* inv = a.inverses() + line * R * R * nx;
+    const C* b = p.b + line * nx * R;
+    C* x = p.out + line * nx * R;
+    Line<S, C> l;
+    // With a zero guess only the already updated neighbours (before the cell in the sweep's
+    // order: shift < 0 forward, > 0 backward) are nonzero.
+    const int sign = p.zero_guess ? (p.forward ? -1 : 1) : 0;
+    collect<R>(a, g, static_cast<const C*>(p.out), line, l, g.center, trail, sign);
+    // Prefetch the next line of the sweep (values and inverses).
+    const std::int64_t next = line + (p.forward ? 1 : -1);
+    const bool more = next >= 0 && next < g.lines();
+    const int steps = std::max(1, nx / n);
+    Ahead ahead_a, ahead_inv;
+    ahead_a.start(more ? a.values() + next * a.line_values() : nullptr,
+                  a.line_values() * static_cast<std::int64_t>(sizeof(S)), steps);
+    ahead_inv.start(more ? a.inverses() + next * R * R * nx : nullptr,
+                    std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), steps);
+    HWY_ALIGN C u[R][kGsChunk];
+    HWY_ALIGN C w[R * R][kGsChunk];
+    const int chunks = (nx + kGsChunk - 1) / kGsChunk;
+    for (int ch = 0; ch < chunks; ++ch) {
+        const int i0 = (p.forward ? ch : chunks - 1 - ch) * kGsChunk;
+        const int i1 = std::min(nx, i0 + kGsChunk);
+        const auto scalar_cell = [&](int i) {
+            C s[R], t[R];
+            cell_sum<R>(l, i, nx, s);
+            for (int ra = 0; ra < R; ++ra) t[ra] = b[std::int64_t{i} * R + ra] - s[ra];
+            const bool has_t = tr != nullptr && i + step >= 0 && i + step < nx;
+            for (int ra = 0; ra < R; ++ra) {
+                C uu = 0;
+                for (int q = 0; q < R; ++q) uu += inv[(ra * R + q) * nx + i] * t[q];
+                u[ra][i - i0] = uu;
+                for (int rb = 0; rb < R; ++rb) {
+                    C ww = 0;
+                    if (has_t) {
+                        for (int q = 0; q < R; ++q) {
+                            ww += inv[(ra * R + q) * nx + i] *
+                                  to_compute<C>(tr[(q * R + rb) * nx + i]);
+                        }
+                    }
+                    w[ra * R + rb][i - i0] = ww;
+                }
+            }
+        };
+        // Reads only values fixed during the line, so recomputing a cell gives the same u, W.
+        const auto vector_cells = [&](int i) HWY_ATTR {
+            ahead_a.step();
+            ahead_inv.step();
+            V s[R], t[R];
+            vec_sum<R>(d, l, i, nx, s);
+            load_r<R>(d, b + std::int64_t{i} * R, t);
+            for (int ra = 0; ra < R; ++ra) t[ra] = hn::Sub(t[ra], s[ra]);
+            for (int ra = 0; ra < R; ++ra) {
+                V uu = hn::Zero(d);
+                for (int q = 0; q < R; ++q) {
+                    uu = hn::MulAdd(hn::LoadU(d, inv + (ra * R + q) * nx + i), t[q], uu);
+                }
+                hn::StoreU(uu, d, &u[ra][i - i0]);
+            }
+            if (tr == nullptr) {
+                for (int e = 0; e < R * R; ++e) hn::StoreU(hn::Zero(d), d, &w[e][i - i0]);
+                return;
+            }
+            for (int rb = 0; rb < R; ++rb) {
+                V col[R];  // column rb of A_t
+                for (int q = 0; q < R; ++q) col[q] = load_conv(d, tr + (q * R + rb) * nx + i);
+                for (int ra = 0; ra < R; ++ra) {
+                    V ww = hn::Zero(d);
+                    for (int q = 0; q < R; ++q) {
+                        ww = hn::MulAdd(hn::LoadU(d, inv + (ra * R + q) * nx + i), col[q], ww);
+                    }
+                    hn::StoreU(ww, d, &w[ra * R + rb][i - i0]);
+                }
+            }
+        };
+        // Vectors over [lo, hi), where every neighbour is inside the box; scalar at the ends.
+        const int lo = std::max(i0, 1), hi = std::min(i1, nx - 1);
+        if (hi - lo >= n) {
+            for (int i = i0; i < lo; ++i) scalar_cell(i);
+            int i = lo;
+            for (; i + n <= hi; i += n) vector_cells(i);
+            if (i < hi) vector_cells(hi - n);
+            for (int c = hi; c < i1; ++c) scalar_cell(c);
+        } else {
+            for (int i = i0; i < i1; ++i) scalar_cell(i);
+        }
+        // The recurrence x_i = u_i - W_i x_{i+step}.
+        C prev[R];
+        const int first = p.forward ? i0 : i1 - 1;
+        const int before = first + step;  // the trailing neighbour of the first cell
+        for (int ra = 0; ra < R; ++ra) {
+            prev[ra] = before >= 0 && before < nx ? x[std::int64_t{before} * R + ra] : C{0};
+        }
+        for (int t = 0; t < i1 - i0; ++t) {
+            const int i = p.forward ? i0 + t : i1 - 1 - t;
+            const int e = i - i0;
+            C xn[R];
+            for (int ra = 0; ra < R; ++ra) {
+                C v = u[ra][e];
+                for (int rb = 0; rb < R; ++rb) v -= w[ra * R + rb][e] * prev[rb];
+                xn[ra] = v;
+            }
+            for (int ra = 0; ra < R; ++ra) x[std::int64_t{i} * R + ra] = prev[ra] = xn[ra];
+        }
+    }
+}
+
+template <int R, class S, class C>
+void run_r(const Args<S, C>& p) {
+    switch (p.kind) {
+        case Kind::spmv:
+            return apply_lines<Kind::spmv, R>(p);
+        case Kind::residual:
+            return apply_lines<Kind::residual, R>(p);
+        case Kind::jacobi:
+            return apply_lines<Kind::jacobi, R>(p);
+        case Kind::gs:
+            return gs_line_impl<R>(p);
+    }
+}
+
+template <class S, class C>
+void run(const Args<S, C>& p) {
+    switch (p.a->geom().block) {
+        case 2:
+            return run_r<2>(p);
+        case 3:
+            return run_r<3>(p);
+        default:
+            return run_r<4>(p);
+    }
+}
+
+// One plain exported function per supported (storage, compute) pair (no HWY_EXPORT_T in 1.0.3).
+void block_dd(const Args<double, double>& p) { run(p); }
+void block_fd(const Args<float, double>& p) { run(p); }
+void block_hd(const Args<half, double>& p) { run(p); }
+void block_bd(const Args<bfloat16, double>& p) { run(p); }
+void block_ff(const Args<float, float>& p) { run(p); }
+void block_hf(const Args<half, float>& p) { run(p); }
+void block_bf(const Args<bfloat16, float>& p) { run(p); }
+
+}  // namespace mpmg::kernels::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mpmg::kernels {
+
+HWY_EXPORT(block_dd);
+HWY_EXPORT(block_fd);
+HWY_EXPORT(block_hd);
+HWY_EXPORT(block_bd);
+HWY_EXPORT(block_ff);
+HWY_EXPORT(block_hf);
+HWY_EXPORT(block_bf);
+
+namespace {
+
+using block_detail::Args;
+using block_detail::Kind;
+
+void dispatch(const Args<double, double>& p) { HWY_DYNAMIC_DISPATCH(block_dd)(p); }
+void dispatch(const Args<float, double>& p) { HWY_DYNAMIC_DISPATCH(block_fd)(p); }
+void dispatch(const Args<half, double>& p) { HWY_DYNAMIC_DISPATCH(block_hd)(p); }
+void dispatch(const Args<bfloat16, double>& p) { HWY_DYNAMIC_DISPATCH(block_bd)(p); }
+void dispatch(const Args<float, float>& p) { HWY_DYNAMIC_DISPATCH(block_ff)(p); }
+void dispatch(const Args<half, float>& p) { HWY_DYNAMIC_DISPATCH(block_hf)(p); }
+void dispatch(const Args<bfloat16, float>& p) { HWY_DYNAMIC_DISPATCH(block_bf)(p); }
+
+/// inv = m^{-1} for an r x r block (row-major), Gauss-Jordan with partial pivoting in FP64.
+/// False if a pivot is zero or anything is non-finite (inv is then non-finite too).
+bool invert(int r, double (&m)[4][4], double (&inv)[4][4]) {
+    for (int p = 0; p < r; ++p) {
+        for (int q = 0; q < r; ++q) inv[p][q] = p == q ? 1.0 : 0.0;
+    }
+    for (int p = 0; p < r; ++p) {
+        int piv = p;
+        for (int q = p + 1; q < r; ++q) {
+            if (std::fabs(m[q][p]) > std::fabs(m[piv][p])) piv = q;
+        }
+        if (piv != p) {
+            for (int q = 0; q < r; ++q) {
+                std::swap(m[p][q], m[piv][q]);
+                std::swap(inv[p][q], inv[piv][q]);
+            }
+        }
+        const double f = 1.0 / m[p][p];
+        for (int q = 0; q < r; ++q) {
+            m[p][q] *= f;
+            inv[p][q] *= f;
+        }
+        for (int s = 0; s < r; ++s) {
+            if (s == p) continue;
+            const double e = m[s][p];
+            for (int q = 0; q < r; ++q) {
+                m[s][q] -= e * m[p][q];
+                inv[s][q] -= e * inv[p][q];
+            }
+        }
+    }
+    bool ok = true;
+    for (int p = 0; p < r; ++p) {
+        for (int q = 0; q < r; ++q) ok = ok && std::isfinite(inv[p][q]);
+    }
+    return ok;
+}
+
+}  // namespace
+
+template <class S, class C>
+BlockSoa<S, C>::BlockSoa(const SgDiaMatrix<S>& a)
+    : geom_(geometry(a)), offsets_(a.stencil().offsets()) {
+    geom_.offsets = nullptr;  // geom() points it at offsets_
+    const int r = geom_.block, rr = r * r, nd = geom_.ndiag, nx = geom_.nx;
+    const std::int64_t lines = geom_.lines(), per_line = line_values();
+    values_.resize(static_cast<std::size_t>(lines * per_line));
+    inverses_.resize(static_cast<std::size_t>(lines * rr * nx));
+    const S* src = a.values().data();
+    std::int64_t singular = 0;
+#pragma omp parallel for schedule(static) reduction(+ : singular) if (lines > 64)
+    for (std::int64_t line = 0; line < lines; ++line) {
+        const std::int64_t c0 = line * nx;
+        S* dst = values_.data() + line * per_line;
+        for (int d = 0; d < nd; ++d) {
+            const S* from = src + d * geom_.diag_stride + c0 * rr;
+            for (int e = 0; e < rr; ++e) {
+                S* to = dst + (std::int64_t{d} * rr + e) * nx;
+                for (int i = 0; i < nx; ++i) to[i] = from[std::int64_t{i} * rr + e];
+            }
+        }
+        const S* centre = src + geom_.center * geom_.diag_stride + c0 * rr;
+        C* inv_line = inverses_.data() + line * rr * nx;
+        for (int i = 0; i < nx; ++i) {
+            double m[4][4], inv[4][4];
+            for (int p = 0; p < r; ++p) {
+                for (int q = 0; q < r; ++q)
+                    m[p][q] = to_double(centre[std::int64_t{i} * rr + p * r + q]);
+            }
+            if (!invert(r, m, inv)) ++singular;
+            for (int p = 0; p < r; ++p) {
+                for (int q = 0; q < r; ++q)
+                    inv_line[(p * r + q) * nx + i] = static_cast<C>(inv[p][q]);
+            }
+        }
+    }
+    singular_ = singular;
+}
+
+template <class S, class C>
+void block_spmv(const BlockSoa<S, C>& a, const C* x, C* y, std::int64_t line_begin,
+                std::int64_t line_end) {
+    dispatch(Args<S, C>{&a, nullptr, x, y, C{0}, Kind::spmv, line_begin, line_end, true, false});
+}
+
+template <class S, class C>
+void block_residual(const BlockSoa<S, C>& a, const C* b, const C* x, C* r, std::int64_t line_begin,
+                    std::int64_t line_end) {
+    dispatch(Args<S, C>{&a, b, x, r, C{0}, Kind::residual, line_begin, line_end, true, false});
+}
+
+template <class S, class C>
+void block_jacobi(const BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, C omega,
+                  std::int64_t line_begin, std::int64_t line_end) {
+    dispatch(Args<S, C>{&a, b, x, x_new, omega, Kind::jacobi, line_begin, line_end, true, false});
+}
+
+template <class S, class C>
+void block_gs_line(const BlockSoa<S, C>& a, const C* b, C* x, std::int64_t line, bool forward,
+                   bool zero_guess) {
+    dispatch(Args<S, C>{&a, b, nullptr, x, C{0}, Kind::gs, line, line + 1, forward, zero_guess});
+}
+
+// Explicit instantiations: exactly the supported (storage, compute) pairs.
+
+template class BlockSoa<double, double>;
+template class BlockSoa<float, double>;
+template class BlockSoa<half, double>;
+template class BlockSoa<bfloat16, double>;
+template class BlockSoa<float, float>;
+template class BlockSoa<half, float>;
+template class BlockSoa<bfloat16, float>;
+
+template void block_spmv(const BlockSoa<double, double>&, const double*, double*, std::int64_t,
+                         std::int64_t);
+template void block_spmv(const BlockSoa<float, double>&, const double*, double*, std::int64_t,
+                         std::int64_t);
+template void block_spmv(const BlockSoa<half, double>&, const double*, double*, std::int64_t,
+                         std::int64_t);
+template void block_spmv(const BlockSoa<bfloat16, double>&, const double*, double*, std::int64_t,
+                         std::int64_t);
+template void block_spmv(const BlockSoa<float, float>&, const float*, float*, std::int64_t,
+                         std::int64_t);
+template void block_spmv(const BlockSoa<half, float>&, const float*, float*, std::int64_t,
+                         std::int64_t);
+template void block_spmv(const BlockSoa<bfloat16, float>&, const float*, float*, std::int64_t,
+                         std::int64_t);
+
+template void block_residual(const BlockSoa<double, double>&, const double*, const double*, double*,
+                             std::int64_t, std::int64_t);
+template void block_residual(const BlockSoa<float, double>&, const double*, const double*, double*,
+                             std::int64_t, std::int64_t);
+template void block_residual(const BlockSoa<half, double>&, const double*, const double*, double*,
+                             std::int64_t, std::int64_t);
+template void block_residual(const BlockSoa<bfloat16, double>&, const double*, const double*,
+                             double*, std::int64_t, std::int64_t);
+template void block_residual(const BlockSoa<float, float>&, const float*, const float*, float*,
+                             std::int64_t, std::int64_t);
+template void block_residual(const BlockSoa<half, float>&, const float*, const float*, float*,
+                             std::int64_t, std::int64_t);
+template void block_residual(const BlockSoa<bfloat16, float>&, const float*, const float*, float*,
+                             std::int64_t, std::int64_t);
+
+template void block_jacobi(const BlockSoa<double, double>&, const double*, const double*, double*,
+                           double, std::int64_t, std::int64_t);
+template void block_jacobi(const BlockSoa<float, double>&, const double*, const double*, double*,
+                           double, std::int64_t, std::int64_t);
+template void block_jacobi(const BlockSoa<half, double>&, const double*, const double*, double*,
+                           double, std::int64_t, std::int64_t);
+template void block_jacobi(const BlockSoa<bfloat16, double>&, const double*, const double*, double*,
+                           double, std::int64_t, std::int64_t);
+template void block_jacobi(const BlockSoa<float, float>&, const float*, const float*, float*, float,
+                           std::int64_t, std::int64_t);
+template void block_jacobi(const BlockSoa<half, float>&, const float*, const float*, float*, float,
+                           std::int64_t, std::int64_t);
+template void block_jacobi(const BlockSoa<bfloat16, float>&, const float*, const float*, float*,
+                           float, std::int64_t, std::int64_t);
+
+template void block_gs_line(const BlockSoa<double, double>&, const double*, double*, std::int64_t,
+                            bool, bool);
+template void block_gs_line(const BlockSoa<float, double>&, const double*, double*, std::int64_t,
+                            bool, bool);
+template void block_gs_line(const BlockSoa<half, double>&, const double*, double*, std::int64_t,
+                            bool, bool);
+template void block_gs_line(const BlockSoa<bfloat16, double>&, const double*, double*, std::int64_t,
+                            bool, bool);
+template void block_gs_line(const BlockSoa<float, float>&, const float*, float*, std::int64_t, bool,
+                            bool);
+template void block_gs_line(const BlockSoa<half, float>&, const float*, float*, std::int64_t, bool,
+                            bool);
+template void block_gs_line(const BlockSoa<bfloat16, float>&, const float*, float*, std::int64_t,
+                            bool, bool);
+
+}  // namespace mpmg::kernels
+#endif  // HWY_ONCE

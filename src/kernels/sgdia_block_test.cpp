@@ -1,0 +1,209 @@
+// The r x r block SIMD kernels (r = 2, 3, 4) on every Highway target this CPU supports and the
+// build generated, each forced in turn, for every supported (storage, compute) pair, against the
+// scalar FP64 references; plus the operations of structured/sgdia_ops on the block layout
+// (thread-count independence, the wavefront sweep bitwise equal to the sequential one).
+#include "kernels/sgdia_block.hpp"
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+#include <omp.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/reference/sgdia_reference.hpp"
+#include "kernels/sgdia_simd.hpp"
+#include "kernels/sgdia_test_util.hpp"
+#include "structured/sgdia_ops.hpp"
+
+namespace mpmg {
+namespace {
+
+using testing::expect_close;
+using testing::max_abs;
+using testing::random_matrix;
+using testing::random_vector;
+using testing::to_double_vector;
+
+/// Restores dynamic dispatch to the CPU's best target when the test ends.
+struct TargetGuard {
+    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+/// Sets the OpenMP thread count for one scope and restores it after.
+class Threads {
+public:
+    explicit Threads(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
+    ~Threads() { omp_set_num_threads(saved_); }
+    Threads(const Threads&) = delete;
+    Threads& operator=(const Threads&) = delete;
+
+private:
+    int saved_;
+};
+
+struct Case {
+    const char* stencil;
+    Box box;
+};
+// Lines shorter than one vector (all scalar), just longer (overlapping last vector), longer than
+// two Gauss-Seidel chunks of 64 cells with a remainder, a degenerate direction, every stencil,
+// and a lower-half stencil (no dx = +1 offset: the backward sweep has no trailing neighbour).
+const Case kCases[] = {{"3d27", {7, 5, 6}}, {"3d7", {19, 3, 4}},    {"3d19", {2, 3, 3}},
+                       {"3d15", {1, 4, 3}}, {"3d7", {150, 2, 2}},   {"3d27", {33, 4, 3}},
+                       {"3d7", {11, 2, 2}}, {"lower27", {21, 4, 3}}};
+
+Stencil make_stencil(const std::string& name) {
+    if (name != "lower27") return Stencil::named(name);
+    std::vector<Offset> lower;
+    const Stencil full = Stencil::full27();
+    for (const Offset& o : full.offsets()) {
+        lower.push_back(o);
+        if (o == Offset{0, 0, 0}) break;
+    }
+    return Stencil(lower);
+}
+
+template <class S, class C>
+void check_pair(unsigned seed) {
+    for (const int r : {2, 3, 4}) {
+        for (const Case& cs : kCases) {
+            SCOPED_TRACE(std::string(cs.stencil) + " r=" + std::to_string(r) +
+                         " nx=" + std::to_string(cs.box.nx));
+            const auto a = random_matrix<S>(cs.box, make_stencil(cs.stencil), r, ++seed);
+            const kernels::BlockSoa<S, C> blk(a);
+            ASSERT_EQ(blk.singular_blocks(), 0);
+            ASSERT_EQ(blk.rows(), a.rows());
+            const std::int64_t lines = blk.geom().lines(), half_lines = lines / 2;
+            const std::int64_t n = a.rows();
+            const auto x = random_vector<C>(n, ++seed);
+            const auto b = random_vector<C>(n, ++seed);
+            const auto xd = to_double_vector(x), bd = to_double_vector(b);
+
+            std::vector<C> y(static_cast<std::size_t>(n)), res(y.size()), xn(y.size());
+            kernels::block_spmv(blk, x.data(), y.data(), 0, half_lines);
+            kernels::block_spmv(blk, x.data(), y.data(), half_lines, lines);
+            kernels::block_residual(blk, b.data(), x.data(), res.data(), 0, lines);
+            kernels::block_jacobi(blk, b.data(), x.data(), xn.data(), C(0.8), 0, lines);
+            std::vector<double> y_ref(y.size()), r_ref(y.size()), j_ref(y.size());
+            reference::spmv(a, xd.data(), y_ref.data());
+            reference::residual(a, bd.data(), xd.data(), r_ref.data());
+            reference::jacobi(a, bd.data(), xd.data(), j_ref.data(), static_cast<double>(C(0.8)));
+            const auto tol_y = testing::row_tolerance<C>(a, xd);
+            const auto tol_r = testing::row_tolerance<C>(a, xd, &bd);
+            expect_close(y, y_ref, &tol_y);
+            expect_close(res, r_ref, &tol_r);
+            expect_close(xn, j_ref, nullptr, testing::smoother_tolerance<C>(a, bd, max_abs(xd)));
+
+            for (const bool forward : {true, false}) {
+                SCOPED_TRACE(forward ? "forward" : "backward");
+                auto xs = x;
+                auto ref = xd;
+                for (std::int64_t l = 0; l < lines; ++l) {
+                    kernels::block_gs_line(blk, b.data(), xs.data(), forward ? l : lines - 1 - l,
+                                           forward);
+                }
+                reference::gs_sweep(a, bd.data(), ref.data(), forward);
+                const double tol =
+                    testing::smoother_tolerance<C>(a, bd, std::max(max_abs(xd), max_abs(ref)));
+                expect_close(xs, ref, nullptr, tol);
+
+                // From zero, skipping the not-yet-updated half: as the reference from zero, and
+                // those x values are not read at all (from NaN it gives the same bits).
+                std::vector<C> from_zero(xs.size(), C{0});
+                std::vector<C> from_nan(xs.size(), std::numeric_limits<C>::quiet_NaN());
+                for (std::int64_t l = 0; l < lines; ++l) {
+                    const std::int64_t line = forward ? l : lines - 1 - l;
+                    kernels::block_gs_line(blk, b.data(), from_zero.data(), line, forward, true);
+                    kernels::block_gs_line(blk, b.data(), from_nan.data(), line, forward, true);
+                }
+                std::vector<double> ref0(xs.size(), 0.0);
+                reference::gs_sweep(a, bd.data(), ref0.data(), forward);
+                expect_close(from_zero, ref0, nullptr,
+                             testing::smoother_tolerance<C>(a, bd, max_abs(ref0)));
+                EXPECT_EQ(from_nan, from_zero);
+            }
+        }
+    }
+}
+
+TEST(SgDiaBlock, EveryTargetMatchesReference) {
+    TargetGuard guard;
+    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+    ASSERT_FALSE(targets.empty());
+    for (const std::int64_t t : targets) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        ASSERT_STREQ(kernels::simd::target_name(), hwy::TargetName(t));
+        check_pair<double, double>(1);
+        check_pair<float, double>(2);
+        check_pair<half, double>(3);
+        check_pair<bfloat16, double>(4);
+        check_pair<float, float>(5);
+        check_pair<half, float>(6);
+        check_pair<bfloat16, float>(7);
+    }
+}
+
+TEST(SgDiaBlock, SingularCentreBlockIsCounted) {
+    auto a = random_matrix<double>(Box{5, 2, 2}, Stencil::named("3d7"), 3, 9);
+    const int ctr = a.stencil().center();
+    for (int q = 0; q < 3; ++q) a.value(ctr, 7, 1, q) = 0.0;  // a zero row: singular
+    const kernels::BlockSoa<double, double> blk(a);
+    EXPECT_EQ(blk.singular_blocks(), 1);
+}
+
+template <class P>
+class SgDiaBlockOps : public ::testing::Test {};
+TYPED_TEST_SUITE(SgDiaBlockOps, testing::SupportedPairs);
+
+// 65x8x8 cells is above the serial cut-off of sgdia_ops (4096 cells): the parallel paths run.
+TYPED_TEST(SgDiaBlockOps, ThreadCountIndependentAndWavefrontEqualsSequentialSweep) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 501;
+    for (const int r : {2, 3, 4}) {
+        SCOPED_TRACE("r=" + std::to_string(r));
+        const auto a = random_matrix<S>(Box{65, 8, 8}, Stencil::named("3d27"), r, ++seed);
+        const kernels::BlockSoa<S, C> blk(a);
+        const std::int64_t lines = blk.geom().lines();
+        const auto x0 = random_vector<C>(a.rows(), ++seed);
+        const auto b = random_vector<C>(a.rows(), ++seed);
+        std::vector<C> y1, r1, j1;
+        for (int threads = 1; threads <= 2; ++threads) {
+            const Threads scope(threads);
+            std::vector<C> y(x0.size()), res(x0.size()), xj(x0.size());
+            spmv(blk, x0.data(), y.data());
+            residual(blk, b.data(), x0.data(), res.data());
+            jacobi(blk, b.data(), x0.data(), xj.data(), C(0.7));
+            if (threads == 1) {
+                y1 = y, r1 = res, j1 = xj;
+            } else {
+                EXPECT_EQ(y, y1);
+                EXPECT_EQ(res, r1);
+                EXPECT_EQ(xj, j1);
+            }
+        }
+        for (const bool zero_guess : {false, true}) {
+            for (const bool forward : {true, false}) {
+                SCOPED_TRACE(forward ? "forward" : "backward");
+                const std::vector<C> start = zero_guess ? std::vector<C>(x0.size(), C{0}) : x0;
+                std::vector<C> sequential = start;
+                for (std::int64_t l = 0; l < lines; ++l) {
+                    kernels::block_gs_line(blk, b.data(), sequential.data(),
+                                           forward ? l : lines - 1 - l, forward, zero_guess);
+                }
+                for (int threads = 1; threads <= 2; ++threads) {
+                    const Threads scope(threads);
+                    std::vector<C> x = start;
+                    gs_sweep(blk, b.data(), x.data(), forward, zero_guess);
+                    EXPECT_EQ(x, sequential) << threads << " threads";
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace mpmg
