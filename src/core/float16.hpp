@@ -66,7 +66,31 @@ inline std::uint16_t narrow_bits(double x) {
 
 /// Rounds to nearest even (IEEE), overflow to +-inf, underflow through subnormals to +-0.
 /// Converts from double directly (no double rounding through float).
-inline half half_from_double(double x) { return half{detail::narrow_bits<10, -14, 15, 5>(x)}; }
+/// Parameters of the 16-bit binary formats: fraction bits, normal exponent range, exponent
+/// field width. The one place they are written; rounding, range checks and counts use them.
+template <class T>
+struct BinaryFormat;
+template <>
+struct BinaryFormat<half> {
+    static constexpr int mant = 10, emin = -14, emax = 15, expbits = 5;
+};
+template <>
+struct BinaryFormat<bfloat16> {
+    static constexpr int mant = 7, emin = -126, emax = 127, expbits = 8;
+};
+/// Bits of the exponent field when all ones (Inf/NaN) for format T.
+template <class T>
+constexpr unsigned exponent_mask() {
+    return ((1u << BinaryFormat<T>::expbits) - 1u) << BinaryFormat<T>::mant;
+}
+
+template <class T>
+inline std::uint16_t narrow_to(double x) {
+    using F = BinaryFormat<T>;
+    return detail::narrow_bits<F::mant, F::emin, F::emax, F::expbits>(x);
+}
+
+inline half half_from_double(double x) { return half{narrow_to<half>(x)}; }
 /// Exact (bit manipulation: no libm call, cheap enough for loops over every entry).
 inline double double_from_half(half h) {
     const std::uint64_t sign = static_cast<std::uint64_t>(h.bits & 0x8000) << 48;
@@ -85,9 +109,7 @@ inline double double_from_half(half h) {
 inline float float_from_half(half h) { return static_cast<float>(double_from_half(h)); }
 
 /// Rounds to nearest even; NaN stays NaN.
-inline bfloat16 bf16_from_double(double x) {
-    return bfloat16{detail::narrow_bits<7, -126, 127, 8>(x)};
-}
+inline bfloat16 bf16_from_double(double x) { return bfloat16{narrow_to<bfloat16>(x)}; }
 inline float float_from_bf16(bfloat16 b) {
     return std::bit_cast<float>(static_cast<std::uint32_t>(b.bits) << 16);
 }
@@ -168,8 +190,8 @@ T truncate_counted(double x, TruncationCounts& c) {
     if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
         // Classified from the result's bits (exponent field all ones: overflow; zero: zero or
         // subnormal), the same verdicts as the round trip below without converting back.
-        constexpr int mant = std::is_same_v<T, half> ? 10 : 7;
-        constexpr unsigned inf = std::is_same_v<T, half> ? 0x7C00u : 0x7F80u;
+        constexpr int mant = BinaryFormat<T>::mant;
+        constexpr unsigned inf = exponent_mask<T>();
         const unsigned mag = y.bits & 0x7FFFu;
         if ((mag & inf) == inf) {
             ++c.overflow;

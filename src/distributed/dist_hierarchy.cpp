@@ -10,6 +10,7 @@
 #include "mpmg/errors.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/hierarchy.hpp"
+#include "multigrid/level_vectors.hpp"
 #include "multigrid/truncate.hpp"
 #include "smoothers/ilu0.hpp"
 #include "structured/sgdia_ops.hpp"
@@ -56,8 +57,8 @@ public:
 
     void set_rhs(const double* r) override { load(r); }
     void set_rhs(const float* r) override { load(r); }
-    void get_solution(double* z) const override { store(z); }
-    void get_solution(float* z) const override { store(z); }
+    void get_solution(double* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
+    void get_solution(float* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
 
     void smooth(int sweeps, bool pre) override {
         for (int s = 0; s < sweeps; ++s) {
@@ -81,32 +82,37 @@ public:
 
     void restrict_residual(std::vector<double>& coarse) override {
         full_residual();
-        if (scale_transfers_) multiply(r_, s_);
+        if (scale_transfers_) level_vectors::multiply(r_, s_);
         rd_.assign(r_.begin(), r_.end());
         to_coarse_->restrict_to(rd_, coarse);
     }
 
     void set_rhs_unscaled(const std::vector<double>& f) override {
         for (std::size_t i = 0; i < f_.size(); ++i) f_[i] = static_cast<C>(f[i]);
-        if (scale_transfers_) multiply(f_, inv_s_);
+        if (scale_transfers_) level_vectors::multiply(f_, inv_s_);
         std::fill(u_.begin(), u_.end(), C{0});
     }
 
     void take_solution_unscaled(std::vector<double>& u) override {
-        if (scale_transfers_) multiply(u_, inv_s_);
+        if (scale_transfers_) level_vectors::multiply(u_, inv_s_);
         u.assign(u_.begin(), u_.end());
     }
 
     void correct(const std::vector<double>& e) override {
         to_coarse_->interpolate(e, rd_);
         for (std::size_t i = 0; i < r_.size(); ++i) r_[i] = static_cast<C>(rd_[i]);
-        if (scale_transfers_) multiply(r_, s_);
+        if (scale_transfers_) level_vectors::multiply(r_, s_);
         const std::size_t n = u_.size();
 #pragma omp parallel for schedule(static) if (n > 32768)
         for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
     }
 
 private:
+    template <class T>
+    void load(const T* r) {
+        level_vectors::load_scaled(r, inv_s_, f_);
+        std::fill(u_.begin(), u_.end(), C{0});
+    }
     // r = f - A u over the whole grid: the local product plus the neighbours' coupling.
     void full_residual() {
         halo_.exchange(u_.data());
@@ -135,24 +141,6 @@ private:
         for (std::size_t q = 0; q < coupling_.rows().size(); ++q) {
             const auto c = static_cast<std::size_t>(coupling_.rows()[q]);
             for (std::size_t a = 0; a < r; ++a) f_[c * r + a] = saved_[q * r + a];
-        }
-    }
-    static void multiply(std::vector<C>& v, const std::vector<C>& w) {
-        const std::size_t n = v.size();
-#pragma omp parallel for schedule(static) if (n > 32768)
-        for (std::size_t i = 0; i < n; ++i) v[i] *= w[i];
-    }
-    template <class T>
-    void load(const T* r) {
-        for (std::size_t i = 0; i < f_.size(); ++i) {
-            f_[i] = static_cast<C>(s_.empty() ? r[i] : r[i] * inv_s_[i]);
-        }
-        std::fill(u_.begin(), u_.end(), C{0});
-    }
-    template <class T>
-    void store(T* z) const {
-        for (std::size_t i = 0; i < u_.size(); ++i) {
-            z[i] = static_cast<T>(s_.empty() ? u_[i] : u_[i] * inv_s_[i]);
         }
     }
 

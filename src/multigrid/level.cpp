@@ -8,6 +8,7 @@
 #include "kernels/sgdia_block.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/coarse_solver.hpp"
+#include "multigrid/level_vectors.hpp"
 #include "multigrid/truncate.hpp"
 #include "smoothers/ilu0.hpp"
 #include "structured/sgdia_ops.hpp"
@@ -56,8 +57,8 @@ public:
 
     void set_rhs(const double* r) override { load(r); }
     void set_rhs(const float* r) override { load(r); }
-    void get_solution(double* z) const override { store(z); }
-    void get_solution(float* z) const override { store(z); }
+    void get_solution(double* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
+    void get_solution(float* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
 
     void smooth(int sweeps, bool pre) override {
         for (int s = 0; s < sweeps; ++s) {
@@ -89,7 +90,8 @@ public:
         } else {
             residual(blocks_, f_.data(), u_.data(), r_.data());
         }
-        if (scale_transfers_) multiply(r_, s_);  // r = s ⊙ r̂: back to unscaled residual
+        if (scale_transfers_)
+            level_vectors::multiply(r_, s_);  // r = s ⊙ r̂: back to unscaled residual
         if (coarse.compute() == Precision::fp64) {
             to_coarse_->restrict_to(r_.data(), static_cast<double*>(coarse.rhs_data()));
         } else {
@@ -130,16 +132,22 @@ public:
     void* rhs_data() override { return f_.data(); }
     void* solution_data() override { return u_.data(); }
     void finish_rhs() override {
-        if (scale_transfers_) multiply(f_, inv_s_);
+        if (scale_transfers_) level_vectors::multiply(f_, inv_s_);
         std::fill(u_.begin(), u_.end(), C{0});
         u_zero_ = true;
     }
     void unscale_solution() override {
-        if (scale_transfers_) multiply(u_, inv_s_);
+        if (scale_transfers_) level_vectors::multiply(u_, inv_s_);
         u_zero_ = false;
     }
 
 private:
+    template <class T>
+    void load(const T* r) {
+        level_vectors::load_scaled(r, inv_s_, f_);
+        std::fill(u_.begin(), u_.end(), C{0});
+        u_zero_ = true;
+    }
     // u += U^{-1} L^{-1} (f - A u): the triangular solves are one-triangle Gauss-Seidel sweeps.
     void ilu_step() {
         residual(a_, f_.data(), u_.data(), r_.data());
@@ -149,26 +157,6 @@ private:
         const std::size_t n = u_.size();
 #pragma omp parallel for schedule(static) if (n > 32768)
         for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
-    }
-
-    static void multiply(std::vector<C>& v, const std::vector<C>& w) {
-        const std::size_t n = v.size();
-#pragma omp parallel for schedule(static) if (n > 32768)
-        for (std::size_t i = 0; i < n; ++i) v[i] *= w[i];
-    }
-    template <class T>
-    void load(const T* r) {
-        for (std::size_t i = 0; i < f_.size(); ++i) {
-            f_[i] = static_cast<C>(s_.empty() ? r[i] : r[i] * inv_s_[i]);
-        }
-        std::fill(u_.begin(), u_.end(), C{0});
-        u_zero_ = true;
-    }
-    template <class T>
-    void store(T* z) const {
-        for (std::size_t i = 0; i < u_.size(); ++i) {
-            z[i] = static_cast<T>(s_.empty() ? u_[i] : u_[i] * inv_s_[i]);
-        }
     }
 
     SgDiaMatrix<S> a_;

@@ -58,9 +58,9 @@ struct RangeLimits {
 };
 template <class S>
 constexpr RangeLimits range_limits() {
-    constexpr int mant = std::is_same_v<S, half> ? 10 : 7;
-    constexpr int emin = std::is_same_v<S, half> ? -14 : -126;
-    constexpr int emax = std::is_same_v<S, half> ? 15 : 127;
+    constexpr int mant = BinaryFormat<S>::mant;
+    constexpr int emin = BinaryFormat<S>::emin;
+    constexpr int emax = BinaryFormat<S>::emax;
     const auto pow2 = [](int e) {
         double v = 1.0;
         for (; e > 0; --e) v *= 2.0;

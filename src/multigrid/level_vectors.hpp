@@ -1,0 +1,38 @@
+// Vector passes at a scaled level's interfaces (setup-then-scale, ICPP'24 §4.2), shared by the
+// serial level (level.cpp) and the distributed one (distributed/dist_hierarchy.cpp).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace mpmg::level_vectors {
+
+/// v ⊙= w.
+template <class C>
+void multiply(std::vector<C>& v, const std::vector<C>& w) {
+    const std::size_t n = v.size();
+#pragma omp parallel for schedule(static) if (n > 32768)
+    for (std::size_t i = 0; i < n; ++i) v[i] *= w[i];
+}
+
+/// f = r ⊙ inv_s (inv_s empty: unscaled, f = r), converted to C.
+template <class C, class T>
+void load_scaled(const T* r, const std::vector<C>& inv_s, std::vector<C>& f) {
+    if (inv_s.empty()) {
+        for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<C>(r[i]);
+    } else {
+        for (std::size_t i = 0; i < f.size(); ++i) f[i] = static_cast<C>(r[i] * inv_s[i]);
+    }
+}
+
+/// z = u ⊙ inv_s (inv_s empty: z = u), converted to T.
+template <class C, class T>
+void store_unscaled(const std::vector<C>& u, const std::vector<C>& inv_s, T* z) {
+    if (inv_s.empty()) {
+        for (std::size_t i = 0; i < u.size(); ++i) z[i] = static_cast<T>(u[i]);
+    } else {
+        for (std::size_t i = 0; i < u.size(); ++i) z[i] = static_cast<T>(u[i] * inv_s[i]);
+    }
+}
+
+}  // namespace mpmg::level_vectors
