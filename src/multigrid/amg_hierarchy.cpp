@@ -70,8 +70,10 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         AmgStorageDecision dec;
         if (last && direct) {  // solved in FP64 by LU; the level's vectors in compute precision
-            const LevelPrecision lp = plan.level(l);
-            setup.precision = LevelPrecision{lp.compute, lp.compute};
+            // With `auto`, a one-level hierarchy (the LU is the whole preconditioner) keeps its
+            // vectors in FP64: FP32 vectors would only cost the Krylov solver a second iteration.
+            const Precision c = plan.automatic && l == 0 ? Precision::fp64 : plan.level(l).compute;
+            setup.precision = LevelPrecision{c, c};
             setup.matrix = &m;
             setup.direct = true;
             rep.solve = "direct (LU, fp64)";

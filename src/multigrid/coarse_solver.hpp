@@ -28,6 +28,10 @@ private:
     std::int64_t n_ = 0;
     std::vector<double> lu_;  // column-major
     std::vector<int> pivots_;
+    /// Rank-deficient A (numerically zero trailing pivots): the rank and orthonormal bases of
+    /// the left and right null spaces; solve() then applies the pseudo-inverse.
+    std::int64_t rank_ = 0;
+    std::vector<std::vector<double>> null_left_, null_right_;
 };
 
 }  // namespace mpmg

@@ -55,8 +55,10 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
     setup.smoother = mg.smoother;
     setup.jacobi_weight = mg.jacobi_weight;
     if (last && g.direct) {  // the coarsest level is solved in FP64 by LU
-        const LevelPrecision lp = plan.level(l);
-        setup.precision = LevelPrecision{lp.compute, lp.compute};
+        // With `auto`, a one-level hierarchy (the LU is the whole preconditioner) keeps its
+        // vectors in FP64: FP32 vectors would only cost the Krylov solver a second iteration.
+        const Precision c = plan.automatic && l == 0 ? Precision::fp64 : plan.level(l).compute;
+        setup.precision = LevelPrecision{c, c};
         setup.source = &m;
         rep.solve = "direct (LU, fp64)";
     } else {
