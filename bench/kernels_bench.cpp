@@ -55,7 +55,7 @@ SgDiaMatrix<double> make_matrix(int n, const Stencil& st) {
     for (int d = 0; d < st.size(); ++d) {
         double* v = a.diagonal(d);
         const double val = d == st.center() ? static_cast<double>(st.size()) : -1.0;
-        for (std::int64_t c = 0; c < a.diag_stride(); ++c) v[c] = val;
+        for (std::int64_t c = 0; c < a.diag_values(); ++c) v[c] = val;
     }
     return a;
 }
@@ -66,7 +66,7 @@ SgDiaMatrix<double> make_block_matrix(int n, const Stencil& st, int r) {
     SgDiaMatrix<double> a(Box{n, n, n}, st, r);
     for (int d = 0; d < st.size(); ++d) {
         double* v = a.diagonal(d);
-        for (std::int64_t e = 0; e < a.diag_stride(); ++e) {
+        for (std::int64_t e = 0; e < a.diag_values(); ++e) {
             const bool diag = d == st.center() && (e % (r * r)) % (r + 1) == 0;
             v[e] = diag ? static_cast<double>(st.size() * r) : -1.0;
         }
@@ -77,8 +77,11 @@ SgDiaMatrix<double> make_block_matrix(int n, const Stencil& st, int r) {
 template <class S>
 SgDiaMatrix<S> convert(const SgDiaMatrix<double>& a) {
     SgDiaMatrix<S> m(a.box(), a.stencil(), a.block());
-    for (std::size_t e = 0; e < a.values().size(); ++e)
-        m.values()[e] = from_double<S>(a.values()[e]);
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        for (std::int64_t e = 0; e < a.diag_values(); ++e) {
+            m.diagonal(d)[e] = from_double<S>(a.diagonal(d)[e]);
+        }
+    }
     return m;
 }
 

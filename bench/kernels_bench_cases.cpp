@@ -35,10 +35,12 @@ const char* type_name() {
 template <class S>
 SgDiaMatrix<S> convert(const SgDiaMatrix<double>& a) {
     SgDiaMatrix<S> m(a.box(), a.stencil(), a.block());
-    auto& v = m.values();
-    const auto& src = a.values();
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        const double* src = a.diagonal(d);
+        S* dst = m.diagonal(d);
 #pragma omp parallel for schedule(static)
-    for (std::size_t e = 0; e < v.size(); ++e) v[e] = from_double<S>(src[e]);
+        for (std::int64_t e = 0; e < a.diag_values(); ++e) dst[e] = from_double<S>(src[e]);
+    }
     return m;
 }
 

@@ -65,8 +65,14 @@ public:
     const Stencil& stencil() const { return stencil_; }
     int block() const { return block_; }
     std::int64_t rows() const { return box_.cells() * block_; }
-    /// Values per offset: cells * block^2.
-    std::int64_t diag_stride() const { return box_.cells() * block_ * block_; }
+    /// Values of one offset: cells * block^2.
+    std::int64_t diag_values() const { return box_.cells() * block_ * block_; }
+    /// Distance between the values of consecutive offsets: diag_values() padded so that it is
+    /// an odd multiple of 64 bytes. Otherwise on power-of-two grids (64^3, 128^3) every offset's
+    /// stream starts at the same address modulo 4 KiB and the streams evict each other from
+    /// the same cache sets (measured: FP16 3d27 SpMV on 128^3, 0.41 ns per entry unpadded,
+    /// 0.21-0.23 padded, 0.21-0.26 on 127^3). The padding (< 128 bytes per offset) is zero.
+    std::int64_t diag_stride() const { return stride_; }
 
     T* diagonal(int d) { return values_.data() + d * diag_stride(); }
     const T* diagonal(int d) const { return values_.data() + d * diag_stride(); }
@@ -107,6 +113,7 @@ private:
     Box box_;
     Stencil stencil_;
     int block_ = 1;
+    std::int64_t stride_ = 0;
     std::vector<T> values_;
 };
 

@@ -79,7 +79,11 @@ SgDiaMatrix<T>::SgDiaMatrix(Box box, Stencil stencil, int block)
     if (block < 1 || block > 8) {
         throw InvalidInput(fmt::format("block size {} must be in 1..8", block));
     }
-    values_.assign(static_cast<std::size_t>(stencil_.size() * diag_stride()), T{});
+    constexpr std::int64_t line = 64;  // cache line bytes
+    static_assert(line % sizeof(T) == 0);
+    const std::int64_t lines = (diag_values() * std::int64_t{sizeof(T)} + line - 1) / line;
+    stride_ = (lines | 1) * (line / std::int64_t{sizeof(T)});
+    values_.assign(static_cast<std::size_t>(stencil_.size() * stride_), T{});
 }
 
 template <class T>

@@ -15,7 +15,7 @@ namespace mpmg::kernels {
 /// Copies SG-DIA (SOA, r = 1) values into the AOS layout (aos has ndiag * cells entries).
 template <class S>
 void aos_from_soa(const SgDiaGeom& g, const S* soa, S* aos) {
-    const std::int64_t cells = g.diag_stride;
+    const std::int64_t cells = std::int64_t{g.nx} * g.ny * g.nz;
     for (std::int64_t c = 0; c < cells; ++c) {
         for (int d = 0; d < g.ndiag; ++d) aos[c * g.ndiag + d] = soa[d * g.diag_stride + c];
     }

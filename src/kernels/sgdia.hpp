@@ -22,7 +22,7 @@ struct SgDiaGeom {
     int ndiag = 0;   ///< stencil size
     int center = 0;  ///< index of offset (0,0,0)
     const Offset* offsets = nullptr;
-    std::int64_t diag_stride = 0;  ///< values per offset = cells * r * r
+    std::int64_t diag_stride = 0;  ///< from one offset's values to the next (>= cells * r * r)
 
     std::int64_t lines() const { return std::int64_t{ny} * nz; }
 };

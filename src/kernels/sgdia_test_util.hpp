@@ -77,9 +77,11 @@ std::vector<double> to_double_vector(const std::vector<C>& v) {
 template <class S>
 SgDiaMatrix<double> abs_matrix(const SgDiaMatrix<S>& a) {
     SgDiaMatrix<double> m(a.box(), a.stencil(), a.block());
-    for (std::size_t e = 0; e < a.values().size(); ++e) {
-        const double v = std::fabs(to_double(a.values()[e]));
-        m.values()[e] = std::isnan(v) ? 0.0 : v;
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        for (std::int64_t e = 0; e < a.diag_values(); ++e) {
+            const double v = std::fabs(to_double(a.diagonal(d)[e]));
+            m.diagonal(d)[e] = std::isnan(v) ? 0.0 : v;
+        }
     }
     return m;
 }

@@ -98,7 +98,7 @@ Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a) {
                   SgDiaMatrix<double>(box, a.stencil(), r)};
     for (int d = 0; d < nd; ++d) {
         SgDiaMatrix<double>& dst = d < center ? f.l : f.u;
-        std::copy(w.diagonal(d), w.diagonal(d) + w.diag_stride(), dst.diagonal(d));
+        std::copy(w.diagonal(d), w.diagonal(d) + w.diag_values(), dst.diagonal(d));
     }
     for (std::int64_t c = 0; c < box.cells(); ++c) {
         for (int i = 0; i < r; ++i) f.l.value(center, c, i, i) = 1.0;

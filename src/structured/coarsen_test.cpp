@@ -43,7 +43,7 @@ SgDiaMatrix<double> emphasise(SgDiaMatrix<double> a, int dir, double factor) {
         const int along = dir == 0 ? o.dx : dir == 1 ? o.dy : o.dz;
         if (along == 0) continue;
         double* v = a.diagonal(d);
-        for (std::int64_t q = 0; q < a.diag_stride(); ++q) v[q] *= factor;
+        for (std::int64_t q = 0; q < a.diag_values(); ++q) v[q] *= factor;
     }
     return a;
 }

@@ -167,7 +167,7 @@ SgDiaMatrix<double> prune(SgDiaMatrix<double>&& a) {
     for (int d = 0; d < a.stencil().size(); ++d) {
         const double* v = a.diagonal(d);
         const bool nonzero = d == a.stencil().center() ||
-                             std::any_of(v, v + a.diag_stride(), [](double x) { return x != 0; });
+                             std::any_of(v, v + a.diag_values(), [](double x) { return x != 0; });
         if (!nonzero) continue;
         kept.push_back(a.stencil()[d]);
         from.push_back(d);
@@ -176,7 +176,7 @@ SgDiaMatrix<double> prune(SgDiaMatrix<double>&& a) {
     SgDiaMatrix<double> p(a.box(), Stencil(kept), a.block());
     for (std::size_t q = 0; q < kept.size(); ++q) {
         const double* v = a.diagonal(from[q]);
-        std::copy(v, v + a.diag_stride(), p.diagonal(static_cast<int>(q)));
+        std::copy(v, v + a.diag_values(), p.diagonal(static_cast<int>(q)));
     }
     return p;
 }
