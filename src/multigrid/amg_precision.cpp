@@ -52,8 +52,7 @@ AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision request
         out.col_scale.clear();
         out.matrix = a;
         out.smoother = smoother_setup(a, mg.smoother, mg.jacobi_weight, index);
-        out.note = fmt::format("{}; stored in {} instead{}", note,
-                               to_string(out.precision.storage),
+        out.note = fmt::format("{}; stored in {} instead{}", note, to_string(out.precision.storage),
                                automatic ? ", vectors in fp64" : "");
         return std::move(out);
     };
