@@ -101,18 +101,25 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     const std::size_t dir = p.dir;
     const Int3& o = p.off[static_cast<std::size_t>(d)];
     const int ncx = p.s.coarse.nx;
-    const auto fine_of = [&](int ci) {
-        Int3 x{ci, cj, ck};
-        x[dir] = 2 * x[dir] + sp;
-        return x;
-    };
+    // The fine cell of coarse cell (ci, cj, ck) is (fx(ci), fy, fz): the coordinate along dir
+    // is 2 c + sp. Plain scalars (an index array written at [dir] and read back whole stalls
+    // on store forwarding, and these run for every line, offset and row).
+    const int fy = dir == 1 ? 2 * cj + sp : cj;
+    const int fz = dir == 2 ? 2 * ck + sp : ck;
+    const auto fx = [&](int ci) { return dir == 0 ? 2 * ci + sp : ci; };
+    const auto fine_dir = [&](int ci) { return dir == 0 ? fx(ci) : dir == 1 ? fy : fz; };
+    const auto coarse_dir = [&](int ci) { return dir == 0 ? ci : dir == 1 ? cj : ck; };
+    // What does not depend on ci: the row and its neighbour inside along y and z.
+    if ((dir != 0 && fine_dir(0) >= p.n) || fy + o[1] < 0 || fy + o[1] >= p.ext[1] ||
+        fz + o[2] < 0 || fz + o[2] >= p.ext[2]) {
+        return;
+    }
     const auto coarse_j = [&](int g, Reach r) {
         return r == Reach::odd ? (g - 1) / 2 : r == Reach::left ? g / 2 - 1 : g / 2;
     };
-    const int g0 = fine_of(0)[dir] + o[dir];
+    const int g0 = fine_dir(0) + o[dir];
     const bool odd = (g0 & 1) != 0;
-    const Int3 x0 = fine_of(0);
-    const std::int64_t cf0 = x0[0] + p.stride[1] * x0[1] + p.stride[2] * x0[2];
+    const std::int64_t cf0 = fx(0) + p.stride[1] * fy + p.stride[2] * fz;
     const std::int64_t step = dir == 0 ? 2 : 1;
     const std::int64_t lin = p.lin[static_cast<std::size_t>(d)];
     const double* pw = sp == 1 ? nullptr : sp == 0 ? p.wr : p.wl;
@@ -121,20 +128,17 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     for (const Reach reach : {Reach::odd, Reach::left, Reach::right}) {
         if (odd != (reach == Reach::odd)) continue;
         const auto ok = [&](int ci) {
-            const Int3 x = fine_of(ci);
-            if (x[dir] >= p.n) return false;
-            for (std::size_t e = 0; e < 3; ++e) {
-                if (x[e] + o[e] < 0 || x[e] + o[e] >= p.ext[e]) return false;
-            }
-            const int j = coarse_j(x[dir] + o[dir], reach);
+            const int x = fx(ci);
+            if (dir == 0 && x >= p.n) return false;
+            if (x + o[0] < 0 || x + o[0] >= p.ext[0]) return false;
+            const int j = coarse_j(fine_dir(ci) + o[dir], reach);
             return j >= 0 && j < p.nc;
         };
         int lo = 0, hi = ncx;
         while (lo < hi && !ok(lo)) ++lo;
         while (hi > lo && !ok(hi - 1)) --hi;
         if (lo == hi) continue;
-        const Int3 xl = fine_of(lo);
-        const int delta = coarse_j(xl[dir] + o[dir], reach) - Int3{lo, cj, ck}[dir];
+        const int delta = coarse_j(fine_dir(lo) + o[dir], reach) - coarse_dir(lo);
         double* dst =
             acc +
             p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(delta + 1)] * p.line;
@@ -160,15 +164,12 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     }
 }
 
-/// Keeps the offsets with any nonzero value, plus the centre.
-SgDiaMatrix<double> prune(SgDiaMatrix<double>&& a) {
+/// Keeps the offsets with any nonzero value (nonzero[d]), plus the centre.
+SgDiaMatrix<double> prune(SgDiaMatrix<double>&& a, const std::vector<char>& nonzero) {
     std::vector<Offset> kept;
     std::vector<int> from;
     for (int d = 0; d < a.stencil().size(); ++d) {
-        const double* v = a.diagonal(d);
-        const bool nonzero = d == a.stencil().center() ||
-                             std::any_of(v, v + a.diag_stride(), [](double x) { return x != 0; });
-        if (!nonzero) continue;
+        if (d != a.stencil().center() && !nonzero[static_cast<std::size_t>(d)]) continue;
         kept.push_back(a.stencil()[d]);
         from.push_back(d);
     }
@@ -190,9 +191,13 @@ SgDiaMatrix<double> galerkin_step(const SgDiaMatrix<double>& a, const Directiona
     const Plan p = make_plan(a, s, c.stencil());
     const int nd = a.stencil().size();
     const int ndc = c.stencil().size();
+    // Which coarse offsets get any nonzero value, noted while the lines are stored (the
+    // lines cover every value, so no second pass over the result is needed).
+    std::vector<char> nonzero(static_cast<std::size_t>(ndc), 0);
 #pragma omp parallel if (cb.cells() > kParallelCells)
     {
         std::vector<double> acc(static_cast<std::size_t>(ndc * p.line));
+        std::vector<char> mine(nonzero.size(), 0);
 #pragma omp for collapse(2) schedule(static)
         for (int ck = 0; ck < cb.nz; ++ck) {
             for (int cj = 0; cj < cb.ny; ++cj) {
@@ -202,13 +207,19 @@ SgDiaMatrix<double> galerkin_step(const SgDiaMatrix<double>& a, const Directiona
                 }
                 const std::int64_t first = (std::int64_t{ck} * cb.ny + cj) * p.line;
                 for (int dc = 0; dc < ndc; ++dc) {
-                    std::copy(acc.data() + dc * p.line, acc.data() + (dc + 1) * p.line,
-                              c.diagonal(dc) + first);
+                    const double* line = acc.data() + dc * p.line;
+                    std::copy(line, line + p.line, c.diagonal(dc) + first);
+                    char& z = mine[static_cast<std::size_t>(dc)];
+                    if (!z) z = std::any_of(line, line + p.line, [](double x) { return x != 0; });
                 }
             }
         }
+#pragma omp critical(mpmg_galerkin_nonzero)
+        for (std::size_t dc = 0; dc < nonzero.size(); ++dc) {
+            if (mine[dc]) nonzero[dc] = 1;
+        }
     }
-    return prune(std::move(c));
+    return prune(std::move(c), nonzero);
 }
 
 }  // namespace mpmg
