@@ -79,7 +79,7 @@ SgDiaMatrix<T>::SgDiaMatrix(Box box, Stencil stencil, int block)
     if (block < 1 || block > 8) {
         throw InvalidInput(fmt::format("block size {} must be in 1..8", block));
     }
-    values_.assign(static_cast<std::size_t>(stencil_.size() * diag_stride()), T{});
+    values_.resize(static_cast<std::size_t>(stencil_.size() * diag_stride()));  // zeroed memory
 }
 
 template <class T>
