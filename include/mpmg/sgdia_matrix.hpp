@@ -4,8 +4,11 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mpmg {
@@ -51,6 +54,35 @@ private:
     int center_ = -1;
 };
 
+namespace detail {
+
+/// Zero-filled memory for the value arrays (calloc; src/core/zeroed_memory.cpp): large arrays
+/// are fresh pages, zero already, so nothing writes them before the producer of the values
+/// does. Throws std::bad_alloc.
+void* allocate_zeroed(std::size_t bytes);
+void deallocate_zeroed(void* p, std::size_t bytes) noexcept;
+
+/// Allocator of the value arrays: memory arrives zeroed and T{} is all zero bits for every
+/// storage type, so value-initialisation (resize) writes nothing.
+template <class T>
+struct ZeroedAllocator {
+    using value_type = T;
+    ZeroedAllocator() = default;
+    template <class U>
+    ZeroedAllocator(const ZeroedAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) { return static_cast<T*>(allocate_zeroed(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t n) noexcept { deallocate_zeroed(p, n * sizeof(T)); }
+    template <class U, class... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+    template <class U>
+    void construct(U*) noexcept {}  // already zero
+    friend bool operator==(const ZeroedAllocator&, const ZeroedAllocator&) { return true; }
+};
+
+}  // namespace detail
+
 /// An SG-DIA matrix on `box` with `block`x`block` entries (r unknowns per cell, r = 1 scalar).
 /// value(d, c, a, b) = A[(cell c, comp a), (cell c + offset d, comp b)]. Entries whose neighbour
 /// lies outside the box are stored as zero and never read by the kernels.
@@ -84,8 +116,10 @@ public:
         return values_[static_cast<std::size_t>(d * diag_stride() + (cell * block_ + a) * block_ +
                                                 b)];
     }
-    const std::vector<T>& values() const { return values_; }
-    std::vector<T>& values() { return values_; }
+    /// The value array (zeroed when allocated; see detail::ZeroedAllocator).
+    using Values = std::vector<T, detail::ZeroedAllocator<T>>;
+    const Values& values() const { return values_; }
+    Values& values() { return values_; }
 
     /// Whether cell c's neighbour at offset d lies inside the box.
     bool neighbour_inside(std::int64_t cell, int d) const;
@@ -114,7 +148,7 @@ private:
     Stencil stencil_;
     int block_ = 1;
     std::int64_t stride_ = 0;
-    std::vector<T> values_;
+    Values values_;
 };
 
 }  // namespace mpmg

@@ -66,8 +66,9 @@ inline std::uint16_t narrow_bits(double x) {
 
 /// Rounds to nearest even (IEEE), overflow to +-inf, underflow through subnormals to +-0.
 /// Converts from double directly (no double rounding through float).
-/// Parameters of the 16-bit binary formats: fraction bits, normal exponent range, exponent
-/// field width. The one place they are written; rounding, range checks and counts use them.
+/// Parameters of the binary storage formats: fraction bits, normal exponent range, exponent
+/// field width. The one place they are written; rounding, range checks and counts use them
+/// (binary32's are used only for its range limits: float rounds by the hardware conversion).
 template <class T>
 struct BinaryFormat;
 template <>
@@ -77,6 +78,10 @@ struct BinaryFormat<half> {
 template <>
 struct BinaryFormat<bfloat16> {
     static constexpr int mant = 7, emin = -126, emax = 127, expbits = 8;
+};
+template <>
+struct BinaryFormat<float> {
+    static constexpr int mant = 23, emin = -126, emax = 127, expbits = 8;
 };
 /// Bits of the exponent field when all ones (Inf/NaN) for format T.
 template <class T>
@@ -164,6 +169,34 @@ struct StorageLimits<bfloat16> {
     static constexpr double min_normal = kBf16MinNormal;
 };
 
+/// The magnitudes at which rounding to nearest even into S changes verdict, for a format with
+/// `mant` fraction bits and normal exponents [emin, emax]: |x| <= underflow rounds to 0 (the
+/// tie with the smallest subnormal goes to the even 0); |x| < subnormal rounds to a subnormal
+/// (the tie with the smallest normal goes to the even normal); |x| >= overflow rounds to inf
+/// (the tie between the largest finite value and 2^(emax+1) goes to the even 2^(emax+1)).
+struct RangeLimits {
+    double underflow, subnormal, overflow;
+};
+/// For double (a copy): nothing overflows or underflows; double subnormals count as subnormal.
+template <class S>
+constexpr RangeLimits range_limits() {
+    if constexpr (std::is_same_v<S, double>) {
+        return {0.0, std::numeric_limits<double>::min(), std::numeric_limits<double>::infinity()};
+    } else {
+        constexpr int mant = BinaryFormat<S>::mant;
+        constexpr int emin = BinaryFormat<S>::emin;
+        constexpr int emax = BinaryFormat<S>::emax;
+        const auto pow2 = [](int e) {
+            double v = 1.0;
+            for (; e > 0; --e) v *= 2.0;
+            for (; e < 0; ++e) v /= 2.0;
+            return v;
+        };
+        return {pow2(emin - mant - 1), pow2(emin) - pow2(emin - mant - 1),
+                pow2(emax + 1) - pow2(emax - mant - 1)};
+    }
+}
+
 /// What truncating values to a storage type did (DESIGN.md Safety §3).
 struct TruncationCounts {
     long long overflow = 0;   ///< became +-inf (must be 0 for a usable level)
@@ -178,6 +211,17 @@ struct TruncationCounts {
         return *this;
     }
 };
+
+/// Adds to `c` what rounding x into a format with limits `lim` does (the verdicts of
+/// truncate_counted, by comparisons only: no conversion).
+inline void count_by_limits(double x, const RangeLimits& lim, TruncationCounts& c) {
+    const double a = std::fabs(x);
+    const bool finite = a <= std::numeric_limits<double>::max();
+    c.nonfinite_input += !finite;
+    c.overflow += finite && a >= lim.overflow;
+    c.underflow += a != 0.0 && a <= lim.underflow;
+    c.subnormal += a > lim.underflow && a < lim.subnormal;
+}
 
 /// Truncates x to T and records what happened in `c`.
 template <class T>

@@ -83,7 +83,7 @@ SgDiaMatrix<T>::SgDiaMatrix(Box box, Stencil stencil, int block)
     static_assert(line % sizeof(T) == 0);
     const std::int64_t lines = (diag_values() * std::int64_t{sizeof(T)} + line - 1) / line;
     stride_ = (lines | 1) * (line / std::int64_t{sizeof(T)});
-    values_.assign(static_cast<std::size_t>(stencil_.size() * stride_), T{});
+    values_.resize(static_cast<std::size_t>(stencil_.size() * stride_));  // zeroed memory
 }
 
 template <class T>

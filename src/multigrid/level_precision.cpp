@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/setup_simd.hpp"
 #include "multigrid/scaling.hpp"
 #include "multigrid/truncate.hpp"
 
@@ -19,22 +20,23 @@ TruncationCounts count_for(Precision p, const SgDiaMatrix<double>& a) {
     return p == Precision::fp16 ? count_truncation<half>(a) : count_truncation<bfloat16>(a);
 }
 
+RangeLimits limits_for(Precision p) {
+    return p == Precision::fp16 ? range_limits<half>() : range_limits<bfloat16>();
+}
+
 // True when the values do not fit the storage's normal range as they are (or are not finite).
 bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
     const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
     const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
-    const int rr = a.block() * a.block();
+    const std::int64_t rr = std::int64_t{a.block()} * a.block();
     const int ndiag = a.stencil().size();
     bool outside = false;
 #pragma omp parallel for schedule(dynamic, 1) reduction(|| : outside)
     for (int d = 0; d < ndiag; ++d) {
         const double* v = a.diagonal(d);
-        bool here = false;
-        a.for_each_inside(d, [&](std::int64_t c) {
-            for (int k = 0; k < rr; ++k) {
-                const double x = std::fabs(v[c * rr + k]);
-                here |= !(x <= max / 2) || (x != 0.0 && x < min);  // NaN counts as outside
-            }
+        bool here = false;  // NaN counts as outside
+        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
+            here = here || kernels::any_outside(v + first * rr, n * rr, min, max / 2);
         });
         outside = outside || here;
     }
@@ -108,10 +110,14 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.g = sc.g;
         out.g_max = sc.g_max;
         out.s = sc.s;
-        out.scaled_matrix = scale_matrix(a, sc.s);
     }
-    const TruncationCounts c =
-        out.scaled || outside ? count_for(st, out.matrix(a)) : TruncationCounts{};
+    // The counts of what will be truncated: Â's, computed while scaling, or a's own.
+    TruncationCounts c;
+    if (out.scaled) {
+        out.scaled_matrix = scale_matrix(a, out.s, limits_for(st), c);
+    } else if (outside) {
+        c = count_for(st, a);
+    }
     if (c.overflow > 0 && !fallback) {
         out.note = fmt::format("{} entries overflow {}; kept (setup_fallback off, ablation)",
                                c.overflow, to_string(st));

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/float16.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 
 namespace mpmg {
@@ -32,5 +33,9 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max);
 
 /// Returns Â with â_ij = a_ij / (s_i s_j).
 SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s);
+/// The same, adding to `counts` what truncating Â into a format with limits `lim` would count
+/// (count_truncation of Â, computed in the same pass).
+SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s,
+                                 const RangeLimits& lim, TruncationCounts& counts);
 
 }  // namespace mpmg

@@ -3,11 +3,13 @@
 // one diagonal per OpenMP iteration (diagonals are disjoint slices of the value array).
 #pragma once
 
-#include <cmath>
-#include <limits>
+#include <cstdint>
 #include <type_traits>
 
 #include "core/float16.hpp"
+#include "core/inside_runs.hpp"
+#include "kernels/convert_simd.hpp"
+#include "kernels/setup_simd.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 
 namespace mpmg {
@@ -31,71 +33,35 @@ TruncationCounts for_diagonals_counted(int ndiag, F f) {
 
 }  // namespace detail
 
+/// a's values in storage precision S, rounded to nearest even (SIMD, kernels/convert_simd.hpp;
+/// bit for bit from_double<S>), adding what happened to `counts`. Entries whose neighbour lies
+/// outside the box stay zero.
 template <class S>
 SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
-    const int rr = a.block() * a.block();
+    const std::int64_t rr = std::int64_t{a.block()} * a.block();
     counts += detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
         const double* src = a.diagonal(d);
         S* dst = out.diagonal(d);
-        a.for_each_inside(d, [&](std::int64_t cell) {
-            for (int k = 0; k < rr; ++k)
-                dst[cell * rr + k] = truncate_counted<S>(src[cell * rr + k], c);
+        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
+            c += kernels::narrow(src + first * rr, dst + first * rr, cells * rr);
         });
     });
     return out;
 }
 
-namespace detail {
-
-/// The magnitudes at which rounding to nearest even into S changes verdict, for a format with
-/// `mant` fraction bits and normal exponents [emin, emax]: |x| <= underflow rounds to 0 (the
-/// tie with the smallest subnormal goes to the even 0); |x| < subnormal rounds to a subnormal
-/// (the tie with the smallest normal goes to the even normal); |x| >= overflow rounds to inf
-/// (the tie between the largest finite value and 2^(emax+1) goes to the even 2^(emax+1)).
-struct RangeLimits {
-    double underflow, subnormal, overflow;
-};
-template <class S>
-constexpr RangeLimits range_limits() {
-    constexpr int mant = BinaryFormat<S>::mant;
-    constexpr int emin = BinaryFormat<S>::emin;
-    constexpr int emax = BinaryFormat<S>::emax;
-    const auto pow2 = [](int e) {
-        double v = 1.0;
-        for (; e > 0; --e) v *= 2.0;
-        for (; e < 0; ++e) v /= 2.0;
-        return v;
-    };
-    return {pow2(emin - mant - 1), pow2(emin) - pow2(emin - mant - 1),
-            pow2(emax + 1) - pow2(emax - mant - 1)};
-}
-
-}  // namespace detail
-
 /// What truncate<S>(a) would count, without building the matrix: comparisons against the
-/// rounding thresholds of S (detail::range_limits), one memory-bound pass with no conversion.
+/// rounding thresholds of S (range_limits), one memory-bound pass with no conversion.
 template <class S>
 TruncationCounts count_truncation(const SgDiaMatrix<double>& a) {
     static_assert(std::is_same_v<S, half> || std::is_same_v<S, bfloat16>);
-    constexpr detail::RangeLimits lim = detail::range_limits<S>();
-    const int rr = a.block() * a.block();
+    constexpr RangeLimits lim = range_limits<S>();
+    const std::int64_t rr = std::int64_t{a.block()} * a.block();
     return detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
         const double* src = a.diagonal(d);
-        long long over = 0, under = 0, sub = 0, nonfinite = 0;
-        a.for_each_inside(d, [&](std::int64_t cell) {
-            for (int k = 0; k < rr; ++k) {
-                const double x = std::fabs(src[cell * rr + k]);
-                nonfinite += !(x <= std::numeric_limits<double>::max());
-                over += x >= lim.overflow && x <= std::numeric_limits<double>::max();
-                under += x != 0.0 && x <= lim.underflow;
-                sub += x > lim.underflow && x < lim.subnormal;
-            }
+        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
+            c += kernels::count_range(src + first * rr, cells * rr, lim);
         });
-        c.overflow += over;
-        c.underflow += under;
-        c.subnormal += sub;
-        c.nonfinite_input += nonfinite;
     });
 }
 

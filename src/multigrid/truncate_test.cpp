@@ -13,7 +13,7 @@ namespace {
 
 template <class S>
 void expect_same_counts(double exp_lo, double exp_hi) {
-    const detail::RangeLimits lim = detail::range_limits<S>();
+    const RangeLimits lim = range_limits<S>();
     std::vector<double> values;
     for (double t : {lim.underflow, lim.subnormal, lim.overflow}) {
         for (double f : {1.0, 1.0 - 0x1p-40, 1.0 + 0x1p-40, 0.5, 2.0}) {

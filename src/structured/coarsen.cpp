@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/inside_runs.hpp"
+#include "kernels/setup_simd.hpp"
 #include "structured/coarsen.hpp"
 #include "structured/galerkin.hpp"
 
@@ -88,30 +90,32 @@ void operator_weights(const SgDiaMatrix<double>& a, DirectionalTransfer& s) {
 }  // namespace
 
 std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a) {
-    const Box& b = a.box();
     const std::int64_t rr = std::int64_t{a.block()} * a.block();
-    std::array<double, 3> sum{}, count{};
-    for (int d = 0; d < a.stencil().size(); ++d) {
-        const Offset& o = a.stencil()[d];
-        if (o == Offset{}) continue;
+    const int nd = a.stencil().size();
+    // Per offset: sum of |a_ij| and number of entries (one offset per thread, summed in SIMD
+    // lanes: the same result for any thread count), then combined in offset order.
+    std::vector<double> sums(static_cast<std::size_t>(nd), 0.0);
+    std::vector<std::int64_t> counts(sums.size(), 0);
+#pragma omp parallel for schedule(dynamic, 1) if (a.box().cells() > kParallelCells)
+    for (int d = 0; d < nd; ++d) {
+        if (a.stencil()[d] == Offset{}) continue;
         const double* v = a.diagonal(d);
         double s = 0.0;
         std::int64_t n = 0;
-        for (int k = std::max(0, -o.dz); k < std::min(b.nz, b.nz - o.dz); ++k) {
-            for (int j = std::max(0, -o.dy); j < std::min(b.ny, b.ny - o.dy); ++j) {
-                const std::int64_t row = (std::int64_t{k} * b.ny + j) * b.nx;
-                for (int i = std::max(0, -o.dx); i < std::min(b.nx, b.nx - o.dx); ++i) {
-                    const double* e = v + (row + i) * rr;
-                    for (std::int64_t q = 0; q < rr; ++q) s += std::fabs(e[q]);
-                    n += rr;
-                }
-            }
-        }
-        const std::array<int, 3> c = comps(o);
-        for (int dir = 0; dir < 3; ++dir) {
-            if (c[static_cast<std::size_t>(dir)] == 0) continue;
-            sum[static_cast<std::size_t>(dir)] += s;
-            count[static_cast<std::size_t>(dir)] += static_cast<double>(n);
+        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
+            s += kernels::sum_abs(v + first * rr, cells * rr);
+            n += cells * rr;
+        });
+        sums[static_cast<std::size_t>(d)] = s;
+        counts[static_cast<std::size_t>(d)] = n;
+    }
+    std::array<double, 3> sum{}, count{};
+    for (int d = 0; d < nd; ++d) {
+        const std::array<int, 3> c = comps(a.stencil()[d]);
+        for (std::size_t dir = 0; dir < 3; ++dir) {
+            if (c[dir] == 0) continue;
+            sum[dir] += sums[static_cast<std::size_t>(d)];
+            count[dir] += static_cast<double>(counts[static_cast<std::size_t>(d)]);
         }
     }
     std::array<double, 3> mean{};

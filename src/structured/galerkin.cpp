@@ -28,6 +28,28 @@ constexpr std::int64_t kParallelCells = std::int64_t{1} << 14;
 
 using Int3 = std::array<int, 3>;
 
+/// Which coarse neighbour an even or odd fine g reaches: J = (g + shift) / 2.
+enum class Reach { odd, left, right };
+
+int coarse_j(int g, Reach r) {
+    return r == Reach::odd ? (g - 1) / 2 : r == Reach::left ? g / 2 - 1 : g / 2;
+}
+
+/// One inner loop of accumulate(): the coarse x-indices [lo, hi) of a line whose fine
+/// neighbours reach coarse J = I + delta along dir by `reach`.
+struct Run {
+    Reach reach = Reach::odd;
+    int lo = 0, hi = 0, delta = 0;
+};
+/// The loops of one fine offset and fine row: an odd g reaches one coarse J, an even g two.
+struct Runs {
+    std::array<Run, 2> run{};
+    int count = 0;
+    void add(const Run& r) {
+        if (r.lo < r.hi) run[static_cast<std::size_t>(count++)] = r;
+    }
+};
+
 /// What one directional Galerkin product needs, fixed before the loops.
 struct Plan {
     const SgDiaMatrix<double>& a;
@@ -43,6 +65,9 @@ struct Plan {
     std::vector<Int3> target{};            ///< [d][J - I + 1] -> coarse diagonal
     const double* wl = nullptr;            ///< nullptr: 1/2 everywhere
     const double* wr = nullptr;
+    /// dir = 0: the loops of fine offset d and row sp, [3 d + sp]; along x they are the same
+    /// on every line (only the line's y and z decide whether it has them at all).
+    std::vector<Runs> xruns{};
 };
 
 Int3 comps(const Offset& o) { return {o.dx, o.dy, o.dz}; }
@@ -90,51 +115,76 @@ Plan make_plan(const SgDiaMatrix<double>& a, const DirectionalTransfer& s, const
     }
     if (!s.w_left.empty()) p.wl = s.w_left.data();
     if (!s.w_right.empty()) p.wr = s.w_right.data();
+    if (p.dir == 0) {
+        // Fine x = 2 ci + sp: its row and its neighbour x + o inside, and the coarse J the
+        // neighbour reaches inside; monotone in ci, so one interval per reach.
+        const int ncx = s.coarse.nx;
+        for (const Int3& o : p.off) {
+            for (int sp = 0; sp < 3; ++sp) {
+                Runs runs;
+                const bool odd = ((sp + o[0]) & 1) != 0;
+                for (const Reach reach : {Reach::odd, Reach::left, Reach::right}) {
+                    if (odd != (reach == Reach::odd)) continue;
+                    const auto ok = [&](int ci) {
+                        const int x = 2 * ci + sp;
+                        if (x >= p.n || x + o[0] < 0 || x + o[0] >= p.ext[0]) return false;
+                        const int j = coarse_j(x + o[0], reach);
+                        return j >= 0 && j < p.nc;
+                    };
+                    int lo = 0, hi = ncx;
+                    while (lo < hi && !ok(lo)) ++lo;
+                    while (hi > lo && !ok(hi - 1)) --hi;
+                    runs.add(
+                        {reach, lo, hi, lo < hi ? coarse_j(2 * lo + sp + o[0], reach) - lo : 0});
+                }
+                p.xruns.push_back(runs);
+            }
+        }
+    }
     return p;
 }
 
-/// Which coarse neighbour an even or odd fine g reaches: J = (g + shift) / 2.
-enum class Reach { odd, left, right };
+/// The loops of fine offset d, fine row sp on coarse line (cj, ck) of a y or z step, whose
+/// row and neighbour lie inside along y and z: the fine neighbour's coordinate along dir is
+/// the same for the whole line, so the range along x is that of the offset's x component.
+Runs yz_runs(const Plan& p, const Int3& o, int sp, int cj, int ck) {
+    const int c = p.dir == 1 ? cj : ck;
+    const int g = 2 * c + sp + o[p.dir];
+    Runs runs;
+    const int lo = std::max(0, -o[0]), hi = std::min(p.s.coarse.nx, p.ext[0] - o[0]);
+    for (const Reach reach : {Reach::odd, Reach::left, Reach::right}) {
+        if (((g & 1) != 0) != (reach == Reach::odd)) continue;
+        const int j = coarse_j(g, reach);
+        if (j >= 0 && j < p.nc) runs.add({reach, lo, hi, j - c});
+    }
+    return runs;
+}
 
 /// Adds fine diagonal d, fine row sp (f = 2I + sp) of the coarse x-line (cj, ck) into `acc`.
 void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     const std::size_t dir = p.dir;
     const Int3& o = p.off[static_cast<std::size_t>(d)];
-    const int ncx = p.s.coarse.nx;
-    const auto fine_of = [&](int ci) {
-        Int3 x{ci, cj, ck};
-        x[dir] = 2 * x[dir] + sp;
-        return x;
-    };
-    const auto coarse_j = [&](int g, Reach r) {
-        return r == Reach::odd ? (g - 1) / 2 : r == Reach::left ? g / 2 - 1 : g / 2;
-    };
-    const int g0 = fine_of(0)[dir] + o[dir];
-    const bool odd = (g0 & 1) != 0;
-    const Int3 x0 = fine_of(0);
-    const std::int64_t cf0 = x0[0] + p.stride[1] * x0[1] + p.stride[2] * x0[2];
+    // The fine cell of coarse cell (ci, cj, ck) is (fx, fy, fz), its coordinate along dir
+    // 2 c + sp. The row and its neighbour must lie inside along y and z for the whole line;
+    // along x the runs give the valid range.
+    const int fy = dir == 1 ? 2 * cj + sp : cj;
+    const int fz = dir == 2 ? 2 * ck + sp : ck;
+    if ((dir == 1 && fy >= p.n) || (dir == 2 && fz >= p.n) || fy + o[1] < 0 ||
+        fy + o[1] >= p.ext[1] || fz + o[2] < 0 || fz + o[2] >= p.ext[2]) {
+        return;
+    }
+    const Runs runs =
+        dir == 0 ? p.xruns[static_cast<std::size_t>(3 * d + sp)] : yz_runs(p, o, sp, cj, ck);
+    const std::int64_t cf0 = (dir == 0 ? sp : 0) + p.stride[1] * fy + p.stride[2] * fz;
     const std::int64_t step = dir == 0 ? 2 : 1;
     const std::int64_t lin = p.lin[static_cast<std::size_t>(d)];
     const double* pw = sp == 1 ? nullptr : sp == 0 ? p.wr : p.wl;
     const double pc = sp == 1 ? 1.0 : 0.5;
     const double* src = p.a.diagonal(d);
-    for (const Reach reach : {Reach::odd, Reach::left, Reach::right}) {
-        if (odd != (reach == Reach::odd)) continue;
-        const auto ok = [&](int ci) {
-            const Int3 x = fine_of(ci);
-            if (x[dir] >= p.n) return false;
-            for (std::size_t e = 0; e < 3; ++e) {
-                if (x[e] + o[e] < 0 || x[e] + o[e] >= p.ext[e]) return false;
-            }
-            const int j = coarse_j(x[dir] + o[dir], reach);
-            return j >= 0 && j < p.nc;
-        };
-        int lo = 0, hi = ncx;
-        while (lo < hi && !ok(lo)) ++lo;
-        while (hi > lo && !ok(hi - 1)) --hi;
-        if (lo == hi) continue;
-        const Int3 xl = fine_of(lo);
-        const int delta = coarse_j(xl[dir] + o[dir], reach) - Int3{lo, cj, ck}[dir];
+    for (int k = 0; k < runs.count; ++k) {
+        const Run& run = runs.run[static_cast<std::size_t>(k)];
+        const Reach reach = run.reach;
+        const int lo = run.lo, hi = run.hi, delta = run.delta;
         double* dst =
             acc +
             p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(delta + 1)] * p.line;
@@ -160,15 +210,12 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     }
 }
 
-/// Keeps the offsets with any nonzero value, plus the centre.
-SgDiaMatrix<double> prune(SgDiaMatrix<double>&& a) {
+/// Keeps the offsets with any nonzero value (nonzero[d]), plus the centre.
+SgDiaMatrix<double> prune(SgDiaMatrix<double>&& a, const std::vector<char>& nonzero) {
     std::vector<Offset> kept;
     std::vector<int> from;
     for (int d = 0; d < a.stencil().size(); ++d) {
-        const double* v = a.diagonal(d);
-        const bool nonzero = d == a.stencil().center() ||
-                             std::any_of(v, v + a.diag_values(), [](double x) { return x != 0; });
-        if (!nonzero) continue;
+        if (d != a.stencil().center() && !nonzero[static_cast<std::size_t>(d)]) continue;
         kept.push_back(a.stencil()[d]);
         from.push_back(d);
     }
@@ -190,9 +237,13 @@ SgDiaMatrix<double> galerkin_step(const SgDiaMatrix<double>& a, const Directiona
     const Plan p = make_plan(a, s, c.stencil());
     const int nd = a.stencil().size();
     const int ndc = c.stencil().size();
+    // Which coarse offsets get any nonzero value, noted while the lines are stored (the
+    // lines cover every value, so no second pass over the result is needed).
+    std::vector<char> nonzero(static_cast<std::size_t>(ndc), 0);
 #pragma omp parallel if (cb.cells() > kParallelCells)
     {
         std::vector<double> acc(static_cast<std::size_t>(ndc * p.line));
+        std::vector<char> mine(nonzero.size(), 0);
 #pragma omp for collapse(2) schedule(static)
         for (int ck = 0; ck < cb.nz; ++ck) {
             for (int cj = 0; cj < cb.ny; ++cj) {
@@ -202,13 +253,19 @@ SgDiaMatrix<double> galerkin_step(const SgDiaMatrix<double>& a, const Directiona
                 }
                 const std::int64_t first = (std::int64_t{ck} * cb.ny + cj) * p.line;
                 for (int dc = 0; dc < ndc; ++dc) {
-                    std::copy(acc.data() + dc * p.line, acc.data() + (dc + 1) * p.line,
-                              c.diagonal(dc) + first);
+                    const double* line = acc.data() + dc * p.line;
+                    std::copy(line, line + p.line, c.diagonal(dc) + first);
+                    char& z = mine[static_cast<std::size_t>(dc)];
+                    if (!z) z = std::any_of(line, line + p.line, [](double x) { return x != 0; });
                 }
             }
         }
+#pragma omp critical(mpmg_galerkin_nonzero)
+        for (std::size_t dc = 0; dc < nonzero.size(); ++dc) {
+            if (mine[dc]) nonzero[dc] = 1;
+        }
     }
-    return prune(std::move(c));
+    return prune(std::move(c), nonzero);
 }
 
 }  // namespace mpmg

@@ -1,0 +1,183 @@
+// Per-target narrowing kernels (see convert_simd.hpp). This file is compiled once per Highway
+// target through foreach_target.h; the HWY_ONCE part at the end builds the dispatch.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/convert_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/highway.h>
+
+#include "kernels/range_count-inl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/convert_simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace mpmg::kernels::convert {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using mpmg::kernels::HWY_NAMESPACE::all_lanes;  // kernels/range_count-inl.h
+using mpmg::kernels::HWY_NAMESPACE::count_lanes;
+using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
+using mpmg::kernels::HWY_NAMESPACE::safe_lanes;
+
+/// Values per chunk: the unit recounted when a lane needs counting (stays in L1).
+constexpr std::int64_t kChunk = 256;
+
+/// x86 with F16C: vcvtps2ph rounds float -> half to nearest even. (Highway emulates the
+/// conversion elsewhere, and the emulation truncates.)
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+constexpr bool kHardwareHalf = true;
+#else
+constexpr bool kHardwareHalf = false;
+#endif
+
+/// The double rounded to odd at 24 significant bits (binary32's precision), on its integer
+/// bits: the low 29 fraction bits are cleared and, when any was set, bit 29 is set (a sticky
+/// bit). The result converts to float exactly in float's normal range, and rounding it once
+/// more to nearest even at <= 22 bits gives the correctly rounded result of x (round to odd
+/// with two spare bits avoids double rounding). NaN stays NaN; Inf stays Inf.
+template <class D>
+HWY_INLINE hn::Vec<D> round_to_odd_24(D d, hn::Vec<D> x) {
+    const hn::RebindToUnsigned<D> du;
+    const auto low = hn::Set(du, (std::uint64_t{1} << 29) - 1);
+    const auto u = hn::BitCast(du, x);
+    // (u & low) + low has bit 29 set exactly when u & low != 0.
+    const auto sticky = hn::And(hn::Add(hn::And(u, low), low), hn::Set(du, std::uint64_t{1} << 29));
+    return hn::BitCast(d, hn::Or(hn::AndNot(low, u), sticky));
+}
+
+/// Bits of the format with `mant` fraction bits, minimum normal exponent `emin` and an
+/// `expbits`-bit exponent, rounded to nearest even from the integer bits of finite x, in 64-bit
+/// lanes (the vector form of detail::narrow_bits; NaN lanes are left to the caller).
+template <int mant, int emin, int expbits, class D>
+HWY_INLINE hn::Vec<hn::RebindToUnsigned<D>> narrow_bits(D d, hn::Vec<D> x) {
+    const hn::RebindToUnsigned<D> du;
+    const hn::RebindToSigned<D> di;
+    const auto u = hn::BitCast(du, x);
+    const auto mag = hn::And(u, hn::Set(du, ~(std::uint64_t{1} << 63)));
+    const auto e = hn::Sub(hn::BitCast(di, hn::ShiftRight<52>(mag)), hn::Set(di, 1023));
+    // The significand with its implicit bit (a zero or subnormal double rounds to 0 below).
+    const auto m = hn::Or(hn::And(u, hn::Set(du, (std::uint64_t{1} << 52) - 1)),
+                          hn::Set(du, std::uint64_t{1} << 52));
+    // The format's spacing at x is 2^(max(e, emin) - mant): drop that many of the 52 fraction
+    // bits; at 63 or more every bit goes and x rounds to zero.
+    const auto below = hn::Max(hn::Sub(hn::Set(di, emin), e), hn::Zero(di));
+    const auto shift =
+        hn::BitCast(du, hn::Min(hn::Add(below, hn::Set(di, 52 - mant)), hn::Set(di, 63)));
+    const auto one = hn::Set(du, 1);
+    const auto odd = hn::And(m >> shift, one);
+    const auto half_minus_one = hn::Sub(one << hn::Sub(shift, one), one);
+    const auto q = hn::Add(hn::Add(m, half_minus_one), odd) >> shift;
+    // Normal: (e - emin) << mant plus q in [2^mant, 2^(mant+1)] carries into the exponent
+    // field; subnormal: q is the bit pattern. Overflow (also by rounding) saturates at Inf.
+    const auto biased = hn::ShiftLeft<mant>(hn::Max(hn::Sub(e, hn::Set(di, emin)), hn::Zero(di)));
+    constexpr auto inf = static_cast<std::int64_t>(((std::uint64_t{1} << expbits) - 1) << mant);
+    const auto bits = hn::Min(hn::Add(biased, hn::BitCast(di, q)), hn::Set(di, inf));
+    const auto sign = hn::ShiftLeft<mant + expbits>(hn::ShiftRight<63>(u));
+    (void)d;
+    return hn::Or(hn::BitCast(du, bits), sign);
+}
+
+/// Narrows one vector of doubles at src to S at dst.
+template <class S, class D>
+HWY_INLINE void store_narrow(D d, hn::Vec<D> x, S* HWY_RESTRICT dst) {
+    if constexpr (std::is_same_v<S, double>) {
+        hn::StoreU(x, d, dst);
+    } else if constexpr (std::is_same_v<S, float>) {
+        const hn::Rebind<float, D> df;
+        hn::StoreU(hn::DemoteTo(df, x), df, dst);
+    } else if constexpr (std::is_same_v<S, half> && kHardwareHalf) {
+        const hn::Rebind<float, D> df;
+        const hn::Rebind<hwy::float16_t, D> dh;
+        const auto f = hn::DemoteTo(df, round_to_odd_24(d, x));
+        hn::StoreU(hn::DemoteTo(dh, f), dh, reinterpret_cast<hwy::float16_t*>(dst));
+    } else {
+        using F = BinaryFormat<S>;
+        const hn::Rebind<std::uint16_t, D> du16;
+        const auto bits = narrow_bits<F::mant, F::emin, F::expbits>(d, x);
+        hn::StoreU(hn::TruncateTo(du16, bits), du16, reinterpret_cast<std::uint16_t*>(dst));
+    }
+}
+
+template <class S>
+TruncationCounts narrow_any(const double* HWY_RESTRICT src, S* HWY_RESTRICT dst, std::int64_t n) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const double overflow = range_limits<S>().overflow;
+    const RangeVecs<hn::ScalableTag<double>> lim(d, range_limits<S>());
+    TruncationCounts c;
+    std::int64_t k = 0;
+    while (n - k >= lanes) {
+        const std::int64_t begin = k;
+        const std::int64_t end = k + std::min(kChunk, (n - k) / lanes * lanes);
+        auto ok = all_lanes(d);
+        for (; k < end; k += lanes) {
+            const auto x = hn::LoadU(d, src + k);
+            store_narrow(d, x, dst + k);
+            ok = hn::And(ok, safe_lanes(d, hn::Abs(x), lim));
+        }
+        if (hn::AllTrue(d, ok)) continue;
+        count_lanes(d, src + begin, end - begin, lim, c);
+        // NaN: the canonical quiet NaN of the scalar conversion, not the hardware's payload;
+        // overflow and Inf: Inf (Highway's scalar double -> float demotion saturates).
+        for (std::int64_t i = begin; i < end; ++i) {
+            if (!(std::fabs(src[i]) < overflow)) dst[i] = from_double<S>(src[i]);
+        }
+    }
+    for (; k < n; ++k) dst[k] = truncate_counted<S>(src[k], c);
+    return c;
+}
+
+TruncationCounts narrow_d(const double* src, double* dst, std::int64_t n) {
+    return narrow_any(src, dst, n);
+}
+TruncationCounts narrow_f(const double* src, float* dst, std::int64_t n) {
+    return narrow_any(src, dst, n);
+}
+TruncationCounts narrow_h(const double* src, half* dst, std::int64_t n) {
+    return narrow_any(src, dst, n);
+}
+TruncationCounts narrow_b(const double* src, bfloat16* dst, std::int64_t n) {
+    return narrow_any(src, dst, n);
+}
+std::int64_t current_target() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mpmg::kernels::convert
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mpmg::kernels {
+namespace convert {
+
+HWY_EXPORT(narrow_d);
+HWY_EXPORT(narrow_f);
+HWY_EXPORT(narrow_h);
+HWY_EXPORT(narrow_b);
+HWY_EXPORT(current_target);
+
+}  // namespace convert
+
+TruncationCounts narrow(const double* src, double* dst, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_d)(src, dst, n);
+}
+TruncationCounts narrow(const double* src, float* dst, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_f)(src, dst, n);
+}
+TruncationCounts narrow(const double* src, half* dst, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_h)(src, dst, n);
+}
+TruncationCounts narrow(const double* src, bfloat16* dst, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_b)(src, dst, n);
+}
+const char* convert_target_name() {
+    return hwy::TargetName(HWY_DYNAMIC_DISPATCH(convert::current_target)());
+}
+
+}  // namespace mpmg::kernels
+#endif  // HWY_ONCE

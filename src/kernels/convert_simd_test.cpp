@@ -1,0 +1,180 @@
+// The SIMD narrowing (kernels::narrow) against the scalar reference truncate_counted<S>
+// (core/float16.hpp), bit for bit and count for count, on every Highway target this CPU supports
+// and the build generated: round-to-nearest-even ties in the normal and subnormal range, the
+// double-rounding traps of a conversion through float, the range thresholds, zeros, double
+// subnormals, Inf, NaN (signalling, quiet, with payloads), and lengths that are not multiples
+// of the vector or chunk size.
+#include "kernels/convert_simd.hpp"
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace mpmg {
+namespace {
+
+struct TargetGuard {
+    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+template <class S>
+std::uint64_t bits_of(S v) {
+    if constexpr (sizeof(S) == 8) {
+        return std::bit_cast<std::uint64_t>(v);
+    } else if constexpr (sizeof(S) == 4) {
+        return std::bit_cast<std::uint32_t>(v);
+    } else {
+        return v.bits;
+    }
+}
+
+/// Values of S as doubles: every finite value near the range's edges and in the middle, the
+/// midpoints between neighbours (ties) and the double-rounding traps around them.
+template <class S>
+std::vector<double> edge_values() {
+    using F = BinaryFormat<S>;
+    std::vector<double> v;
+    const RangeLimits lim = range_limits<S>();
+    for (double t : {lim.underflow, lim.subnormal, lim.overflow}) {
+        for (double f : {1.0, 1.0 - 0x1p-52, 1.0 + 0x1p-52, 1.0 - 0x1p-30, 1.0 + 0x1p-30, 0.5, 2.0})
+            v.push_back(t * f);
+    }
+    // Representable values y at exponents across the range, and the ties between y and its
+    // upper neighbour: exactly the midpoint, and the midpoint moved by a quarter and a half of
+    // a binary32 ulp (a double -> float -> S conversion rounds these onto the midpoint).
+    for (int e = F::emin - F::mant - 2; e <= F::emax + 1; ++e) {
+        const double spacing = std::ldexp(1.0, std::max(e, F::emin) - F::mant);
+        for (int m : {0, 1, 2, 3, (1 << F::mant) - 1, (1 << F::mant) - 2}) {
+            const double y = e < F::emin ? m * std::ldexp(1.0, F::emin - F::mant)
+                                         : std::ldexp(1.0, e) + m * spacing;
+            const double mid = y + spacing / 2;
+            const double fulp = std::ldexp(1.0, std::ilogb(mid) - 23);
+            for (double delta :
+                 {0.0, fulp / 4, -fulp / 4, fulp / 2, -fulp / 2, 0x1p-60 * mid, -0x1p-60 * mid}) {
+                v.push_back(y);
+                v.push_back(mid + delta);
+            }
+        }
+    }
+    return v;
+}
+
+/// The corpus for S: the edge values, special values and random values over a wide exponent
+/// range, each with both signs, shuffled.
+template <class S>
+std::vector<double> corpus(unsigned seed) {
+    std::vector<double> v = edge_values<S>();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double x : {0.0, inf, std::numeric_limits<double>::denorm_min(), 0x1p-1030,
+                     std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1e300,
+                     1e-300, 0x1p-126, 0x1p-127, 0x1p-149, 0x1p-150, 0x1p-151, 65504.0, 65519.99,
+                     65520.0, 3.4028234663852886e38, 3.4028235677973366e38}) {
+        v.push_back(x);
+    }
+    for (std::uint64_t nan : {0x7FF8000000000000ull, 0x7FF0000000000001ull, 0x7FF0000020000000ull,
+                              0x7FFFFFFFFFFFFFFFull, 0x7FF4000000000000ull}) {
+        v.push_back(std::bit_cast<double>(nan));
+    }
+    std::mt19937_64 gen(seed);
+    std::uniform_int_distribution<int> e(BinaryFormat<S>::emin - 30, BinaryFormat<S>::emax + 4);
+    std::uniform_real_distribution<double> m(1.0, 2.0);
+    for (int i = 0; i < 4000; ++i) v.push_back(std::ldexp(m(gen), e(gen)));
+    const std::size_t n = v.size();
+    for (std::size_t i = 0; i < n; ++i) v.push_back(-v[i]);
+    std::shuffle(v.begin(), v.end(), gen);
+    return v;
+}
+
+template <class S>
+void expect_matches_reference(const std::vector<double>& src) {
+    TruncationCounts want;
+    std::vector<S> ref(src.size());
+    for (std::size_t i = 0; i < src.size(); ++i) ref[i] = truncate_counted<S>(src[i], want);
+    std::vector<S> got(src.size());
+    const TruncationCounts have =
+        kernels::narrow(src.data(), got.data(), static_cast<std::int64_t>(src.size()));
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        ASSERT_EQ(bits_of(got[i]), bits_of(ref[i]))
+            << "x = " << src[i] << " (bits " << std::hex << std::bit_cast<std::uint64_t>(src[i])
+            << ") at " << std::dec << i;
+    }
+    EXPECT_EQ(have.overflow, want.overflow);
+    EXPECT_EQ(have.underflow, want.underflow);
+    EXPECT_EQ(have.subnormal, want.subnormal);
+    EXPECT_EQ(have.nonfinite_input, want.nonfinite_input);
+}
+
+template <class S>
+void check_format(unsigned seed) {
+    const std::vector<double> all = corpus<S>(seed);
+    expect_matches_reference<S>(all);
+    // Lengths around the vector and chunk sizes, and starting offsets that misalign the loads.
+    for (std::size_t len : {0, 1, 3, 7, 8, 9, 255, 256, 257, 513}) {
+        for (std::size_t off : {0, 1, 5}) {
+            if (off + len > all.size()) continue;
+            SCOPED_TRACE("len " + std::to_string(len) + " off " + std::to_string(off));
+            expect_matches_reference<S>(
+                std::vector<double>(all.begin() + off, all.begin() + off + len));
+        }
+    }
+    // A long run of ordinary values: the fast path without any recount.
+    std::vector<double> plain(1000);
+    for (std::size_t i = 0; i < plain.size(); ++i) plain[i] = 0.37 * static_cast<double>(i) - 189.0;
+    expect_matches_reference<S>(plain);
+}
+
+TEST(ConvertSimd, EveryTargetMatchesScalarRounding) {
+    TargetGuard guard;
+    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+    ASSERT_FALSE(targets.empty());
+    for (const std::int64_t t : targets) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        ASSERT_STREQ(kernels::convert_target_name(), hwy::TargetName(t));
+        check_format<half>(1);
+        check_format<bfloat16>(2);
+        check_format<float>(3);
+    }
+}
+
+TEST(ConvertSimd, DoubleIsACopyCountingSubnormals) {
+    TargetGuard guard;
+    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        expect_matches_reference<double>(corpus<half>(4));
+    }
+}
+
+// Every binary16 value and every midpoint between neighbours (both signs): the ties of the
+// whole format, each with its neighbours one double ulp away.
+TEST(ConvertSimd, EveryHalfTieOnEveryTarget) {
+    std::vector<double> v;
+    for (std::uint32_t b = 0; b < 0x7C00u; ++b) {
+        const double y = double_from_half(half{static_cast<std::uint16_t>(b)});
+        const double next = double_from_half(half{static_cast<std::uint16_t>(b + 1)});
+        const double mid = b + 1 < 0x7C00u ? (y + next) / 2 : 65520.0;
+        for (double x : {y, mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e9)}) {
+            v.push_back(x);
+            v.push_back(-x);
+        }
+    }
+    TargetGuard guard;
+    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        expect_matches_reference<half>(v);
+    }
+}
+
+}  // namespace
+}  // namespace mpmg

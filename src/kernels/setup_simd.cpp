@@ -1,0 +1,171 @@
+// Per-target setup passes (see setup_simd.hpp). This file is compiled once per Highway target
+// through foreach_target.h; the HWY_ONCE part at the end builds the dispatch.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/setup_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/highway.h>
+
+#include "kernels/range_count-inl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/setup_simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace mpmg::kernels::setup {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using mpmg::kernels::HWY_NAMESPACE::all_lanes;  // kernels/range_count-inl.h
+using mpmg::kernels::HWY_NAMESPACE::count_lanes;
+using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
+using mpmg::kernels::HWY_NAMESPACE::safe_lanes;
+
+/// Values per chunk: the unit recounted when a lane needs counting (stays in L1).
+constexpr std::int64_t kChunk = 256;
+
+bool any_outside(const double* HWY_RESTRICT v, std::int64_t n, double lo, double hi) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi), zero = hn::Zero(d);
+    std::int64_t k = 0;
+    // Inside: 0, or lo <= |x| <= hi (NaN fails both).
+    auto ok = all_lanes(d);
+    for (; k + lanes <= n; k += lanes) {
+        const auto ax = hn::Abs(hn::LoadU(d, v + k));
+        ok = hn::And(ok, hn::Or(hn::Eq(ax, zero), hn::And(hn::Ge(ax, vlo), hn::Le(ax, vhi))));
+    }
+    bool outside = !hn::AllTrue(d, ok);
+    for (; k < n; ++k) {
+        const double ax = std::fabs(v[k]);
+        outside |= !(ax <= hi) || (ax != 0.0 && ax < lo);
+    }
+    return outside;
+}
+
+TruncationCounts count_range(const double* HWY_RESTRICT v, std::int64_t n, const RangeLimits& lim) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const RangeVecs<hn::ScalableTag<double>> l(d, lim);
+    TruncationCounts c;
+    std::int64_t k = 0;
+    while (n - k >= lanes) {
+        const std::int64_t begin = k;
+        const std::int64_t end = k + std::min(kChunk, (n - k) / lanes * lanes);
+        auto ok = all_lanes(d);
+        for (; k < end; k += lanes)
+            ok = hn::And(ok, safe_lanes(d, hn::Abs(hn::LoadU(d, v + k)), l));
+        if (!hn::AllTrue(d, ok)) count_lanes(d, v + begin, end - begin, l, c);
+    }
+    for (; k < n; ++k) count_by_limits(v[k], lim, c);
+    return c;
+}
+
+double min_ratio(const double* HWY_RESTRICT a, const double* HWY_RESTRICT di,
+                 const double* HWY_RESTRICT dj, std::int64_t n) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto vinf = hn::Set(d, inf), zero = hn::Zero(d);
+    auto m = vinf;
+    std::int64_t k = 0;
+    for (; k + lanes <= n; k += lanes) {
+        const auto ax = hn::Abs(hn::LoadU(d, a + k));
+        const auto r = hn::Div(hn::Sqrt(hn::Mul(hn::LoadU(d, di + k), hn::LoadU(d, dj + k))), ax);
+        m = hn::Min(m, hn::IfThenElse(hn::Gt(ax, zero), r, vinf));  // skips 0 and NaN
+    }
+    double out = hn::GetLane(hn::MinOfLanes(d, m));
+    for (; k < n; ++k) {
+        const double ax = std::fabs(a[k]);
+        if (ax == 0.0) continue;
+        out = std::min(out, std::sqrt(di[k] * dj[k]) / ax);
+    }
+    return out;
+}
+
+TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_RESTRICT si,
+                               const double* HWY_RESTRICT sj, double* HWY_RESTRICT out,
+                               std::int64_t n, const RangeLimits& lim) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const RangeVecs<hn::ScalableTag<double>> l(d, lim);
+    TruncationCounts c;
+    std::int64_t k = 0;
+    while (n - k >= lanes) {
+        const std::int64_t begin = k;
+        const std::int64_t end = k + std::min(kChunk, (n - k) / lanes * lanes);
+        auto ok = all_lanes(d);
+        for (; k < end; k += lanes) {
+            const auto s = hn::Mul(hn::LoadU(d, si + k), hn::LoadU(d, sj + k));
+            const auto x = hn::Div(hn::LoadU(d, a + k), s);
+            hn::StoreU(x, d, out + k);
+            ok = hn::And(ok, safe_lanes(d, hn::Abs(x), l));
+        }
+        if (!hn::AllTrue(d, ok)) count_lanes(d, out + begin, end - begin, l, c);
+    }
+    for (; k < n; ++k) {
+        out[k] = a[k] / (si[k] * sj[k]);
+        count_by_limits(out[k], lim, c);
+    }
+    return c;
+}
+
+double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    auto s0 = hn::Zero(d), s1 = hn::Zero(d);
+    std::int64_t k = 0;
+    for (; k + 2 * lanes <= n; k += 2 * lanes) {
+        s0 = hn::Add(s0, hn::Abs(hn::LoadU(d, v + k)));
+        s1 = hn::Add(s1, hn::Abs(hn::LoadU(d, v + k + lanes)));
+    }
+    double s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
+    for (; k < n; ++k) s += std::fabs(v[k]);
+    return s;
+}
+
+std::int64_t current_target() { return HWY_TARGET; }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mpmg::kernels::setup
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mpmg::kernels {
+namespace setup {
+
+HWY_EXPORT(any_outside);
+HWY_EXPORT(count_range);
+HWY_EXPORT(min_ratio);
+HWY_EXPORT(scale_counted);
+HWY_EXPORT(sum_abs);
+HWY_EXPORT(current_target);
+
+}  // namespace setup
+
+bool any_outside(const double* v, std::int64_t n, double lo, double hi) {
+    return HWY_DYNAMIC_DISPATCH(setup::any_outside)(v, n, lo, hi);
+}
+TruncationCounts count_range(const double* v, std::int64_t n, const RangeLimits& lim) {
+    return HWY_DYNAMIC_DISPATCH(setup::count_range)(v, n, lim);
+}
+double min_ratio(const double* a, const double* di, const double* dj, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(setup::min_ratio)(a, di, dj, n);
+}
+TruncationCounts scale_counted(const double* a, const double* si, const double* sj, double* out,
+                               std::int64_t n, const RangeLimits& lim) {
+    return HWY_DYNAMIC_DISPATCH(setup::scale_counted)(a, si, sj, out, n, lim);
+}
+double sum_abs(const double* v, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(setup::sum_abs)(v, n);
+}
+const char* setup_target_name() {
+    return hwy::TargetName(HWY_DYNAMIC_DISPATCH(setup::current_target)());
+}
+
+}  // namespace mpmg::kernels
+#endif  // HWY_ONCE

@@ -1,0 +1,38 @@
+// SIMD (Google Highway, dynamic dispatch) passes of the structured multigrid setup over FP64
+// values: the range check that decides whether a level needs scaling, the counts a truncation
+// would give, G_max's minimum ratio and the symmetric scaling of setup-then-scale (ICPP'24
+// §4.1), and the sums of |a_ij| that choose the coarsening directions. The per-target code is in
+// setup_simd.cpp. Every function but sum_abs returns exactly what its scalar loop returns (the
+// same IEEE operations per value; minimum and counts do not depend on order). The kernels
+// neither allocate nor throw; callers split the work over threads.
+#pragma once
+
+#include <cstdint>
+
+#include "core/float16.hpp"
+
+namespace mpmg::kernels {
+
+/// True when some v[k], k < n, is NaN, has |v[k]| > hi, or is nonzero with |v[k]| < lo.
+bool any_outside(const double* v, std::int64_t n, double lo, double hi);
+
+/// What narrowing v[0..n) into a format with limits `lim` would count (count_by_limits).
+TruncationCounts count_range(const double* v, std::int64_t n, const RangeLimits& lim);
+
+/// min over k < n with a[k] != 0 of sqrt(di[k] dj[k]) / |a[k]|, NaN entries skipped (as
+/// std::min skips them); +inf when there is none. di[k] dj[k] must not be NaN.
+double min_ratio(const double* a, const double* di, const double* dj, std::int64_t n);
+
+/// out[k] = a[k] / (si[k] sj[k]) for k < n, and what narrowing out[0..n) into a format with
+/// limits `lim` would count.
+TruncationCounts scale_counted(const double* a, const double* si, const double* sj, double* out,
+                               std::int64_t n, const RangeLimits& lim);
+
+/// sum over k < n of |v[k]|, accumulated in SIMD lanes: the order differs from a sequential
+/// sum (the result may differ in the last bits), but not between threads or runs.
+double sum_abs(const double* v, std::int64_t n);
+
+/// Name of the Highway target that dynamic dispatch runs on this CPU.
+const char* setup_target_name();
+
+}  // namespace mpmg::kernels

@@ -1,0 +1,143 @@
+// The SIMD setup passes (kernels/setup_simd.hpp) against their scalar loops on every Highway
+// target this CPU supports and the build generated: exact results for the range check, the
+// counts, the minimum ratio and the scaling; sum_abs to rounding.
+#include "kernels/setup_simd.hpp"
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace mpmg {
+namespace {
+
+struct TargetGuard {
+    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+/// Values from 2^lo to 2^hi in magnitude, both signs, some zeros, in random order.
+std::vector<double> random_values(std::size_t n, int lo, int hi, unsigned seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_int_distribution<int> e(lo, hi);
+    std::uniform_real_distribution<double> m(1.0, 2.0);
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        v[i] = i % 7 == 3 ? 0.0 : std::ldexp(m(gen), e(gen));
+        if (i % 3 == 1) v[i] = -v[i];
+    }
+    return v;
+}
+
+void expect_counts_eq(const TruncationCounts& a, const TruncationCounts& b) {
+    EXPECT_EQ(a.overflow, b.overflow);
+    EXPECT_EQ(a.underflow, b.underflow);
+    EXPECT_EQ(a.subnormal, b.subnormal);
+    EXPECT_EQ(a.nonfinite_input, b.nonfinite_input);
+}
+
+bool outside_reference(const std::vector<double>& v, std::size_t b, std::size_t e, double lo,
+                       double hi) {
+    bool out = false;
+    for (std::size_t i = b; i < e; ++i) {
+        const double x = std::fabs(v[i]);
+        out |= !(x <= hi) || (x != 0.0 && x < lo);
+    }
+    return out;
+}
+
+void check_target() {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const RangeLimits lim = range_limits<half>();
+    // Range check: every single offending value, at every position of a short array.
+    for (double bad : {nan, inf, 1e6, 32753.0, 1e-9, -1e-9, 6e-5}) {
+        for (std::size_t at = 0; at < 19; ++at) {
+            std::vector<double> v(19, 1.0);
+            v[at] = bad;
+            for (std::size_t len : {std::size_t{1}, std::size_t{4}, std::size_t{19}}) {
+                ASSERT_EQ(kernels::any_outside(v.data(), static_cast<std::int64_t>(len),
+                                               kHalfMinNormal, kHalfMax / 2),
+                          outside_reference(v, 0, len, kHalfMinNormal, kHalfMax / 2))
+                    << bad << " at " << at << " len " << len;
+            }
+        }
+    }
+    std::vector<double> in(1000, -3.0);
+    in[500] = 0.0;
+    EXPECT_FALSE(kernels::any_outside(in.data(), 1000, kHalfMinNormal, kHalfMax / 2));
+
+    // Counts, min ratio and scaling over random values spanning FP16's range and beyond.
+    std::vector<double> a = random_values(2051, -40, 20, 5);
+    a[17] = nan;
+    a[1000] = inf;
+    a[1001] = -lim.underflow;
+    a[1002] = lim.subnormal;
+    a[1003] = lim.overflow;
+    const std::vector<double> si = random_values(a.size(), -3, 3, 6);
+    std::vector<double> s1(si.size()), s2(si.size()), dd(si.size());
+    for (std::size_t i = 0; i < si.size(); ++i) {
+        s1[i] = std::fabs(si[i]) + 0.5;
+        s2[i] = std::fabs(si[(i * 7) % si.size()]) + 0.25;
+    }
+    for (std::size_t b : {std::size_t{0}, std::size_t{3}}) {
+        for (std::size_t e : {a.size(), a.size() - 2, std::size_t{300}, std::size_t{5}}) {
+            SCOPED_TRACE("range " + std::to_string(b) + ".." + std::to_string(e));
+            const auto n = static_cast<std::int64_t>(e - b);
+            TruncationCounts want;
+            for (std::size_t i = b; i < e; ++i) count_by_limits(a[i], lim, want);
+            expect_counts_eq(kernels::count_range(a.data() + b, n, lim), want);
+
+            double ratio = inf;
+            for (std::size_t i = b; i < e; ++i) {
+                const double x = std::fabs(a[i]);
+                if (x == 0.0) continue;
+                ratio = std::min(ratio, std::sqrt(s1[i] * s2[i]) / x);
+            }
+            EXPECT_EQ(kernels::min_ratio(a.data() + b, s1.data() + b, s2.data() + b, n), ratio);
+
+            TruncationCounts scaled_want;
+            std::vector<double> out_want(a.size()), out(a.size());
+            for (std::size_t i = b; i < e; ++i) {
+                out_want[i] = a[i] / (s1[i] * s2[i]);
+                count_by_limits(out_want[i], lim, scaled_want);
+            }
+            expect_counts_eq(kernels::scale_counted(a.data() + b, s1.data() + b, s2.data() + b,
+                                                    out.data() + b, n, lim),
+                             scaled_want);
+            for (std::size_t i = b; i < e; ++i) {
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(out[i]),
+                          std::bit_cast<std::uint64_t>(out_want[i]))
+                    << i;
+            }
+        }
+    }
+    EXPECT_EQ(kernels::min_ratio(in.data(), s1.data(), s2.data(), 0), inf);
+
+    const std::vector<double> v = random_values(1003, -5, 5, 8);
+    double sum = 0.0;
+    for (double x : v) sum += std::fabs(x);
+    EXPECT_NEAR(kernels::sum_abs(v.data(), static_cast<std::int64_t>(v.size())), sum, 1e-13 * sum);
+    EXPECT_EQ(kernels::sum_abs(v.data(), 0), 0.0);
+}
+
+TEST(SetupSimd, EveryTargetMatchesScalarLoops) {
+    TargetGuard guard;
+    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+    ASSERT_FALSE(targets.empty());
+    for (const std::int64_t t : targets) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        ASSERT_STREQ(kernels::setup_target_name(), hwy::TargetName(t));
+        check_target();
+    }
+}
+
+}  // namespace
+}  // namespace mpmg
