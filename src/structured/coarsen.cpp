@@ -128,6 +128,22 @@ std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const Coarsenin
     const std::vector<int> dirs = choose_directions(a, opt);
     if (dirs.empty()) return std::nullopt;
     std::vector<DirectionalTransfer> steps;
+    if (!opt.operator_dependent && dirs.size() > 1) {  // all steps at once, plane by plane
+        Box box = a.box();
+        for (int dir : dirs) {
+            DirectionalTransfer s;
+            s.dir = dir;
+            s.fine = box;
+            s.coarse = box;
+            (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = box.extent(dir) / 2;
+            s.block = a.block();
+            box = s.coarse;
+            steps.push_back(std::move(s));
+        }
+        if (auto c = galerkin_steps(a, steps))
+            return CoarseLevel{std::move(*c), Transfer(std::move(steps))};
+        steps.clear();
+    }
     SgDiaMatrix<double> owned;            // the latest intermediate operator
     const SgDiaMatrix<double>* cur = &a;  // no copy of the fine operator
     for (int dir : dirs) {

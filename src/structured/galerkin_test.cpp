@@ -1,0 +1,85 @@
+// galerkin_steps (all directional steps at once, plane by plane) against galerkin_step applied
+// step by step: bitwise equal operators for every set of directions, block sizes and odd and
+// even extents, on one and two threads; and no result where the step-by-step path would prune
+// an intermediate offset.
+#include "structured/galerkin.hpp"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "structured/coarsen_test_util.hpp"
+
+namespace mpmg {
+namespace {
+
+std::vector<DirectionalTransfer> steps_for(const Box& fine, const std::vector<int>& dirs,
+                                           int block) {
+    std::vector<DirectionalTransfer> steps;
+    Box box = fine;
+    for (int dir : dirs) {
+        DirectionalTransfer s;
+        s.dir = dir;
+        s.fine = box;
+        s.coarse = box;
+        (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = box.extent(dir) / 2;
+        s.block = block;
+        box = s.coarse;
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+SgDiaMatrix<double> step_by_step(const SgDiaMatrix<double>& a,
+                                 const std::vector<DirectionalTransfer>& steps) {
+    SgDiaMatrix<double> cur = a;
+    for (const DirectionalTransfer& s : steps) cur = galerkin_step(cur, s);
+    return cur;
+}
+
+void expect_bitwise_equal(const SgDiaMatrix<double>& x, const SgDiaMatrix<double>& y) {
+    ASSERT_EQ(x.box(), y.box());
+    ASSERT_EQ(x.stencil().offsets(), y.stencil().offsets());
+    ASSERT_EQ(x.values().size(), y.values().size());
+    EXPECT_EQ(std::memcmp(x.values().data(), y.values().data(), x.values().size() * 8), 0);
+}
+
+TEST(Galerkin, StepsAtOnceEqualStepByStep) {
+    const std::vector<std::vector<int>> dir_sets = {{0, 1, 2}, {0, 1}, {0, 2}, {1, 2}};
+    const int threads = omp_get_max_threads();
+    for (const Box& box : {Box{9, 8, 7}, Box{6, 7, 10}, Box{4, 5, 3}}) {
+        for (int r : {1, 2}) {
+            const SgDiaMatrix<double> a =
+                test::random27(box, r, false, 3u + static_cast<unsigned>(r));
+            for (const std::vector<int>& dirs : dir_sets) {
+                const auto steps = steps_for(box, dirs, r);
+                const SgDiaMatrix<double> want = step_by_step(a, steps);
+                for (int t : {1, 2}) {
+                    SCOPED_TRACE(std::to_string(box.nx) + "x" + std::to_string(box.ny) + "x" +
+                                 std::to_string(box.nz) + " r=" + std::to_string(r) + " dirs=" +
+                                 std::to_string(dirs.size()) + " threads=" + std::to_string(t));
+                    omp_set_num_threads(t);
+                    const auto got = galerkin_steps(a, steps);
+                    ASSERT_TRUE(got.has_value());
+                    expect_bitwise_equal(*got, want);
+                }
+            }
+        }
+    }
+    omp_set_num_threads(threads);
+}
+
+TEST(Galerkin, StepsAtOnceDeclineWhenAnIntermediateOffsetIsZero) {
+    // Two cells along x coarsen to one: the x step's offsets with dx != 0 have no neighbour
+    // inside, and step by step they are pruned before the y step.
+    const SgDiaMatrix<double> a = test::random27(Box{2, 8, 8}, 1, false, 5);
+    const auto steps = steps_for(a.box(), {0, 1, 2}, 1);
+    EXPECT_FALSE(galerkin_steps(a, steps).has_value());
+    EXPECT_EQ(step_by_step(a, steps).stencil().size(), 9);  // the pruned result
+}
+
+}  // namespace
+}  // namespace mpmg
