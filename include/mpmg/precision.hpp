@@ -42,6 +42,11 @@ struct PrecisionPlan {
 
     /// The resolved precisions of level l (applies repetition and shift_level).
     LevelPrecision level(int l) const;
+    /// The vectors' precision of level l when it is the coarsest and solved directly (FP64 LU):
+    /// its compute precision, except that with `auto` a one-level hierarchy (l = 0: the LU is
+    /// the whole preconditioner) keeps FP64, as FP32 vectors only cost the Krylov solver a
+    /// second iteration.
+    Precision direct_compute(int l) const;
     /// Printed back in the notation it can be written in: "auto", "K64P32D16", or
     /// "work=DP-SP matrix=DP-SP-HP"; a shift level is appended as " shift=L".
     std::string notation() const;

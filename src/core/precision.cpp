@@ -57,6 +57,10 @@ LevelPrecision PrecisionPlan::level(int l) const {
     return lp;
 }
 
+Precision PrecisionPlan::direct_compute(int l) const {
+    return automatic && l == 0 ? Precision::fp64 : level(l).compute;
+}
+
 namespace {
 
 std::string_view k_digits(Precision p) {

@@ -55,3 +55,20 @@ TEST(Precision, AutoRoundTrips) {
 
 }  // namespace
 }  // namespace mpmg
+
+namespace mpmg {
+namespace {
+
+// A one-level hierarchy is its FP64 LU: with auto its vectors stay FP64; explicit plans and
+// coarser direct levels keep their compute precision.
+TEST(PrecisionPlan, DirectLevelVectors) {
+    const PrecisionPlan a = parse_precision("auto");
+    EXPECT_EQ(a.direct_compute(0), Precision::fp64);
+    EXPECT_EQ(a.direct_compute(3), Precision::fp32);
+    const PrecisionPlan k = parse_precision("K64P32D16");
+    EXPECT_EQ(k.direct_compute(0), Precision::fp32);
+    EXPECT_EQ(k.direct_compute(2), Precision::fp32);
+}
+
+}  // namespace
+}  // namespace mpmg

@@ -20,13 +20,8 @@ namespace mpmg::kernels::convert {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-using mpmg::kernels::HWY_NAMESPACE::all_lanes;  // kernels/range_count-inl.h
-using mpmg::kernels::HWY_NAMESPACE::count_lanes;
+using mpmg::kernels::HWY_NAMESPACE::counted_chunks;  // kernels/range_count-inl.h
 using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
-using mpmg::kernels::HWY_NAMESPACE::safe_lanes;
-
-/// Values per chunk: the unit recounted when a lane needs counting (stays in L1).
-constexpr std::int64_t kChunk = 256;
 
 /// x86 with F16C: vcvtps2ph rounds float -> half to nearest even. (Highway emulates the
 /// conversion elsewhere, and the emulation truncates.)
@@ -107,28 +102,22 @@ HWY_INLINE void store_narrow(D d, hn::Vec<D> x, S* HWY_RESTRICT dst) {
 template <class S>
 TruncationCounts narrow_any(const double* HWY_RESTRICT src, S* HWY_RESTRICT dst, std::int64_t n) {
     const hn::ScalableTag<double> d;
-    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
     const double overflow = range_limits<S>().overflow;
-    const RangeVecs<hn::ScalableTag<double>> lim(d, range_limits<S>());
     TruncationCounts c;
-    std::int64_t k = 0;
-    while (n - k >= lanes) {
-        const std::int64_t begin = k;
-        const std::int64_t end = k + std::min(kChunk, (n - k) / lanes * lanes);
-        auto ok = all_lanes(d);
-        for (; k < end; k += lanes) {
-            const auto x = hn::LoadU(d, src + k);
-            store_narrow(d, x, dst + k);
-            ok = hn::And(ok, safe_lanes(d, hn::Abs(x), lim));
-        }
-        if (hn::AllTrue(d, ok)) continue;
-        count_lanes(d, src + begin, end - begin, lim, c);
-        // NaN: the canonical quiet NaN of the scalar conversion, not the hardware's payload;
-        // overflow and Inf: Inf (Highway's scalar double -> float demotion saturates).
+    const auto narrowed = [&](std::int64_t i) {
+        const auto x = hn::LoadU(d, src + i);
+        store_narrow(d, x, dst + i);
+        return x;
+    };
+    // NaN: the canonical quiet NaN of the scalar conversion, not the hardware's payload;
+    // overflow and Inf: Inf (Highway's scalar double -> float demotion saturates).
+    const auto redo = [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
             if (!(std::fabs(src[i]) < overflow)) dst[i] = from_double<S>(src[i]);
         }
-    }
+    };
+    std::int64_t k = counted_chunks(
+        d, n, src, RangeVecs<hn::ScalableTag<double>>(d, range_limits<S>()), c, narrowed, redo);
     for (; k < n; ++k) dst[k] = truncate_counted<S>(src[k], c);
     return c;
 }

@@ -15,6 +15,7 @@
 
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -38,7 +39,8 @@ struct RangeVecs {
 /// Lanes with nothing to count: |x| (ax) is 0 or in [subnormal, overflow). NaN is not safe.
 template <class D>
 HWY_INLINE hn::Mask<D> safe_lanes(D d, hn::Vec<D> ax, const RangeVecs<D>& l) {
-    return hn::Or(hn::Eq(ax, hn::Zero(d)), hn::And(hn::Ge(ax, l.subnormal), hn::Lt(ax, l.overflow)));
+    return hn::Or(hn::Eq(ax, hn::Zero(d)),
+                  hn::And(hn::Ge(ax, l.subnormal), hn::Lt(ax, l.overflow)));
 }
 
 /// All lanes true.
@@ -70,6 +72,31 @@ HWY_INLINE void count_lanes(D d, const double* HWY_RESTRICT p, std::int64_t n,
     c.underflow += sum(under);
     c.subnormal += sum(sub);
     c.nonfinite_input += n - sum(finite);
+}
+
+/// Values per chunk: the unit recounted when a lane needs counting (stays in L1).
+constexpr std::int64_t kCountChunk = 256;
+
+/// The full vectors of the n values, chunk by chunk: values(k) produces (and may store) the FP64
+/// vector of values k .. k+N-1; a chunk with an unsafe lane is counted lane by lane from
+/// `counted` (where those values lie in memory) into `c` and then handed to unsafe(begin, end).
+/// Returns how many values were done (a multiple of Lanes(d)); the caller does the rest scalar.
+template <class D, class F, class G>
+HWY_INLINE std::int64_t counted_chunks(D d, std::int64_t n, const double* counted,
+                                       const RangeVecs<D>& l, TruncationCounts& c, F&& values,
+                                       G&& unsafe) {
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    std::int64_t k = 0;
+    while (n - k >= lanes) {
+        const std::int64_t begin = k;
+        const std::int64_t end = k + std::min(kCountChunk, (n - k) / lanes * lanes);
+        auto ok = all_lanes(d);
+        for (; k < end; k += lanes) ok = hn::And(ok, safe_lanes(d, hn::Abs(values(k)), l));
+        if (hn::AllTrue(d, ok)) continue;
+        count_lanes(d, counted + begin, end - begin, l, c);
+        unsafe(begin, end);
+    }
+    return k;
 }
 
 }  // namespace mpmg::kernels::HWY_NAMESPACE

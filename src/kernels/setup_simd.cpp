@@ -21,12 +21,8 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using mpmg::kernels::HWY_NAMESPACE::all_lanes;  // kernels/range_count-inl.h
-using mpmg::kernels::HWY_NAMESPACE::count_lanes;
+using mpmg::kernels::HWY_NAMESPACE::counted_chunks;
 using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
-using mpmg::kernels::HWY_NAMESPACE::safe_lanes;
-
-/// Values per chunk: the unit recounted when a lane needs counting (stays in L1).
-constexpr std::int64_t kChunk = 256;
 
 bool any_outside(const double* HWY_RESTRICT v, std::int64_t n, double lo, double hi) {
     const hn::ScalableTag<double> d;
@@ -49,18 +45,10 @@ bool any_outside(const double* HWY_RESTRICT v, std::int64_t n, double lo, double
 
 TruncationCounts count_range(const double* HWY_RESTRICT v, std::int64_t n, const RangeLimits& lim) {
     const hn::ScalableTag<double> d;
-    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-    const RangeVecs<hn::ScalableTag<double>> l(d, lim);
     TruncationCounts c;
-    std::int64_t k = 0;
-    while (n - k >= lanes) {
-        const std::int64_t begin = k;
-        const std::int64_t end = k + std::min(kChunk, (n - k) / lanes * lanes);
-        auto ok = all_lanes(d);
-        for (; k < end; k += lanes)
-            ok = hn::And(ok, safe_lanes(d, hn::Abs(hn::LoadU(d, v + k)), l));
-        if (!hn::AllTrue(d, ok)) count_lanes(d, v + begin, end - begin, l, c);
-    }
+    std::int64_t k = counted_chunks(
+        d, n, v, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
+        [&](std::int64_t i) { return hn::LoadU(d, v + i); }, [](std::int64_t, std::int64_t) {});
     for (; k < n; ++k) count_by_limits(v[k], lim, c);
     return c;
 }
@@ -91,22 +79,15 @@ TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_R
                                const double* HWY_RESTRICT sj, double* HWY_RESTRICT out,
                                std::int64_t n, const RangeLimits& lim) {
     const hn::ScalableTag<double> d;
-    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-    const RangeVecs<hn::ScalableTag<double>> l(d, lim);
     TruncationCounts c;
-    std::int64_t k = 0;
-    while (n - k >= lanes) {
-        const std::int64_t begin = k;
-        const std::int64_t end = k + std::min(kChunk, (n - k) / lanes * lanes);
-        auto ok = all_lanes(d);
-        for (; k < end; k += lanes) {
-            const auto s = hn::Mul(hn::LoadU(d, si + k), hn::LoadU(d, sj + k));
-            const auto x = hn::Div(hn::LoadU(d, a + k), s);
-            hn::StoreU(x, d, out + k);
-            ok = hn::And(ok, safe_lanes(d, hn::Abs(x), l));
-        }
-        if (!hn::AllTrue(d, ok)) count_lanes(d, out + begin, end - begin, l, c);
-    }
+    const auto scaled = [&](std::int64_t i) {
+        const auto x =
+            hn::Div(hn::LoadU(d, a + i), hn::Mul(hn::LoadU(d, si + i), hn::LoadU(d, sj + i)));
+        hn::StoreU(x, d, out + i);
+        return x;
+    };
+    std::int64_t k = counted_chunks(d, n, out, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
+                                    scaled, [](std::int64_t, std::int64_t) {});
     for (; k < n; ++k) {
         out[k] = a[k] / (si[k] * sj[k]);
         count_by_limits(out[k], lim, c);

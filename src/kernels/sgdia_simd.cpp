@@ -284,58 +284,43 @@ void gs_line_dir(const GsArgs<S, C>& p) {
     };
     if (nx == 0) return;
     V s0, s1, u0, m0, u1, m1;
+    // Without a trailing in-line neighbour (lower-half stencils swept backward) x = u.
+    const bool coupled = tr != nullptr;
+    const auto solve = [&](V u, V m, V& carry) {
+        return coupled ? solve_inline<Fwd>(d, u, m, carry) : u;
+    };
     if constexpr (Fwd) {
         scalar_cell(0);
         int i = 1;
-        if (tr == nullptr) {
-            for (; i + 2 * n <= nx - 1; i += 2 * n) {
-                vec_sum2<pf>(d, act, i, s0, s1);
-                setup(i, s0, u0, m0);
-                setup(i + n, s1, u1, m1);
-                hn::StoreU(u0, d, x + i);
-                hn::StoreU(u1, d, x + i + n);
-            }
-        } else {
-            auto carry = hn::Set(d, x[0]);
-            for (; i + 2 * n <= nx - 1; i += 2 * n) {
-                vec_sum2<pf>(d, act, i, s0, s1);
-                setup(i, s0, u0, m0);
-                setup(i + n, s1, u1, m1);
-                hn::StoreU(solve_inline<true>(d, u0, m0, carry), d, x + i);
-                hn::StoreU(solve_inline<true>(d, u1, m1, carry), d, x + i + n);
-            }
+        auto carry = hn::Set(d, x[0]);
+        for (; i + 2 * n <= nx - 1; i += 2 * n) {
+            vec_sum2<pf>(d, act, i, s0, s1);
+            setup(i, s0, u0, m0);
+            setup(i + n, s1, u1, m1);
+            hn::StoreU(solve(u0, m0, carry), d, x + i);
+            hn::StoreU(solve(u1, m1, carry), d, x + i + n);
         }
         for (; i + n <= nx - 1; i += n) {
-            auto carry = hn::Set(d, x[i - 1]);
+            carry = hn::Set(d, x[i - 1]);
             setup(i, vec_sum1(d, act, i), u0, m0);
-            hn::StoreU(solve_inline<true>(d, u0, m0, carry), d, x + i);
+            hn::StoreU(solve(u0, m0, carry), d, x + i);
         }
         for (; i < nx; ++i) scalar_cell(i);
     } else {
         scalar_cell(nx - 1);
         int hi = nx - 1;  // cells [hi, nx) are done
-        if (tr == nullptr) {
-            for (; hi - 2 * n >= 1; hi -= 2 * n) {
-                vec_sum2<pf>(d, act, hi - 2 * n, s0, s1);
-                setup(hi - 2 * n, s0, u0, m0);
-                setup(hi - n, s1, u1, m1);
-                hn::StoreU(u1, d, x + hi - n);
-                hn::StoreU(u0, d, x + hi - 2 * n);
-            }
-        } else {
-            auto carry = hn::Set(d, x[hi]);
-            for (; hi - 2 * n >= 1; hi -= 2 * n) {
-                vec_sum2<pf>(d, act, hi - 2 * n, s0, s1);
-                setup(hi - 2 * n, s0, u0, m0);
-                setup(hi - n, s1, u1, m1);
-                hn::StoreU(solve_inline<false>(d, u1, m1, carry), d, x + hi - n);
-                hn::StoreU(solve_inline<false>(d, u0, m0, carry), d, x + hi - 2 * n);
-            }
+        auto carry = hn::Set(d, x[hi]);
+        for (; hi - 2 * n >= 1; hi -= 2 * n) {
+            vec_sum2<pf>(d, act, hi - 2 * n, s0, s1);
+            setup(hi - 2 * n, s0, u0, m0);
+            setup(hi - n, s1, u1, m1);
+            hn::StoreU(solve(u1, m1, carry), d, x + hi - n);
+            hn::StoreU(solve(u0, m0, carry), d, x + hi - 2 * n);
         }
         for (; hi - n >= 1; hi -= n) {
-            auto carry = hn::Set(d, x[hi]);
+            carry = hn::Set(d, x[hi]);
             setup(hi - n, vec_sum1(d, act, hi - n), u0, m0);
-            hn::StoreU(solve_inline<false>(d, u0, m0, carry), d, x + hi - n);
+            hn::StoreU(solve(u0, m0, carry), d, x + hi - n);
         }
         for (int c = hi - 1; c >= 0; --c) scalar_cell(c);
     }

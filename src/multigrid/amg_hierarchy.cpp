@@ -70,9 +70,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         AmgStorageDecision dec;
         if (last && direct) {  // solved in FP64 by LU; the level's vectors in compute precision
-            // With `auto`, a one-level hierarchy (the LU is the whole preconditioner) keeps its
-            // vectors in FP64: FP32 vectors would only cost the Krylov solver a second iteration.
-            const Precision c = plan.automatic && l == 0 ? Precision::fp64 : plan.level(l).compute;
+            const Precision c = plan.direct_compute(l);
             setup.precision = LevelPrecision{c, c};
             setup.matrix = &m;
             setup.direct = true;

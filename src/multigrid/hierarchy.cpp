@@ -55,9 +55,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
     setup.smoother = mg.smoother;
     setup.jacobi_weight = mg.jacobi_weight;
     if (last && g.direct) {  // the coarsest level is solved in FP64 by LU
-        // With `auto`, a one-level hierarchy (the LU is the whole preconditioner) keeps its
-        // vectors in FP64: FP32 vectors would only cost the Krylov solver a second iteration.
-        const Precision c = plan.automatic && l == 0 ? Precision::fp64 : plan.level(l).compute;
+        const Precision c = plan.direct_compute(l);
         setup.precision = LevelPrecision{c, c};
         setup.source = &m;
         rep.solve = "direct (LU, fp64)";
