@@ -87,6 +87,31 @@ double min_ratio(const double* HWY_RESTRICT a, const double* HWY_RESTRICT di,
     return out;
 }
 
+TruncationCounts count_scaled(const double* HWY_RESTRICT a, const double* HWY_RESTRICT si,
+                              const double* HWY_RESTRICT sj, std::int64_t n,
+                              const RangeLimits& lim) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const RangeVecs<hn::ScalableTag<double>> l(d, lim);
+    TruncationCounts c;
+    HWY_ALIGN double chunk[kChunk];
+    std::int64_t k = 0;
+    while (n - k >= lanes) {
+        const std::int64_t begin = k;
+        const std::int64_t end = k + std::min(kChunk, (n - k) / lanes * lanes);
+        auto ok = all_lanes(d);
+        for (; k < end; k += lanes) {
+            const auto s = hn::Mul(hn::LoadU(d, si + k), hn::LoadU(d, sj + k));
+            ok = hn::And(ok, safe_lanes(d, hn::Abs(hn::Div(hn::LoadU(d, a + k), s)), l));
+        }
+        if (hn::AllTrue(d, ok)) continue;
+        for (std::int64_t i = begin; i < end; ++i) chunk[i - begin] = a[i] / (si[i] * sj[i]);
+        count_lanes(d, chunk, end - begin, l, c);
+    }
+    for (; k < n; ++k) count_by_limits(a[k] / (si[k] * sj[k]), lim, c);
+    return c;
+}
+
 TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_RESTRICT si,
                                const double* HWY_RESTRICT sj, double* HWY_RESTRICT out,
                                std::int64_t n, const RangeLimits& lim) {
@@ -141,6 +166,7 @@ namespace setup {
 HWY_EXPORT(any_outside);
 HWY_EXPORT(count_range);
 HWY_EXPORT(min_ratio);
+HWY_EXPORT(count_scaled);
 HWY_EXPORT(scale_counted);
 HWY_EXPORT(sum_abs);
 HWY_EXPORT(current_target);
@@ -155,6 +181,10 @@ TruncationCounts count_range(const double* v, std::int64_t n, const RangeLimits&
 }
 double min_ratio(const double* a, const double* di, const double* dj, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(setup::min_ratio)(a, di, dj, n);
+}
+TruncationCounts count_scaled(const double* a, const double* si, const double* sj, std::int64_t n,
+                              const RangeLimits& lim) {
+    return HWY_DYNAMIC_DISPATCH(setup::count_scaled)(a, si, sj, n, lim);
 }
 TruncationCounts scale_counted(const double* a, const double* si, const double* sj, double* out,
                                std::int64_t n, const RangeLimits& lim) {
