@@ -21,6 +21,7 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using mpmg::kernels::HWY_NAMESPACE::counted_chunks;  // kernels/range_count-inl.h
+using mpmg::kernels::HWY_NAMESPACE::kCountChunk;
 using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
 
 /// x86 with F16C: vcvtps2ph rounds float -> half to nearest even. (Highway emulates the
@@ -99,40 +100,68 @@ HWY_INLINE void store_narrow(D d, hn::Vec<D> x, S* HWY_RESTRICT dst) {
     }
 }
 
-template <class S>
-TruncationCounts narrow_any(const double* HWY_RESTRICT src, S* HWY_RESTRICT dst, std::int64_t n) {
+/// dst = S(x) with x = src (kScaled false) or src / (si sj) (setup-then-scale, the same IEEE
+/// operations as scale_matrix), and the counts.
+template <bool kScaled, class S>
+TruncationCounts narrow_any(const double* HWY_RESTRICT src, const double* HWY_RESTRICT si,
+                            const double* HWY_RESTRICT sj, S* HWY_RESTRICT dst, std::int64_t n) {
     const hn::ScalableTag<double> d;
     const double overflow = range_limits<S>().overflow;
+    const auto value = [&](std::int64_t i) {
+        if constexpr (kScaled) {
+            return src[i] / (si[i] * sj[i]);
+        } else {
+            return src[i];
+        }
+    };
     TruncationCounts c;
     const auto narrowed = [&](std::int64_t i) {
-        const auto x = hn::LoadU(d, src + i);
+        auto x = hn::LoadU(d, src + i);
+        if constexpr (kScaled) x = hn::Div(x, hn::Mul(hn::LoadU(d, si + i), hn::LoadU(d, sj + i)));
         store_narrow(d, x, dst + i);
         return x;
     };
+    HWY_ALIGN double chunk[kCountChunk];  // the scaled values of a chunk that needs counting
     // NaN: the canonical quiet NaN of the scalar conversion, not the hardware's payload;
     // overflow and Inf: Inf (Highway's scalar double -> float demotion saturates).
     const auto redo = [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t i = begin; i < end; ++i) {
-            if (!(std::fabs(src[i]) < overflow)) dst[i] = from_double<S>(src[i]);
+        const double* values = src + begin;
+        if constexpr (kScaled) {
+            for (std::int64_t i = begin; i < end; ++i) chunk[i - begin] = value(i);
+            values = chunk;
         }
+        for (std::int64_t i = begin; i < end; ++i) {
+            if (!(std::fabs(values[i - begin]) < overflow)) {
+                dst[i] = from_double<S>(values[i - begin]);
+            }
+        }
+        return values;
     };
-    std::int64_t k = counted_chunks(
-        d, n, src, RangeVecs<hn::ScalableTag<double>>(d, range_limits<S>()), c, narrowed, redo);
-    for (; k < n; ++k) dst[k] = truncate_counted<S>(src[k], c);
+    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, range_limits<S>()),
+                                    c, narrowed, redo);
+    for (; k < n; ++k) dst[k] = truncate_counted<S>(value(k), c);
     return c;
 }
 
 TruncationCounts narrow_d(const double* src, double* dst, std::int64_t n) {
-    return narrow_any(src, dst, n);
+    return narrow_any<false>(src, nullptr, nullptr, dst, n);
 }
 TruncationCounts narrow_f(const double* src, float* dst, std::int64_t n) {
-    return narrow_any(src, dst, n);
+    return narrow_any<false>(src, nullptr, nullptr, dst, n);
 }
 TruncationCounts narrow_h(const double* src, half* dst, std::int64_t n) {
-    return narrow_any(src, dst, n);
+    return narrow_any<false>(src, nullptr, nullptr, dst, n);
 }
 TruncationCounts narrow_b(const double* src, bfloat16* dst, std::int64_t n) {
-    return narrow_any(src, dst, n);
+    return narrow_any<false>(src, nullptr, nullptr, dst, n);
+}
+TruncationCounts narrow_scaled_h(const double* src, const double* si, const double* sj, half* dst,
+                                 std::int64_t n) {
+    return narrow_any<true>(src, si, sj, dst, n);
+}
+TruncationCounts narrow_scaled_b(const double* src, const double* si, const double* sj,
+                                 bfloat16* dst, std::int64_t n) {
+    return narrow_any<true>(src, si, sj, dst, n);
 }
 std::int64_t current_target() { return HWY_TARGET; }
 
@@ -148,6 +177,8 @@ HWY_EXPORT(narrow_d);
 HWY_EXPORT(narrow_f);
 HWY_EXPORT(narrow_h);
 HWY_EXPORT(narrow_b);
+HWY_EXPORT(narrow_scaled_h);
+HWY_EXPORT(narrow_scaled_b);
 HWY_EXPORT(current_target);
 
 }  // namespace convert
@@ -163,6 +194,14 @@ TruncationCounts narrow(const double* src, half* dst, std::int64_t n) {
 }
 TruncationCounts narrow(const double* src, bfloat16* dst, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(convert::narrow_b)(src, dst, n);
+}
+TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, half* dst,
+                               std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_scaled_h)(src, si, sj, dst, n);
+}
+TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, bfloat16* dst,
+                               std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_scaled_b)(src, si, sj, dst, n);
 }
 const char* convert_target_name() {
     return hwy::TargetName(HWY_DYNAMIC_DISPATCH(convert::current_target)());

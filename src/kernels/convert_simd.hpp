@@ -36,6 +36,14 @@ TruncationCounts narrow(const double* src, float* dst, std::int64_t n);
 TruncationCounts narrow(const double* src, half* dst, std::int64_t n);
 TruncationCounts narrow(const double* src, bfloat16* dst, std::int64_t n);
 
+/// dst[k] = S(src[k] / (si[k] sj[k])) for k < n: the symmetric scaling of setup-then-scale
+/// inside the narrowing (bit for bit narrow() of scale_counted's output, without writing the
+/// FP64 scaled values anywhere), with the counts of the scaled values.
+TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, half* dst,
+                               std::int64_t n);
+TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, bfloat16* dst,
+                               std::int64_t n);
+
 /// Name of the Highway target that dynamic dispatch runs on this CPU (e.g. "AVX2"), honouring
 /// hwy::SetSupportedTargetsForTest.
 const char* convert_target_name();

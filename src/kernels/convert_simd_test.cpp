@@ -146,6 +146,39 @@ TEST(ConvertSimd, EveryTargetMatchesScalarRounding) {
     }
 }
 
+// narrow_scaled(src, si, sj) is narrow() of src / (si sj), bit for bit and count for count.
+template <class S>
+void expect_scaled_matches(const std::vector<double>& src, unsigned seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> u(0.25, 4.0);
+    std::vector<double> si(src.size()), sj(src.size()), scaled(src.size());
+    for (std::size_t i = 0; i < src.size(); ++i) {
+        si[i] = u(gen);
+        sj[i] = u(gen);
+        scaled[i] = src[i] / (si[i] * sj[i]);
+    }
+    std::vector<S> want(src.size()), got(src.size());
+    const auto n = static_cast<std::int64_t>(src.size());
+    const TruncationCounts cw = kernels::narrow(scaled.data(), want.data(), n);
+    const TruncationCounts cg =
+        kernels::narrow_scaled(src.data(), si.data(), sj.data(), got.data(), n);
+    for (std::size_t i = 0; i < src.size(); ++i) ASSERT_EQ(bits_of(got[i]), bits_of(want[i])) << i;
+    EXPECT_EQ(cg.overflow, cw.overflow);
+    EXPECT_EQ(cg.underflow, cw.underflow);
+    EXPECT_EQ(cg.subnormal, cw.subnormal);
+    EXPECT_EQ(cg.nonfinite_input, cw.nonfinite_input);
+}
+
+TEST(ConvertSimd, ScaledNarrowingEqualsNarrowingTheScaledValues) {
+    TargetGuard guard;
+    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        expect_scaled_matches<half>(corpus<half>(5), 6);
+        expect_scaled_matches<bfloat16>(corpus<bfloat16>(7), 8);
+    }
+}
+
 TEST(ConvertSimd, DoubleIsACopyCountingSubnormals) {
     TargetGuard guard;
     for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {

@@ -78,13 +78,13 @@ HWY_INLINE void count_lanes(D d, const double* HWY_RESTRICT p, std::int64_t n,
 constexpr std::int64_t kCountChunk = 256;
 
 /// The full vectors of the n values, chunk by chunk: values(k) produces (and may store) the FP64
-/// vector of values k .. k+N-1; a chunk with an unsafe lane is counted lane by lane from
-/// `counted` (where those values lie in memory) into `c` and then handed to unsafe(begin, end).
-/// Returns how many values were done (a multiple of Lanes(d)); the caller does the rest scalar.
+/// vector of values k .. k+N-1; for a chunk with an unsafe lane, unsafe(begin, end) returns where
+/// that chunk's values lie in memory (it may materialise them) and they are counted lane by lane
+/// into `c`. Returns how many values were done (a multiple of Lanes(d)); the caller does the rest
+/// scalar.
 template <class D, class F, class G>
-HWY_INLINE std::int64_t counted_chunks(D d, std::int64_t n, const double* counted,
-                                       const RangeVecs<D>& l, TruncationCounts& c, F&& values,
-                                       G&& unsafe) {
+HWY_INLINE std::int64_t counted_chunks(D d, std::int64_t n, const RangeVecs<D>& l,
+                                       TruncationCounts& c, F&& values, G&& unsafe) {
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
     std::int64_t k = 0;
     while (n - k >= lanes) {
@@ -93,8 +93,8 @@ HWY_INLINE std::int64_t counted_chunks(D d, std::int64_t n, const double* counte
         auto ok = all_lanes(d);
         for (; k < end; k += lanes) ok = hn::And(ok, safe_lanes(d, hn::Abs(values(k)), l));
         if (hn::AllTrue(d, ok)) continue;
-        count_lanes(d, counted + begin, end - begin, l, c);
-        unsafe(begin, end);
+        const double* counted = unsafe(begin, end);
+        count_lanes(d, counted, end - begin, l, c);
     }
     return k;
 }

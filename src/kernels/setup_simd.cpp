@@ -22,6 +22,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using mpmg::kernels::HWY_NAMESPACE::all_lanes;  // kernels/range_count-inl.h
 using mpmg::kernels::HWY_NAMESPACE::counted_chunks;
+using mpmg::kernels::HWY_NAMESPACE::kCountChunk;
 using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
 
 bool any_outside(const double* HWY_RESTRICT v, std::int64_t n, double lo, double hi) {
@@ -47,8 +48,9 @@ TruncationCounts count_range(const double* HWY_RESTRICT v, std::int64_t n, const
     const hn::ScalableTag<double> d;
     TruncationCounts c;
     std::int64_t k = counted_chunks(
-        d, n, v, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
-        [&](std::int64_t i) { return hn::LoadU(d, v + i); }, [](std::int64_t, std::int64_t) {});
+        d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
+        [&](std::int64_t i) { return hn::LoadU(d, v + i); },
+        [&](std::int64_t begin, std::int64_t) { return v + begin; });
     for (; k < n; ++k) count_by_limits(v[k], lim, c);
     return c;
 }
@@ -75,6 +77,25 @@ double min_ratio(const double* HWY_RESTRICT a, const double* HWY_RESTRICT di,
     return out;
 }
 
+TruncationCounts count_scaled(const double* HWY_RESTRICT a, const double* HWY_RESTRICT si,
+                              const double* HWY_RESTRICT sj, std::int64_t n,
+                              const RangeLimits& lim) {
+    const hn::ScalableTag<double> d;
+    TruncationCounts c;
+    HWY_ALIGN double chunk[kCountChunk];  // the scaled values of a chunk that needs counting
+    const auto scaled = [&](std::int64_t i) {
+        return hn::Div(hn::LoadU(d, a + i), hn::Mul(hn::LoadU(d, si + i), hn::LoadU(d, sj + i)));
+    };
+    const auto materialise = [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) chunk[i - begin] = a[i] / (si[i] * sj[i]);
+        return static_cast<const double*>(chunk);
+    };
+    std::int64_t k =
+        counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled, materialise);
+    for (; k < n; ++k) count_by_limits(a[k] / (si[k] * sj[k]), lim, c);
+    return c;
+}
+
 TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_RESTRICT si,
                                const double* HWY_RESTRICT sj, double* HWY_RESTRICT out,
                                std::int64_t n, const RangeLimits& lim) {
@@ -86,8 +107,8 @@ TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_R
         hn::StoreU(x, d, out + i);
         return x;
     };
-    std::int64_t k = counted_chunks(d, n, out, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
-                                    scaled, [](std::int64_t, std::int64_t) {});
+    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled,
+                                    [&](std::int64_t begin, std::int64_t) { return out + begin; });
     for (; k < n; ++k) {
         out[k] = a[k] / (si[k] * sj[k]);
         count_by_limits(out[k], lim, c);
@@ -122,6 +143,7 @@ namespace setup {
 HWY_EXPORT(any_outside);
 HWY_EXPORT(count_range);
 HWY_EXPORT(min_ratio);
+HWY_EXPORT(count_scaled);
 HWY_EXPORT(scale_counted);
 HWY_EXPORT(sum_abs);
 HWY_EXPORT(current_target);
@@ -136,6 +158,10 @@ TruncationCounts count_range(const double* v, std::int64_t n, const RangeLimits&
 }
 double min_ratio(const double* a, const double* di, const double* dj, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(setup::min_ratio)(a, di, dj, n);
+}
+TruncationCounts count_scaled(const double* a, const double* si, const double* sj, std::int64_t n,
+                              const RangeLimits& lim) {
+    return HWY_DYNAMIC_DISPATCH(setup::count_scaled)(a, si, sj, n, lim);
 }
 TruncationCounts scale_counted(const double* a, const double* si, const double* sj, double* out,
                                std::int64_t n, const RangeLimits& lim) {

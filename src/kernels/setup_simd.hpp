@@ -28,6 +28,11 @@ double min_ratio(const double* a, const double* di, const double* dj, std::int64
 TruncationCounts scale_counted(const double* a, const double* si, const double* sj, double* out,
                                std::int64_t n, const RangeLimits& lim);
 
+/// What narrowing a[k] / (si[k] sj[k]), k < n, into a format with limits `lim` would count
+/// (scale_counted without writing the scaled values).
+TruncationCounts count_scaled(const double* a, const double* si, const double* sj, std::int64_t n,
+                              const RangeLimits& lim);
+
 /// sum over k < n of |v[k]|, accumulated in SIMD lanes: the order differs from a sequential
 /// sum (the result may differ in the last bits), but not between threads or runs.
 double sum_abs(const double* v, std::int64_t n);

@@ -116,6 +116,9 @@ void check_target() {
                           std::bit_cast<std::uint64_t>(out_want[i]))
                     << i;
             }
+            expect_counts_eq(
+                kernels::count_scaled(a.data() + b, s1.data() + b, s2.data() + b, n, lim),
+                scaled_want);
         }
     }
     EXPECT_EQ(kernels::min_ratio(in.data(), s1.data(), s2.data(), 0), inf);

@@ -21,11 +21,20 @@ constexpr Precision precision_of() {
     return std::is_same_v<C, double> ? Precision::fp64 : Precision::fp32;
 }
 
+/// The level's matrix in storage precision S (scaled inside the truncation when so set up).
+template <class S>
+SgDiaMatrix<S> truncate_level(const LevelSetup& setup, TruncationCounts& counts) {
+    if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
+        if (setup.scale_in_truncation) return truncate_scaled<S>(*setup.source, setup.s, counts);
+    }
+    return truncate<S>(setup.matrix(), counts);
+}
+
 template <class S, class C>
 class LevelImpl final : public Level {
 public:
     LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
-        : a_(truncate<S>(setup.matrix(), report.counts)),
+        : a_(truncate_level<S>(setup, report.counts)),
           to_coarse_(setup.to_coarse),
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),

@@ -48,6 +48,9 @@ struct LevelSetup {
     /// The FP64 operator to build from (scaled when `s` is set).
     const SgDiaMatrix<double>& matrix() const { return owns_scaled ? scaled : *source; }
     std::vector<double> s;  ///< diag(Q^{1/2}); empty: unscaled
+    /// Setup-then-scale without the FP64 Â: `source` is A and the level truncates
+    /// Q^{-1/2} A Q^{-1/2}, scaling each value inside the truncation (truncate_scaled).
+    bool scale_in_truncation = false;
     /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled
     /// variables, so s applies only at the preconditioner's input and output.
     bool scale_transfers = true;

@@ -68,14 +68,25 @@ double pivot_ratio(std::vector<double> m, int r) {
 // The first cell whose r x r centre block does not survive rounding to the storage precision,
 // or -1: block Gauss-Seidel and ILU invert these blocks, and a nearly singular block rounded to
 // FP16 can become singular. A block survives when its smallest elimination pivot (relative to
-// its largest entry) changes by less than half under the rounding.
-std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p) {
+// its largest entry) changes by less than half under the rounding. With `s`, the blocks are
+// those of the scaled matrix Q^{-1/2} A Q^{-1/2} (s = diag(Q^{1/2})), computed here.
+std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p,
+                                   const std::vector<double>* s) {
     const int r = a.block();
     if (r == 1) return -1;
     const int c0 = a.stencil().center();
     std::vector<double> m(static_cast<std::size_t>(r * r)), t(m.size());
     for (std::int64_t c = 0; c < a.box().cells(); ++c) {
         std::copy(&a.value(c0, c, 0, 0), &a.value(c0, c, 0, 0) + r * r, m.begin());
+        if (s) {
+            for (int i = 0; i < r; ++i) {
+                for (int j = 0; j < r; ++j) {
+                    m[static_cast<std::size_t>(i * r + j)] /=
+                        (*s)[static_cast<std::size_t>(c * r + i)] *
+                        (*s)[static_cast<std::size_t>(c * r + j)];
+                }
+            }
+        }
         for (std::size_t k = 0; k < m.size(); ++k) {
             t[k] = p == Precision::fp16 ? to_double(half_from_double(m[k]))
                                         : to_double(bf16_from_double(m[k]));
@@ -89,7 +100,7 @@ std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p) {
 }  // namespace
 
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
-                               bool may_scale, bool automatic, bool fallback) {
+                               bool may_scale, bool automatic, bool fallback, bool materialise) {
     StorageDecision out;
     out.precision = requested;
     const Precision st = requested.storage;
@@ -111,10 +122,13 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.g_max = sc.g_max;
         out.s = sc.s;
     }
-    // The counts of what will be truncated: Â's, computed while scaling, or a's own.
+    // The counts of what will be truncated: Â's, computed while scaling (or without building
+    // Â when the level scales inside its truncation), or a's own.
     TruncationCounts c;
-    if (out.scaled) {
+    if (out.scaled && materialise) {
         out.scaled_matrix = scale_matrix(a, out.s, limits_for(st), c);
+    } else if (out.scaled) {
+        c = count_scaled_truncation(a, out.s, limits_for(st));
     } else if (outside) {
         c = count_for(st, a);
     }
@@ -127,7 +141,8 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         return widen(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
                                  out.scaled ? " after scaling" : " without scaling"));
     }
-    if (const std::int64_t cell = ill_conditioned_block(out.matrix(a), st); cell >= 0) {
+    if (const std::int64_t cell = ill_conditioned_block(a, st, out.scaled ? &out.s : nullptr);
+        cell >= 0) {
         return widen(
             fmt::format("the {}x{} diagonal block of cell {} is too close to singular "
                         "for {}",

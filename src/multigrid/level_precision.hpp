@@ -15,22 +15,20 @@ struct StorageDecision {
     LevelPrecision precision;  ///< storage possibly widened to compute
     bool scaled = false;
     double g = 0.0, g_max = 0.0;
-    std::vector<double> s;              ///< diag(Q^{1/2}) when scaled
-    SgDiaMatrix<double> scaled_matrix;  ///< Q^{-1/2} A Q^{-1/2} when scaled, else empty
-    std::string note;                   ///< decision and reason, empty when nothing to say
-
-    /// The operator to truncate: the scaled matrix when scaled, else the level's own `a` (the
-    /// decision never copies an unscaled matrix).
-    const SgDiaMatrix<double>& matrix(const SgDiaMatrix<double>& a) const {
-        return scaled ? scaled_matrix : a;
-    }
+    std::vector<double> s;  ///< diag(Q^{1/2}) when scaled
+    /// Q^{-1/2} A Q^{-1/2} when scaled and asked to materialise it, else empty.
+    SgDiaMatrix<double> scaled_matrix;
+    std::string note;  ///< decision and reason, empty when nothing to say
 };
 
 /// Decides storage for one level. `requested` comes from the precision plan; `automatic`
 /// is plan.automatic ("auto": fall back also when too many entries underflow). `may_scale` is
 /// false for scaling none and for the coarse levels of scale-then-setup.
 /// `fallback` false (ablation only): an overflowing level keeps the requested storage.
+/// `materialise` false: a scaled level's Â is not built (its counts and checks are computed
+/// from a and s); the level then scales inside its truncation (truncate_scaled).
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
-                               bool may_scale, bool automatic, bool fallback = true);
+                               bool may_scale, bool automatic, bool fallback = true,
+                               bool materialise = true);
 
 }  // namespace mpmg

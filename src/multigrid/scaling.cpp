@@ -107,6 +107,31 @@ SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector
     return out;
 }
 
+TruncationCounts count_scaled_truncation(const SgDiaMatrix<double>& a, const std::vector<double>& s,
+                                         const RangeLimits& lim) {
+    const int r = a.block();
+    return detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
+        const std::int64_t lin = linear_offset(a, d);
+        const double* v = a.diagonal(d);
+        if (r == 1) {
+            for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
+                c += kernels::count_scaled(v + first, s.data() + first, s.data() + first + lin, n,
+                                           lim);
+            });
+            return;
+        }
+        a.for_each_inside(d, [&](std::int64_t cell) {
+            for (int i = 0; i < r; ++i) {
+                const double si = s[static_cast<std::size_t>(cell * r + i)];
+                for (int j = 0; j < r; ++j) {
+                    const double sj = s[static_cast<std::size_t>((cell + lin) * r + j)];
+                    count_by_limits(a.value(d, cell, i, j) / (si * sj), lim, c);
+                }
+            }
+        });
+    });
+}
+
 SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s) {
     TruncationCounts unused;
     return scale_matrix(a, s, range_limits<half>(), unused);

@@ -37,5 +37,8 @@ SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector
 /// (count_truncation of Â, computed in the same pass).
 SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s,
                                  const RangeLimits& lim, TruncationCounts& counts);
+/// What truncating Â into a format with limits `lim` would count, without building Â.
+TruncationCounts count_scaled_truncation(const SgDiaMatrix<double>& a, const std::vector<double>& s,
+                                         const RangeLimits& lim);
 
 }  // namespace mpmg

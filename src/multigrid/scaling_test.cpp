@@ -76,6 +76,42 @@ TEST(Scaling, NoOverflowUpTo1e30AndGBelowGmax) {
     EXPECT_GT(direct.overflow, 0);
 }
 
+// Scaling inside the truncation (no FP64 Â) gives Â's truncation bit for bit, with its counts
+// (also those of count_scaled_truncation), for scalar and block matrices.
+template <class S>
+void expect_scaled_truncation_equal(const SgDiaMatrix<double>& a, const std::vector<double>& s) {
+    TruncationCounts via_matrix, inside;
+    const SgDiaMatrix<S> want = truncate<S>(scale_matrix(a, s), via_matrix);
+    const SgDiaMatrix<S> got = truncate_scaled<S>(a, s, inside);
+    ASSERT_EQ(got.values().size(), want.values().size());
+    for (std::size_t i = 0; i < got.values().size(); ++i) {
+        ASSERT_EQ(got.values()[i].bits, want.values()[i].bits) << i;
+    }
+    const TruncationCounts counted = count_scaled_truncation(a, s, range_limits<S>());
+    for (const TruncationCounts& c : {inside, counted}) {
+        EXPECT_EQ(c.overflow, via_matrix.overflow);
+        EXPECT_EQ(c.underflow, via_matrix.underflow);
+        EXPECT_EQ(c.subnormal, via_matrix.subnormal);
+        EXPECT_EQ(c.nonfinite_input, via_matrix.nonfinite_input);
+    }
+}
+
+TEST(Scaling, ScalingInsideTheTruncationEqualsTruncatingTheScaledMatrix) {
+    const SgDiaMatrix<double> a = wide_range_matrix(Box{7, 6, 5}, -8.0, 30.0, 11);
+    const LevelScaling sc = compute_scaling(a, kHalfMax);
+    ASSERT_TRUE(sc.ok);
+    expect_scaled_truncation_equal<half>(a, sc.s);
+    expect_scaled_truncation_equal<bfloat16>(a, sc.s);
+    // A block matrix with entries far outside FP16's range; s need not come from its diagonal.
+    SgDiaMatrix<double> b(Box{4, 3, 5}, Stencil::named("3d7"), 2);
+    std::mt19937 gen(4);
+    std::uniform_real_distribution<double> e(-40.0, 40.0);
+    for (double& v : b.values()) v = std::ldexp(1.0, static_cast<int>(e(gen)));
+    std::vector<double> s(static_cast<std::size_t>(b.rows()));
+    for (double& v : s) v = std::ldexp(1.3, static_cast<int>(e(gen)) / 4);
+    expect_scaled_truncation_equal<half>(b, s);
+}
+
 TEST(Scaling, RescaledProductMatchesWithinFp16Rounding) {
     const SgDiaMatrix<double> a = wide_range_matrix(Box{5, 6, 7}, 0.0, 12.0, 3);
     const LevelScaling sc = compute_scaling(a, kHalfMax);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "core/float16.hpp"
 #include "core/inside_runs.hpp"
@@ -45,6 +46,39 @@ SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) 
         S* dst = out.diagonal(d);
         for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
             c += kernels::narrow(src + first * rr, dst + first * rr, cells * rr);
+        });
+    });
+    return out;
+}
+
+/// truncate<S>(scale_matrix(a, s)) bit for bit, without the FP64 scaled matrix: each value is
+/// scaled, a_ij / (s_i s_j), inside the narrowing (setup-then-scale, ICPP'24 §4.1). S is half
+/// or bfloat16 (the storage formats that are scaled).
+template <class S>
+SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<double>& s,
+                               TruncationCounts& counts) {
+    SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
+    const int r = a.block();
+    counts += detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
+        const Offset& o = a.stencil()[d];
+        const std::int64_t lin =
+            o.dx + std::int64_t{a.box().nx} * (o.dy + std::int64_t{a.box().ny} * o.dz);
+        if (r == 1) {
+            for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
+                c += kernels::narrow_scaled(a.diagonal(d) + first, s.data() + first,
+                                            s.data() + first + lin, out.diagonal(d) + first, n);
+            });
+            return;
+        }
+        a.for_each_inside(d, [&](std::int64_t cell) {
+            for (int i = 0; i < r; ++i) {
+                const double si = s[static_cast<std::size_t>(cell * r + i)];
+                for (int j = 0; j < r; ++j) {
+                    const double sj = s[static_cast<std::size_t>((cell + lin) * r + j)];
+                    out.value(d, cell, i, j) =
+                        truncate_counted<S>(a.value(d, cell, i, j) / (si * sj), c);
+                }
+            }
         });
     });
     return out;
