@@ -63,10 +63,11 @@ void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0,
     }
 }
 
-/// acc = (A x) for the cells [i0, i1) of line `line`, optionally leaving out offsets.
+/// acc = (A x) for the cells [i0, i1) of line `line`, optionally leaving out offsets, and with
+/// `upper_only` only the offsets whose cell comes after the cell (shift > 0).
 template <class S, class C>
 void apply_chunk(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_t line, int i0,
-                 int i1, int skip1 = -1, int skip2 = -1) {
+                 int i1, int skip1 = -1, int skip2 = -1, bool upper_only = false) {
     const int j = static_cast<int>(line % g.ny);
     const int k = static_cast<int>(line / g.ny);
     const std::int64_t c0 = line * g.nx;
@@ -74,6 +75,7 @@ void apply_chunk(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_
     for (int d = 0; d < g.ndiag; ++d) {
         Span s;
         if (d == skip1 || d == skip2 || !offset_span(g, g.offsets[d], j, k, i0, i1, s)) continue;
+        if (upper_only && s.shift <= 0) continue;
         accumulate(g.block, a + d * g.diag_stride, x, acc, c0, i0, s);
     }
 }
@@ -163,6 +165,27 @@ void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std:
             const std::int64_t first = (line * g.nx + i0) * g.block;
             const int len = (i1 - i0) * g.block;
             for (int e = 0; e < len; ++e) r[first + e] = b[first + e] - acc[e];
+        }
+    }
+}
+
+template <class S, class C>
+void upper_residual(const SgDiaGeom& g, const S* a, const C* x, C* r, std::int64_t line_begin,
+                    std::int64_t line_end) {
+    if (g.block == 1) {
+        simd::apply(simd::ApplyArgs<S, C>{&g, a, nullptr, x, r, C{0},
+                                          simd::ApplyKind::upper_residual, line_begin, line_end});
+        return;
+    }
+    C acc[kChunk];
+    const int n = chunk_cells(g);
+    for (std::int64_t line = line_begin; line < line_end; ++line) {
+        for (int i0 = 0; i0 < g.nx; i0 += n) {
+            const int i1 = std::min(g.nx, i0 + n);
+            apply_chunk(g, a, x, acc, line, i0, i1, -1, -1, true);
+            const std::int64_t first = (line * g.nx + i0) * g.block;
+            const int len = (i1 - i0) * g.block;
+            for (int e = 0; e < len; ++e) r[first + e] = -acc[e];
         }
     }
 }
@@ -273,6 +296,21 @@ template void residual<half, float>(const SgDiaGeom&, const half*, const float*,
                                     float*, std::int64_t, std::int64_t);
 template void residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
                                         const float*, float*, std::int64_t, std::int64_t);
+
+template void upper_residual<double, double>(const SgDiaGeom&, const double*, const double*, double*,
+                                             std::int64_t, std::int64_t);
+template void upper_residual<float, double>(const SgDiaGeom&, const float*, const double*, double*,
+                                            std::int64_t, std::int64_t);
+template void upper_residual<half, double>(const SgDiaGeom&, const half*, const double*, double*,
+                                           std::int64_t, std::int64_t);
+template void upper_residual<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
+                                               double*, std::int64_t, std::int64_t);
+template void upper_residual<float, float>(const SgDiaGeom&, const float*, const float*, float*,
+                                           std::int64_t, std::int64_t);
+template void upper_residual<half, float>(const SgDiaGeom&, const half*, const float*, float*,
+                                          std::int64_t, std::int64_t);
+template void upper_residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
+                                              float*, std::int64_t, std::int64_t);
 
 template void gs_line<double, double>(const SgDiaGeom&, const double*, const double*, double*,
                                       std::int64_t, bool, bool);

@@ -53,6 +53,14 @@ template <class S, class C>
 void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std::int64_t line_begin,
               std::int64_t line_end);
 
+/// r = -U x on the given lines, U the part of A whose offsets point after the cell in the
+/// lexicographic order (the strictly upper triangle, r x r centre blocks excluded). After one
+/// forward Gauss-Seidel sweep from x = 0, (D + L) x = b, so this is the residual b - A x at
+/// the cost of half the stencil's values.
+template <class S, class C>
+void upper_residual(const SgDiaGeom& g, const S* a, const C* x, C* r, std::int64_t line_begin,
+                    std::int64_t line_end);
+
 /// In-place Gauss-Seidel on one line: x_c <- D_c^{-1} (b_c - sum_{d != centre} A_d x_{c+d}),
 /// cells in increasing i if `forward`, else decreasing. r x r diagonal blocks are solved
 /// exactly (Gaussian elimination with partial pivoting in C).

@@ -15,8 +15,9 @@
 namespace mpmg::kernels::simd {
 
 /// What apply() writes, per cell, from s = (A x)_c: spmv y = s; residual r = b - s; jacobi
-/// x_new = x + omega (b - s) / a_cc.
-enum class ApplyKind { spmv, residual, jacobi };
+/// x_new = x + omega (b - s) / a_cc; upper_residual r = -(U x)_c, the sum over the offsets whose
+/// cell comes after c (see kernels::upper_residual).
+enum class ApplyKind { spmv, residual, jacobi, upper_residual };
 
 template <class S, class C>
 struct ApplyArgs {
@@ -24,7 +25,7 @@ struct ApplyArgs {
     const S* a = nullptr;
     const C* b = nullptr;  ///< residual, jacobi
     const C* x = nullptr;
-    C* out = nullptr;
+    C* out = nullptr;  ///< never aliases x or b (large stencils keep partial sums in it)
     C omega = 0;  ///< jacobi
     ApplyKind kind = ApplyKind::spmv;
     std::int64_t line_begin = 0, line_end = 0;

@@ -70,6 +70,10 @@ public:
     void get_solution(float* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
 
     void smooth(int sweeps, bool pre) override {
+        // One forward sweep from û = 0 leaves (D + L) û = f̂, so the residual is -U û.
+        upper_residual_ready_ = sweeps == 1 && pre && u_zero_ && blocks_.empty() &&
+                                smoother_ != SmootherKind::jacobi &&
+                                smoother_ != SmootherKind::ilu0;
         for (int s = 0; s < sweeps; ++s) {
             if (smoother_ == SmootherKind::jacobi) {
                 if (blocks_.empty()) {
@@ -94,7 +98,9 @@ public:
     }
 
     void restrict_residual(Level& coarse) override {
-        if (blocks_.empty()) {
+        if (upper_residual_ready_) {
+            upper_residual(a_, u_.data(), r_.data());  // half the stencil's values
+        } else if (blocks_.empty()) {
             residual(a_, f_.data(), u_.data(), r_.data());
         } else {
             residual(blocks_, f_.data(), u_.data(), r_.data());
@@ -112,6 +118,7 @@ public:
     void correct_from(Level& coarse) override {
         coarse.unscale_solution();
         u_zero_ = false;
+        upper_residual_ready_ = false;
         // Unscaled: u += P e directly. Scaled: û += s ⊙ (P e), through r_ in one fused pass.
         C* target = u_.data();
         if (scale_transfers_) {
@@ -136,6 +143,7 @@ public:
         std::transform(work_.begin(), work_.end(), u_.begin(),
                        [](double v) { return static_cast<C>(v); });
         u_zero_ = false;
+        upper_residual_ready_ = false;
     }
 
     void* rhs_data() override { return f_.data(); }
@@ -144,10 +152,12 @@ public:
         if (scale_transfers_) level_vectors::multiply(f_, inv_s_);
         std::fill(u_.begin(), u_.end(), C{0});
         u_zero_ = true;
+        upper_residual_ready_ = false;
     }
     void unscale_solution() override {
         if (scale_transfers_) level_vectors::multiply(u_, inv_s_);
         u_zero_ = false;
+        upper_residual_ready_ = false;
     }
 
 private:
@@ -156,6 +166,7 @@ private:
         level_vectors::load_scaled(r, inv_s_, f_);
         std::fill(u_.begin(), u_.end(), C{0});
         u_zero_ = true;
+        upper_residual_ready_ = false;
     }
     // u += U^{-1} L^{-1} (f - A u): the triangular solves are one-triangle Gauss-Seidel sweeps.
     void ilu_step() {
@@ -179,6 +190,9 @@ private:
     C omega_;
     bool scale_transfers_;
     bool u_zero_ = false;       ///< û is known to be zero (set with a new right-hand side)
+    /// û is one forward Gauss-Seidel sweep on f̂ from zero and nothing changed since: the
+    /// residual to restrict is -U û (structured/sgdia_ops.hpp upper_residual).
+    bool upper_residual_ready_ = false;
     std::vector<C> f_, u_, r_;  // r_ doubles as scratch for Jacobi and corrections
     std::vector<C> s_, inv_s_;
     std::optional<CoarseSolver> coarse_;  // the FP64 dense LU of the (scaled) operator

@@ -61,6 +61,14 @@ void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r) {
 }
 
 template <class S, class C>
+void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r) {
+    const kernels::SgDiaGeom g = kernels::geometry(a);
+    const S* v = a.values().data();
+    for_lines(g, run_serial(a.box()),
+              [&](std::int64_t lb, std::int64_t le) { kernels::upper_residual(g, v, x, r, lb, le); });
+}
+
+template <class S, class C>
 void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
@@ -134,6 +142,14 @@ template void residual<float, float>(const SgDiaMatrix<float>&, const float*, co
 template void residual<half, float>(const SgDiaMatrix<half>&, const float*, const float*, float*);
 template void residual<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, const float*,
                                         float*);
+
+template void upper_residual<double, double>(const SgDiaMatrix<double>&, const double*, double*);
+template void upper_residual<float, double>(const SgDiaMatrix<float>&, const double*, double*);
+template void upper_residual<half, double>(const SgDiaMatrix<half>&, const double*, double*);
+template void upper_residual<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*);
+template void upper_residual<float, float>(const SgDiaMatrix<float>&, const float*, float*);
+template void upper_residual<half, float>(const SgDiaMatrix<half>&, const float*, float*);
+template void upper_residual<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*);
 
 template void jacobi<double, double>(const SgDiaMatrix<double>&, const double*, const double*,
                                      double*, double);

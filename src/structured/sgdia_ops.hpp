@@ -17,6 +17,11 @@ void spmv(const SgDiaMatrix<S>& a, const C* x, C* y);
 template <class S, class C>
 void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r);
 
+/// r = -U x (kernels::upper_residual): equals b - A x when x is the result of one forward
+/// Gauss-Seidel sweep on b from x = 0, at half the matrix traffic.
+template <class S, class C>
+void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r);
+
 /// x_new = x + omega D^{-1} (b - A x), D the point-block diagonal (x_new and x distinct).
 template <class S, class C>
 void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);

@@ -74,6 +74,26 @@ void residual(const SgDiaMatrix<S>& a, const double* b, const double* x, double*
 }
 
 template <class S>
+void upper_residual(const SgDiaMatrix<S>& a, const double* x, double* r) {
+    const int nb = a.block();
+    const Box& box = a.box();
+    for (std::int64_t c = 0; c < box.cells(); ++c) {
+        for (int ra = 0; ra < nb; ++ra) {
+            double sum = 0.0;
+            for (int d = 0; d < a.stencil().size(); ++d) {
+                const Offset& o = a.stencil()[d];
+                const std::int64_t shift =
+                    o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
+                if (shift <= 0 || !a.neighbour_inside(c, d)) continue;
+                for (int rb = 0; rb < nb; ++rb)
+                    sum += to_double(a.value(d, c, ra, rb)) * x[(c + shift) * nb + rb];
+            }
+            r[c * nb + ra] = -sum;
+        }
+    }
+}
+
+template <class S>
 void gs_sweep(const SgDiaMatrix<S>& a, const double* b, double* x, bool forward) {
     const int r = a.block();
     const std::int64_t n = a.box().cells();
@@ -110,6 +130,11 @@ template void residual<float>(const SgDiaMatrix<float>&, const double*, const do
 template void residual<half>(const SgDiaMatrix<half>&, const double*, const double*, double*);
 template void residual<bfloat16>(const SgDiaMatrix<bfloat16>&, const double*, const double*,
                                  double*);
+
+template void upper_residual<double>(const SgDiaMatrix<double>&, const double*, double*);
+template void upper_residual<float>(const SgDiaMatrix<float>&, const double*, double*);
+template void upper_residual<half>(const SgDiaMatrix<half>&, const double*, double*);
+template void upper_residual<bfloat16>(const SgDiaMatrix<bfloat16>&, const double*, double*);
 
 template void gs_sweep<double>(const SgDiaMatrix<double>&, const double*, double*, bool);
 template void gs_sweep<float>(const SgDiaMatrix<float>&, const double*, double*, bool);

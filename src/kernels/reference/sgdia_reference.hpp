@@ -16,6 +16,10 @@ void spmv(const SgDiaMatrix<S>& a, const double* x, double* y);
 template <class S>
 void residual(const SgDiaMatrix<S>& a, const double* b, const double* x, double* r);
 
+/// r = -U x, U the offsets whose cell comes after the cell (lexicographic index shift > 0).
+template <class S>
+void upper_residual(const SgDiaMatrix<S>& a, const double* x, double* r);
+
 /// One full lexicographic Gauss-Seidel sweep in place: cells in increasing index if `forward`,
 /// else decreasing; r x r diagonal blocks solved by Gaussian elimination with partial pivoting.
 template <class S>
