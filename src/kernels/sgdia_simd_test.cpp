@@ -30,13 +30,14 @@ struct Case {
     const char* stencil;
     Box box;
 };
-// Lines shorter than, equal to and longer than two vectors; a degenerate direction; lines longer
-// than one Gauss-Seidel chunk (512 cells); a lower-half stencil; more lines than one chunk of a
-// grouped product (8192 cells: 13 lines of 600), ending mid-plane.
-const Case kCases[] = {{"3d27", {7, 5, 6}},   {"3d7", {19, 3, 4}},    {"3d19", {2, 3, 3}},
-                       {"3d15", {1, 4, 3}},   {"3d27", {37, 1, 2}},   {"3d7", {600, 2, 2}},
+// Lines shorter than, equal to and longer than two vectors; a degenerate direction; long lines;
+// a lower-half stencil; more lines than one chunk of a grouped product (8192 cells: 13 lines of
+// 600), ending mid-plane; 3d27 interior lines (Gauss-Seidel in dz groups, segments of 1024
+// cells) of one segment, of two full segments (2050: 2048 vector cells) and of one and a part.
+const Case kCases[] = {{"3d27", {7, 5, 6}},   {"3d7", {19, 3, 4}},     {"3d19", {2, 3, 3}},
+                       {"3d15", {1, 4, 3}},   {"3d27", {37, 1, 2}},    {"3d7", {600, 2, 2}},
                        {"3d27", {33, 4, 3}},  {"lower27", {21, 4, 3}}, {"3d27", {600, 5, 6}},
-                       {"3d19", {601, 3, 5}}};
+                       {"3d19", {601, 3, 5}}, {"3d27", {2050, 3, 3}},  {"3d27", {1500, 4, 3}}};
 
 Stencil make_stencil(const std::string& name) {
     if (name != "lower27") return Stencil::named(name);
