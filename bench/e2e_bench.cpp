@@ -49,8 +49,8 @@ struct ProblemSpec {
 };
 
 constexpr ProblemSpec kSuite[] = {
-    {"laplace27", 128}, {"laplace27e8", 128}, {"rhd", 160},   {"oil", 140},
-    {"weather", 128},   {"rhd3t", 80},        {"oil4c", 64},  {"solid3d", 56},
+    {"laplace27", 128}, {"laplace27e8", 128}, {"rhd", 160},  {"oil", 140},
+    {"weather", 128},   {"rhd3t", 80},        {"oil4c", 64}, {"solid3d", 56},
 };
 
 struct Config {
@@ -265,8 +265,7 @@ std::string markdown(const json& doc) {
         std::vector<std::string> parts;
         for (const json& a : sm["auto_vs_fastest"]) {
             parts.push_back(fmt::format("{} {:.2f} ({})", a["problem"].get<std::string>(),
-                                        a["ratio"].get<double>(),
-                                        a["fastest"].get<std::string>()));
+                                        a["ratio"].get<double>(), a["fastest"].get<std::string>()));
         }
         s += fmt::format(
             "\nauto total time / fastest other converged configuration (target <= 1.10): {}; "

@@ -297,8 +297,8 @@ template void residual<half, float>(const SgDiaGeom&, const half*, const float*,
 template void residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
                                         const float*, float*, std::int64_t, std::int64_t);
 
-template void upper_residual<double, double>(const SgDiaGeom&, const double*, const double*, double*,
-                                             std::int64_t, std::int64_t);
+template void upper_residual<double, double>(const SgDiaGeom&, const double*, const double*,
+                                             double*, std::int64_t, std::int64_t);
 template void upper_residual<float, double>(const SgDiaGeom&, const float*, const double*, double*,
                                             std::int64_t, std::int64_t);
 template void upper_residual<half, double>(const SgDiaGeom&, const half*, const double*, double*,

@@ -26,7 +26,7 @@ struct ApplyArgs {
     const C* b = nullptr;  ///< residual, jacobi
     const C* x = nullptr;
     C* out = nullptr;  ///< never aliases x or b (large stencils keep partial sums in it)
-    C omega = 0;  ///< jacobi
+    C omega = 0;       ///< jacobi
     ApplyKind kind = ApplyKind::spmv;
     std::int64_t line_begin = 0, line_end = 0;
 };

@@ -59,6 +59,9 @@ public:
         } else if (kernels::BlockSoa<S, C>::supported(a_.block())) {
             blocks_ = kernels::BlockSoa<S, C>(a_);  // the block SIMD kernels' layout
         }
+        // A level kept with overflowed (infinite) entries (setup_fallback off, the ablation)
+        // must show it: b - A x turns them into NaN for the guard, -U x would skip the centre.
+        finite_ = report.counts.overflow == 0 && report.counts.nonfinite_input == 0;
     }
 
     Precision compute() const override { return precision_of<C>(); }
@@ -71,7 +74,7 @@ public:
 
     void smooth(int sweeps, bool pre) override {
         // One forward sweep from û = 0 leaves (D + L) û = f̂, so the residual is -U û.
-        upper_residual_ready_ = sweeps == 1 && pre && u_zero_ && blocks_.empty() &&
+        upper_residual_ready_ = sweeps == 1 && pre && u_zero_ && finite_ && blocks_.empty() &&
                                 smoother_ != SmootherKind::jacobi &&
                                 smoother_ != SmootherKind::ilu0;
         for (int s = 0; s < sweeps; ++s) {
@@ -189,10 +192,11 @@ private:
     SmootherKind smoother_;
     C omega_;
     bool scale_transfers_;
-    bool u_zero_ = false;       ///< û is known to be zero (set with a new right-hand side)
+    bool u_zero_ = false;  ///< û is known to be zero (set with a new right-hand side)
     /// û is one forward Gauss-Seidel sweep on f̂ from zero and nothing changed since: the
     /// residual to restrict is -U û (structured/sgdia_ops.hpp upper_residual).
     bool upper_residual_ready_ = false;
+    bool finite_ = true;        ///< no entry of a_ overflowed in the truncation
     std::vector<C> f_, u_, r_;  // r_ doubles as scratch for Jacobi and corrections
     std::vector<C> s_, inv_s_;
     std::optional<CoarseSolver> coarse_;  // the FP64 dense LU of the (scaled) operator

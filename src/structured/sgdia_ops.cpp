@@ -64,8 +64,9 @@ template <class S, class C>
 void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    for_lines(g, run_serial(a.box()),
-              [&](std::int64_t lb, std::int64_t le) { kernels::upper_residual(g, v, x, r, lb, le); });
+    for_lines(g, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
+        kernels::upper_residual(g, v, x, r, lb, le);
+    });
 }
 
 template <class S, class C>
@@ -146,7 +147,8 @@ template void residual<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const floa
 template void upper_residual<double, double>(const SgDiaMatrix<double>&, const double*, double*);
 template void upper_residual<float, double>(const SgDiaMatrix<float>&, const double*, double*);
 template void upper_residual<half, double>(const SgDiaMatrix<half>&, const double*, double*);
-template void upper_residual<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*);
+template void upper_residual<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*,
+                                               double*);
 template void upper_residual<float, float>(const SgDiaMatrix<float>&, const float*, float*);
 template void upper_residual<half, float>(const SgDiaMatrix<half>&, const float*, float*);
 template void upper_residual<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*);
