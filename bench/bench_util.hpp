@@ -36,6 +36,10 @@ std::int64_t llc_bytes();
 /// "model name" of /proc/cpuinfo (or "unknown").
 std::string cpu_model();
 
+/// The 1, 5 and 15 minute load averages of /proc/loadavg (or "unknown"), to say how busy the
+/// machine was around a measurement.
+std::string load_average();
+
 /// STREAM triad a = b + s c over `n` doubles with `threads` OpenMP threads: median GB/s of
 /// `reps` runs, counting 24 bytes per element (two reads, one write; no write-allocate).
 double stream_triad_gbs(int threads, std::int64_t n, int reps);

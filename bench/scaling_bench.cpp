@@ -102,13 +102,14 @@ json weak_model(const json& two, const char* config_name) {
 
 std::string markdown(const json& doc) {
     std::string md = fmt::format(
-        "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores, shared and loaded while "
-        "measured). Medians of {} run(s); efficiency = T(1x1) / (ranks x threads x T). total_s "
-        "includes the setup, which every rank still does for the whole grid; solve_s = total - "
-        "setup.\n\n",
+        "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores; load average before / "
+        "after: {} / {}). Medians of {} run(s); efficiency = T(1x1) / (ranks x threads x T). "
+        "total_s includes the setup, which every rank still does for the whole grid; solve_s = "
+        "total - setup.\n\n",
         doc["n"].get<int>(), doc["unknowns"].get<long long>(),
         doc["machine"]["cpu"].get<std::string>(), doc["machine"]["threads"].get<int>(),
-        doc["repetitions"].get<int>());
+        doc["machine"]["load_average_before"].get<std::string>(),
+        doc["machine"]["load_average_after"].get<std::string>(), doc["repetitions"].get<int>());
     md +=
         "| config | ranks | threads | iterations | total_s | efficiency | solve_s | solve "
         "efficiency |\n";
@@ -150,6 +151,7 @@ std::string markdown(const json& doc) {
 }  // namespace
 
 int run_scaling_bench(const BenchOptions& opt) {
+    const std::string load_before = load_average();
     const fs::path exe = fs::read_symlink("/proc/self/exe");
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     const int budget = std::max(cores, opt.threads);
@@ -229,7 +231,9 @@ int run_scaling_bench(const BenchOptions& opt) {
         {"cpu", cpu_model()},
         {"threads", budget},
         {"stream_triad_gbs", stream_triad_gbs(1, opt.quick ? (std::int64_t{1} << 20) : llc, 3)},
-        {"llc_bytes", llc}};
+        {"llc_bytes", llc},
+        {"load_average_before", load_before},
+        {"load_average_after", load_average()}};
     doc["quick"] = opt.quick;
     doc["repetitions"] = reps;
     doc["n"] = n;

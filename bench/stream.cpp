@@ -2,6 +2,8 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <memory>
 #include <string>
@@ -28,6 +30,12 @@ std::int64_t llc_bytes() {
     if (s > 0) return s;
 #endif
     return std::int64_t{32} << 20;
+}
+
+std::string load_average() {
+    std::ifstream in("/proc/loadavg");
+    std::string a, b, c;
+    return in >> a >> b >> c ? fmt::format("{} {} {}", a, b, c) : "unknown";
 }
 
 std::string cpu_model() {

@@ -301,12 +301,6 @@ void plot(const BenchOptions& opt, const std::filesystem::path& json_path) {
     }
 }
 
-std::string load_average() {
-    std::ifstream in("/proc/loadavg");
-    std::string a, b, c;
-    return in >> a >> b >> c ? fmt::format("{} {} {}", a, b, c) : "unknown";
-}
-
 }  // namespace
 
 int run_vs_hypre_bench(const BenchOptions& opt) {

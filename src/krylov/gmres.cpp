@@ -2,15 +2,9 @@
 // The Krylov basis V and its preconditioned images Z = M^{-1} V are stored in K (keeping Z makes
 // iterations == preconditioner applications and tolerates a preconditioner that is only
 // approximately linear, as a mixed-precision multigrid cycle is); the Hessenberg matrix, the
-// Givens rotations and the least-squares solve are in double. The history holds the Givens residual
-// estimate inside a cycle and the true residual ||b - A x|| / ||b|| at the end of every cycle, so
-// the final value is a true one.
-//
-// Orthogonalisation is classical Gram-Schmidt with one fused pass for all inner products and one
-// for the update (krylov_ops::block_dot / block_subtract), repeated once when the norm fell below
-// 1/sqrt(2) of its value before (the DGKS criterion: "twice is enough", Giraud, Langou and
-// Rozloznik 2005). Modified Gram-Schmidt reads w and v_i five times per column i; this reads
-// each basis vector twice per pass, which made it the larger part of GMRES's own time.
+// Givens rotations and the least-squares solve are in double. Orthogonalisation is modified
+// Gram-Schmidt. The history holds the Givens residual estimate inside a cycle and the true
+// residual ||b - A x|| / ||b|| at the end of every cycle, so the final value is a true one.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -43,8 +37,7 @@ struct GmresWork {
           cs(static_cast<std::size_t>(mr_in)),
           sn(static_cast<std::size_t>(mr_in)),
           g(static_cast<std::size_t>(mr_in + 1)),
-          y(static_cast<std::size_t>(mr_in)),
-          corr(static_cast<std::size_t>(mr_in + 1)) {}
+          y(static_cast<std::size_t>(mr_in)) {}
 
     K* vcol(int i) { return v.data() + static_cast<std::int64_t>(i) * n; }
     K* zcol(int i) { return z.empty() ? vcol(i) : z.data() + static_cast<std::int64_t>(i) * n; }
@@ -58,13 +51,9 @@ struct GmresWork {
     std::vector<K> u;       ///< the cycle's correction Z y
     std::vector<double> h;  ///< Hessenberg (mr+1) x mr, reduced to R by the rotations
     std::vector<double> cs, sn, g, y;
-    std::vector<double> corr;  ///< the second Gram-Schmidt pass's coefficients
 };
 
 enum class Step { ok, happy, stop };
-
-/// Second Gram-Schmidt pass when ||w|| fell below this fraction of ||A z_j|| (DGKS).
-constexpr double kRefine = 0.7071067811865476;
 
 /// Applies the earlier rotations to column j, then the new one that zeroes h(j+1, j), and
 /// updates the rotated right-hand side g. Returns false (and fills res) on breakdown.
@@ -92,27 +81,8 @@ bool rotate(GmresWork<K>& w, int j, int k, KrylovResult& res) {
     return true;
 }
 
-/// h = (v_0..v_j)^T w summed over the processes, w -= V h; false (and res filled) when an
-/// inner product is not finite.
-template <class K>
-bool gram_schmidt_pass(const LinearOperator<K>& a, GmresWork<K>& w, int j, K* next, double* h,
-                       int k, KrylovResult& res) {
-    block_dot(w.n, j + 1, w.vcol(0), next, h);
-    for (int i = 0; i <= j; ++i) {
-        h[i] = a.global_sum(h[i]);
-        if (!std::isfinite(h[i])) {
-            stop(res, SolveStatus::non_finite,
-                 fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, i,
-                             j, h[i]));
-            return false;
-        }
-    }
-    block_subtract(w.n, j + 1, w.vcol(0), h, next);
-    return true;
-}
-
-/// Iteration k, column j: z_j = M^{-1} v_j, w = A z_j, classical Gram-Schmidt (twice when
-/// needed) against v_0..v_j, v_{j+1} = w / h(j+1, j), then the Givens rotations.
+/// Iteration k, column j: z_j = M^{-1} v_j, w = A z_j, modified Gram-Schmidt against
+/// v_0..v_j, v_{j+1} = w / h(j+1, j), then the Givens rotations.
 template <class K>
 Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>& w, int j, int k,
                   KrylovResult& res) {
@@ -128,13 +98,18 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
                          k, norm0));
         return Step::stop;
     }
-    if (!gram_schmidt_pass(a, w, j, next, &w.hij(0, j), k, res)) return Step::stop;
-    double hnext = norm2(a, next);
-    if (hnext < kRefine * norm0) {
-        if (!gram_schmidt_pass(a, w, j, next, w.corr.data(), k, res)) return Step::stop;
-        for (int i = 0; i <= j; ++i) w.hij(i, j) += w.at(w.corr, i);
-        hnext = norm2(a, next);
+    for (int i = 0; i <= j; ++i) {
+        const double hval = dot(a, next, w.vcol(i));
+        if (!std::isfinite(hval)) {
+            stop(res, SolveStatus::non_finite,
+                 fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, i,
+                             j, hval));
+            return Step::stop;
+        }
+        w.hij(i, j) = hval;
+        axpy(n, -hval, w.vcol(i), next);
     }
+    const double hnext = norm2(a, next);
     if (!std::isfinite(hnext)) {
         stop(res, SolveStatus::non_finite,
              fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, j + 1,

@@ -1,18 +1,13 @@
 // Restarted GMRES, typed over K = double and float: nonsymmetric convection-diffusion with and
 // without Jacobi, a restart shorter than the iteration count, the final residual being the true
 // one, happy breakdown, and the option checks.
-#include <cmath>
-#include <cstdint>
 #include <string>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "krylov/krylov.hpp"
 #include "krylov/krylov_test_problems.hpp"
-#include "krylov/vector_ops.hpp"
 
 namespace mpmg {
 namespace {
@@ -23,31 +18,6 @@ template <class K>
 class KrylovGmres : public ::testing::Test {};
 using Precisions = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(KrylovGmres, Precisions);
-
-// The fused Gram-Schmidt passes against one dot / axpy per column: parallel (n above
-// kParallelMin) and more columns than one block_dot pass takes.
-TYPED_TEST(KrylovGmres, BlockGramSchmidtOpsMatchColumnByColumn) {
-    using K = TypeParam;
-    for (const auto& [n, m] :
-         {std::pair<std::int64_t, int>{20000, 5}, {100, krylov_ops::kMaxBlockDot + 6}}) {
-        SCOPED_TRACE(std::to_string(n) + " x " + std::to_string(m));
-        std::vector<K> v(static_cast<std::size_t>(n * m)), w(static_cast<std::size_t>(n));
-        for (std::size_t e = 0; e < v.size(); ++e) v[e] = K(std::sin(0.37 * double(e) + 1.0));
-        for (std::size_t e = 0; e < w.size(); ++e) w[e] = K(std::cos(0.11 * double(e)));
-        std::vector<double> h(static_cast<std::size_t>(m));
-        krylov_ops::block_dot(n, m, v.data(), w.data(), h.data());
-        std::vector<K> w2 = w, w3 = w;
-        krylov_ops::block_subtract(n, m, v.data(), h.data(), w2.data());
-        for (int i = 0; i < m; ++i) {
-            const K* vi = v.data() + i * n;
-            const double ref = krylov_ops::dot(n, vi, w.data());
-            ASSERT_NEAR(h[i], ref, 1e-12 * double(n)) << "column " << i;
-            krylov_ops::axpy(n, -h[i], vi, w3.data());
-        }
-        const double eps = std::is_same_v<K, float> ? 1e-5 : 1e-12;
-        for (std::int64_t r = 0; r < n; ++r) ASSERT_NEAR(w2[r], w3[r], eps * m) << "row " << r;
-    }
-}
 
 TYPED_TEST(KrylovGmres, ConvergesOnConvectionDiffusion) {
     using K = TypeParam;

@@ -4,9 +4,6 @@
 // for the threads.
 #pragma once
 
-#include <omp.h>
-
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -17,9 +14,6 @@ namespace mpmg::krylov_ops {
 
 /// Below this length the loops run serially: thread start-up costs more than the work.
 inline constexpr std::int64_t kParallelMin = 8192;
-
-/// Most columns block_dot sums in one pass (more are done in groups of this many).
-inline constexpr int kMaxBlockDot = 1024;
 
 /// (x, y), accumulated in double.
 template <class K>
@@ -95,56 +89,6 @@ void set_zero(std::int64_t n, K* x) {
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
     for (std::int64_t i = 0; i < n; ++i) {
         x[i] = K(0);
-    }
-}
-
-/// Rows per chunk of the block operations below: a chunk of w (8 KiB in double) stays in L1
-/// while the m basis vectors stream past it.
-inline constexpr std::int64_t kBlockRows = 1024;
-
-/// h[i] = (v_i, w) for the m columns v_i = v + i n (column-major), accumulated in double, in one
-/// pass over w and the columns (m dot products would read w m times). Summed chunk by chunk in
-/// a fixed order per thread, then over the threads in thread order.
-template <class K>
-void block_dot(std::int64_t n, int m, const K* v, const K* w, double* h) {
-    for (; m > kMaxBlockDot; m -= kMaxBlockDot, v += kMaxBlockDot * n, h += kMaxBlockDot)
-        block_dot(n, kMaxBlockDot, v, w, h);
-    for (int i = 0; i < m; ++i) h[i] = 0.0;
-    const std::int64_t chunks = (n + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel if (n >= kParallelMin)
-    {
-        double local[kMaxBlockDot] = {};
-#pragma omp for schedule(static)
-        for (std::int64_t c = 0; c < chunks; ++c) {
-            const std::int64_t r0 = c * kBlockRows, r1 = std::min(n, r0 + kBlockRows);
-            for (int i = 0; i < m; ++i) {
-                const K* vi = v + i * n;
-                double s = 0.0;
-                for (std::int64_t r = r0; r < r1; ++r)
-                    s += static_cast<double>(vi[r]) * static_cast<double>(w[r]);
-                local[i] += s;
-            }
-        }
-#pragma omp for ordered schedule(static, 1)
-        for (int t = 0; t < omp_get_num_threads(); ++t) {
-#pragma omp ordered
-            for (int i = 0; i < m; ++i) h[i] += local[i];
-        }
-    }
-}
-
-/// w <- w - sum_i h[i] v_i over the m columns of v, in one pass over w.
-template <class K>
-void block_subtract(std::int64_t n, int m, const K* v, const double* h, K* w) {
-    const std::int64_t chunks = (n + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel for schedule(static) if (n >= kParallelMin)
-    for (std::int64_t c = 0; c < chunks; ++c) {
-        const std::int64_t r0 = c * kBlockRows, r1 = std::min(n, r0 + kBlockRows);
-        for (int i = 0; i < m; ++i) {
-            const K* vi = v + i * n;
-            const K hi = static_cast<K>(h[i]);
-            for (std::int64_t r = r0; r < r1; ++r) w[r] -= hi * vi[r];
-        }
     }
 }
 
