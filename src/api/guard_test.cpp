@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "mpmg/solver.hpp"
 
@@ -31,6 +32,22 @@ TEST(Guard, RebuildsInWiderPrecisionAndConverges) {
     EXPECT_EQ(r.residual_history.size(), static_cast<std::size_t>(r.iterations) + 1);
     for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
     for (double v : r.residual_history) ASSERT_TRUE(std::isfinite(v));
+}
+
+// scale-then-setup kept in FP16 (fallback off): the Galerkin operators grow past FP16's range on
+// a coarse level, mostly on the diagonal. The residual restricted after the first sweep must
+// still carry those Inf entries to the guard (the upper-half residual -U u would skip them).
+TEST(Guard, OverflowedCoarseDiagonalStillReachesTheGuard) {
+    SolverOptions o;
+    o.problem.name = "laplace27";
+    o.problem.n = 40;
+    o.precision = parse_precision("K64P32D16");
+    o.multigrid.scaling = ScalingKind::scale_then_setup;
+    o.multigrid.setup_fallback = false;
+    const SolveResult r = solve(o);
+    ASSERT_TRUE(r.converged) << r.message;
+    ASSERT_EQ(r.guard_events.size(), 1u);
+    EXPECT_NE(r.guard_events[0].find("iteration 1"), std::string::npos) << r.guard_events[0];
 }
 
 TEST(Guard, OffStopsWithTheReasonAndNoNaN) {

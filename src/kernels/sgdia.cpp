@@ -126,6 +126,23 @@ int inline_offset(const SgDiaGeom& g, int dx) {
     return -1;
 }
 
+/// The block (r > 1) products, chunk by chunk: acc = (A x) for the cells [i0, i1) of a line
+/// (only the offsets after the cell with `upper_only`), then finish(c_first, cells, acc) writes
+/// the chunk's result from it (c_first: the chunk's first cell).
+template <class S, class C, class F>
+void apply_chunks(const SgDiaGeom& g, const S* a, const C* x, std::int64_t line_begin,
+                  std::int64_t line_end, bool upper_only, F finish) {
+    C acc[kChunk];
+    const int n = chunk_cells(g);
+    for (std::int64_t line = line_begin; line < line_end; ++line) {
+        for (int i0 = 0; i0 < g.nx; i0 += n) {
+            const int i1 = std::min(g.nx, i0 + n);
+            apply_chunk(g, a, x, acc, line, i0, i1, -1, -1, upper_only);
+            finish(line * g.nx + i0, i1 - i0, static_cast<const C*>(acc));
+        }
+    }
+}
+
 }  // namespace
 
 template <class S, class C>
@@ -136,16 +153,11 @@ void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_be
                                           line_begin, line_end});
         return;
     }
-    C acc[kChunk];
-    const int n = chunk_cells(g);
     const int r = g.block;
-    for (std::int64_t line = line_begin; line < line_end; ++line) {
-        for (int i0 = 0; i0 < g.nx; i0 += n) {
-            const int i1 = std::min(g.nx, i0 + n);
-            apply_chunk(g, a, x, acc, line, i0, i1);
-            std::copy(acc, acc + (i1 - i0) * r, y + (line * g.nx + i0) * r);
-        }
-    }
+    apply_chunks(g, a, x, line_begin, line_end, false,
+                 [&](std::int64_t c, int cells, const C* acc) {
+                     std::copy(acc, acc + cells * r, y + c * r);
+                 });
 }
 
 template <class S, class C>
@@ -156,17 +168,11 @@ void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std:
                                           line_begin, line_end});
         return;
     }
-    C acc[kChunk];
-    const int n = chunk_cells(g);
-    for (std::int64_t line = line_begin; line < line_end; ++line) {
-        for (int i0 = 0; i0 < g.nx; i0 += n) {
-            const int i1 = std::min(g.nx, i0 + n);
-            apply_chunk(g, a, x, acc, line, i0, i1);
-            const std::int64_t first = (line * g.nx + i0) * g.block;
-            const int len = (i1 - i0) * g.block;
-            for (int e = 0; e < len; ++e) r[first + e] = b[first + e] - acc[e];
-        }
-    }
+    const int rb = g.block;
+    apply_chunks(g, a, x, line_begin, line_end, false,
+                 [&](std::int64_t c, int cells, const C* acc) {
+                     for (int e = 0; e < cells * rb; ++e) r[c * rb + e] = b[c * rb + e] - acc[e];
+                 });
 }
 
 template <class S, class C>
@@ -177,17 +183,10 @@ void upper_residual(const SgDiaGeom& g, const S* a, const C* x, C* r, std::int64
                                           simd::ApplyKind::upper_residual, line_begin, line_end});
         return;
     }
-    C acc[kChunk];
-    const int n = chunk_cells(g);
-    for (std::int64_t line = line_begin; line < line_end; ++line) {
-        for (int i0 = 0; i0 < g.nx; i0 += n) {
-            const int i1 = std::min(g.nx, i0 + n);
-            apply_chunk(g, a, x, acc, line, i0, i1, -1, -1, true);
-            const std::int64_t first = (line * g.nx + i0) * g.block;
-            const int len = (i1 - i0) * g.block;
-            for (int e = 0; e < len; ++e) r[first + e] = -acc[e];
-        }
-    }
+    const int rb = g.block;
+    apply_chunks(g, a, x, line_begin, line_end, true, [&](std::int64_t c, int cells, const C* acc) {
+        for (int e = 0; e < cells * rb; ++e) r[c * rb + e] = -acc[e];
+    });
 }
 
 template <class S, class C>
@@ -238,31 +237,19 @@ void jacobi(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* x_new, C 
                                           line_begin, line_end});
         return;
     }
-    C acc[kChunk];
-    const int n = chunk_cells(g);
     const int r = g.block;
     const S* centre = a + g.center * g.diag_stride;
-    for (std::int64_t line = line_begin; line < line_end; ++line) {
-        for (int i0 = 0; i0 < g.nx; i0 += n) {
-            const int i1 = std::min(g.nx, i0 + n);
-            apply_chunk(g, a, x, acc, line, i0, i1);
-            const std::int64_t c_first = line * g.nx + i0;
-            if (r == 1) {
-                for (int t = 0; t < i1 - i0; ++t) {
-                    const std::int64_t c = c_first + t;
-                    x_new[c] = x[c] + omega * (b[c] - acc[t]) / to_compute<C>(centre[c]);
-                }
-                continue;
-            }
-            for (int t = 0; t < i1 - i0; ++t) {
-                const std::int64_t c = c_first + t;
-                C z[kMaxBlock];
-                for (int ra = 0; ra < r; ++ra) z[ra] = b[c * r + ra] - acc[t * r + ra];
-                solve_block(centre + c * r * r, r, z);
-                for (int ra = 0; ra < r; ++ra) x_new[c * r + ra] = x[c * r + ra] + omega * z[ra];
-            }
-        }
-    }
+    apply_chunks(g, a, x, line_begin, line_end, false,
+                 [&](std::int64_t c_first, int cells, const C* acc) {
+                     for (int t = 0; t < cells; ++t) {
+                         const std::int64_t c = c_first + t;
+                         C z[kMaxBlock];
+                         for (int ra = 0; ra < r; ++ra) z[ra] = b[c * r + ra] - acc[t * r + ra];
+                         solve_block(centre + c * r * r, r, z);
+                         for (int ra = 0; ra < r; ++ra)
+                             x_new[c * r + ra] = x[c * r + ra] + omega * z[ra];
+                     }
+                 });
 }
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.

@@ -159,10 +159,12 @@ HWY_INLINE C finish_scalar(const ApplyArgs<S, C>& p, const S* centre, std::int64
 }
 
 /// Lines [lb, le) with the offsets of `dz` (or all): s = the sum over those offsets, plus out[c]
-/// when kAcc (the partial sum of earlier offset groups, read in place); out = finish(s) when
-/// kLast, else s.
-template <ApplyKind K, bool kAcc, bool kLast, class S, class C>
-void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int dz) {
+/// when `acc` (the partial sum of earlier offset groups, read in place); out = finish(s) when
+/// `last`, else s. (Run-time flags: as template parameters they tripled the instantiations of
+/// this file, per target and type pair, for no measured gain.)
+template <ApplyKind K, class S, class C>
+void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int dz, bool acc,
+                 bool last) {
     const SgDiaGeom& g = *p.g;
     const hn::ScalableTag<C> d;
     using V = hn::Vec<decltype(d)>;
@@ -178,24 +180,16 @@ void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int
         const std::int64_t c0 = line * g.nx;
         C* out = p.out + c0;
         const auto done = [&](int i, V s) {
-            if constexpr (kAcc) s = hn::Add(s, hn::LoadU(d, out + i));
-            if constexpr (kLast) {
-                return finish<K>(d, p, centre, c0 + i, s);
-            } else {
-                return s;
-            }
+            if (acc) s = hn::Add(s, hn::LoadU(d, out + i));
+            return last ? finish<K>(d, p, centre, c0 + i, s) : s;
         };
         const auto done_scalar = [&](int i, C s) {
-            if constexpr (kAcc) s += out[i];
-            if constexpr (kLast) {
-                return finish_scalar<K>(p, centre, c0 + i, s);
-            } else {
-                return s;
-            }
+            if (acc) s += out[i];
+            return last ? finish_scalar<K>(p, centre, c0 + i, s) : s;
         };
         // The rest of [1, nx-1) after the full vectors is one vector ending at nx-1 that overlaps
         // cells of the last full vector. It is computed first, while out still holds the
-        // partial sums of those cells (kAcc), and stored last: the overlapped cells get the same
+        // partial sums of those cells (acc), and stored last: the overlapped cells get the same
         // values again (same inputs, same summation order; out never aliases x or b).
         const int tail = g.nx - 1 - n;
         const bool has_tail = g.nx >= 2 && (g.nx - 2) % n != 0 && tail >= 1;
@@ -249,13 +243,11 @@ void apply_kind(const ApplyArgs<S, C>& p) {
         }
         std::sort(dzs, dzs + groups);
     }
-    if (groups < 2) return apply_lines<K, false, true>(p, p.line_begin, p.line_end, kAnyDz);
+    if (groups < 2) return apply_lines<K>(p, p.line_begin, p.line_end, kAnyDz, false, true);
     const std::int64_t chunk = std::max<std::int64_t>(1, kGroupCells / std::max(1, g.nx));
     for (std::int64_t lb = p.line_begin; lb < p.line_end; lb += chunk) {
         const std::int64_t le = std::min(p.line_end, lb + chunk);
-        apply_lines<K, false, false>(p, lb, le, dzs[0]);
-        for (int q = 1; q + 1 < groups; ++q) apply_lines<K, true, false>(p, lb, le, dzs[q]);
-        apply_lines<K, true, true>(p, lb, le, dzs[groups - 1]);
+        for (int q = 0; q < groups; ++q) apply_lines<K>(p, lb, le, dzs[q], q > 0, q + 1 == groups);
     }
 }
 
@@ -421,16 +413,50 @@ void gs_line_dir(const GsArgs<S, C>& p) {
         m = tr != nullptr ? hn::Neg(hn::Mul(load_conv(d, tr + i), inv)) : hn::Zero(d);
     };
     if (nx == 0) return;
-    V s0, s1, u0, m0, u1, m1;
     // Without a trailing in-line neighbour (lower-half stencils swept backward) x = u.
     const bool coupled = tr != nullptr;
     const auto solve = [&](V u, V m, V& carry) {
         return coupled ? solve_inline<Fwd>(d, u, m, carry) : u;
     };
-    // The vector cells [vb, ve): full vectors from cell 1 (forward) or down from nx-2.
+    // The boundary cell first, then the vector cells [vb, ve) (full vectors from cell 1 forward,
+    // down from nx-2 backward), then the rest scalar.
     const int nvec = nx >= 2 ? (nx - 2) / n : 0;
     const int vb = Fwd ? 1 : nx - 1 - nvec * n;
     const int ve = vb + nvec * n;
+    scalar_cell(Fwd ? 0 : nx - 1);
+    auto carry = hn::Set(d, x[Fwd ? 0 : nx - 1]);
+    // Solves the cells [sb, sb + len) in sweep order, two vectors at a time, their fixed parts
+    // from sum2(i, s0, s1) (cells i .. i+2N-1) and sum1(i) (cells i .. i+N-1).
+    const auto scan = [&](int sb, int len, auto&& sum2, auto&& sum1) {
+        V s0, s1, u0, m0, u1, m1;
+        if constexpr (Fwd) {
+            int o = 0;
+            for (; o + 2 * n <= len; o += 2 * n) {
+                sum2(sb + o, s0, s1);
+                setup(sb + o, s0, u0, m0);
+                setup(sb + o + n, s1, u1, m1);
+                hn::StoreU(solve(u0, m0, carry), d, x + sb + o);
+                hn::StoreU(solve(u1, m1, carry), d, x + sb + o + n);
+            }
+            if (o < len) {
+                setup(sb + o, sum1(sb + o), u0, m0);
+                hn::StoreU(solve(u0, m0, carry), d, x + sb + o);
+            }
+        } else {
+            int o = len;  // cells [sb + o, sb + len) are done
+            for (; o - 2 * n >= 0; o -= 2 * n) {
+                sum2(sb + o - 2 * n, s0, s1);
+                setup(sb + o - 2 * n, s0, u0, m0);
+                setup(sb + o - n, s1, u1, m1);
+                hn::StoreU(solve(u1, m1, carry), d, x + sb + o - n);
+                hn::StoreU(solve(u0, m0, carry), d, x + sb + o - 2 * n);
+            }
+            if (o > 0) {
+                setup(sb + o - n, sum1(sb + o - n), u0, m0);
+                hn::StoreU(solve(u0, m0, carry), d, x + sb + o - n);
+            }
+        }
+    };
     const int seg = kSegment / (2 * n) * (2 * n);
     if (act.m >= kGsGroupOffsets && seg > 0 && nvec > 0) {
         // Groups are the runs of equal dz in act (one run per dz: collect() keeps the stencil's
@@ -441,82 +467,27 @@ void gs_line_dir(const GsArgs<S, C>& p) {
             if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
         }
         HWY_ALIGN C sbuf[kSegment];
-        if constexpr (Fwd) {
-            scalar_cell(0);
-            auto carry = hn::Set(d, x[0]);
-            for (int sb = vb; sb < ve; sb += seg) {
-                const int len = std::min(seg, ve - sb);
-                group_sums<pf>(d, act, gb, groups, sb, len, sbuf);
-                int o = 0;
-                for (; o + 2 * n <= len; o += 2 * n) {
-                    setup(sb + o, hn::Load(d, sbuf + o), u0, m0);
-                    setup(sb + o + n, hn::Load(d, sbuf + o + n), u1, m1);
-                    hn::StoreU(solve(u0, m0, carry), d, x + sb + o);
-                    hn::StoreU(solve(u1, m1, carry), d, x + sb + o + n);
-                }
-                if (o < len) {
-                    setup(sb + o, hn::Load(d, sbuf + o), u0, m0);
-                    hn::StoreU(solve(u0, m0, carry), d, x + sb + o);
-                }
-            }
-            for (int i = ve; i < nx; ++i) scalar_cell(i);
-        } else {
-            scalar_cell(nx - 1);
-            auto carry = hn::Set(d, x[nx - 1]);
-            for (int se = ve; se > vb; se -= seg) {
-                const int sb = std::max(vb, se - seg);
-                const int len = se - sb;
-                group_sums<pf>(d, act, gb, groups, sb, len, sbuf);
-                int o = len;  // cells [sb + o, se) are done
-                for (; o - 2 * n >= 0; o -= 2 * n) {
-                    setup(sb + o - 2 * n, hn::Load(d, sbuf + o - 2 * n), u0, m0);
-                    setup(sb + o - n, hn::Load(d, sbuf + o - n), u1, m1);
-                    hn::StoreU(solve(u1, m1, carry), d, x + sb + o - n);
-                    hn::StoreU(solve(u0, m0, carry), d, x + sb + o - 2 * n);
-                }
-                if (o > 0) {
-                    setup(sb + o - n, hn::Load(d, sbuf + o - n), u0, m0);
-                    hn::StoreU(solve(u0, m0, carry), d, x + sb + o - n);
-                }
-            }
-            for (int c = vb - 1; c >= 0; --c) scalar_cell(c);
+        int sb = 0;  // the segment whose fixed parts sbuf holds
+        const auto from_buf2 = [&](int i, V& s0, V& s1) {
+            s0 = hn::Load(d, sbuf + (i - sb));
+            s1 = hn::Load(d, sbuf + (i - sb) + n);
+        };
+        const auto from_buf1 = [&](int i) { return hn::Load(d, sbuf + (i - sb)); };
+        for (int done = 0; done < ve - vb; done += seg) {
+            const int len = std::min(seg, ve - vb - done);
+            sb = Fwd ? vb + done : ve - done - len;
+            group_sums<pf>(d, act, gb, groups, sb, len, sbuf);
+            scan(sb, len, from_buf2, from_buf1);
         }
-        return;
+    } else {
+        scan(
+            vb, ve - vb, [&](int i, V& s0, V& s1) { vec_sum2<pf>(d, act, 0, act.m, i, s0, s1); },
+            [&](int i) { return vec_sum1(d, act, 0, act.m, i); });
     }
     if constexpr (Fwd) {
-        scalar_cell(0);
-        int i = 1;
-        auto carry = hn::Set(d, x[0]);
-        for (; i + 2 * n <= nx - 1; i += 2 * n) {
-            vec_sum2<pf>(d, act, 0, act.m, i, s0, s1);
-            setup(i, s0, u0, m0);
-            setup(i + n, s1, u1, m1);
-            hn::StoreU(solve(u0, m0, carry), d, x + i);
-            hn::StoreU(solve(u1, m1, carry), d, x + i + n);
-        }
-        for (; i + n <= nx - 1; i += n) {
-            carry = hn::Set(d, x[i - 1]);
-            setup(i, vec_sum1(d, act, 0, act.m, i), u0, m0);
-            hn::StoreU(solve(u0, m0, carry), d, x + i);
-        }
-        for (; i < nx; ++i) scalar_cell(i);
+        for (int i = ve; i < nx; ++i) scalar_cell(i);
     } else {
-        scalar_cell(nx - 1);
-        int hi = nx - 1;  // cells [hi, nx) are done
-        auto carry = hn::Set(d, x[hi]);
-        for (; hi - 2 * n >= 1; hi -= 2 * n) {
-            vec_sum2<pf>(d, act, 0, act.m, hi - 2 * n, s0, s1);
-            setup(hi - 2 * n, s0, u0, m0);
-            setup(hi - n, s1, u1, m1);
-            hn::StoreU(solve(u1, m1, carry), d, x + hi - n);
-            hn::StoreU(solve(u0, m0, carry), d, x + hi - 2 * n);
-        }
-        for (; hi - n >= 1; hi -= n) {
-            carry = hn::Set(d, x[hi]);
-            setup(hi - n, vec_sum1(d, act, 0, act.m, hi - n), u0, m0);
-            hn::StoreU(solve(u0, m0, carry), d, x + hi - n);
-        }
-        for (int c = hi - 1; c >= 0; --c) scalar_cell(c);
+        for (int c = vb - 1; c >= 0; --c) scalar_cell(c);
     }
 }
 

@@ -14,6 +14,7 @@
 
 #include "core/float16.hpp"
 #include "kernels/reference/sgdia_reference.hpp"
+#include "kernels/sgdia.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 
 namespace mpmg::testing {
@@ -139,6 +140,30 @@ void expect_close(const std::vector<C>& got, const std::vector<double>& want,
         ASSERT_TRUE(std::isfinite(static_cast<double>(got[e]))) << "entry " << e;
         ASSERT_NEAR(static_cast<double>(got[e]), want[e], t) << "entry " << e;
     }
+}
+
+/// kernels::upper_residual against the FP64 reference at x, and, after one forward zero-guess
+/// sweep on b (x = 0 first), against kernels::residual: there -U x is b - A x.
+template <class C, class S>
+void expect_upper_residual(const SgDiaMatrix<S>& a, const std::vector<C>& x,
+                           const std::vector<C>& b) {
+    const kernels::SgDiaGeom g = kernels::geometry(a);
+    const S* v = a.values().data();
+    const auto xd = to_double_vector(x), bd = to_double_vector(b);
+    std::vector<C> u(x.size());
+    std::vector<double> u_ref(x.size());
+    kernels::upper_residual(g, v, x.data(), u.data(), 0, g.lines());
+    reference::upper_residual(a, xd.data(), u_ref.data());
+    const auto tol = row_tolerance<C>(a, xd);
+    expect_close(u, u_ref, &tol);
+
+    std::vector<C> xs(x.size(), C{0}), full(x.size());
+    for (std::int64_t l = 0; l < g.lines(); ++l)
+        kernels::gs_line(g, v, b.data(), xs.data(), l, true, true);
+    kernels::upper_residual(g, v, xs.data(), u.data(), 0, g.lines());
+    kernels::residual(g, v, b.data(), xs.data(), full.data(), 0, g.lines());
+    const auto tol_f = row_tolerance<C>(a, to_double_vector(xs), &bd);
+    expect_close(u, to_double_vector(full), &tol_f);
 }
 
 }  // namespace mpmg::testing

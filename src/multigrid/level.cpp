@@ -59,9 +59,12 @@ public:
         } else if (kernels::BlockSoa<S, C>::supported(a_.block())) {
             blocks_ = kernels::BlockSoa<S, C>(a_);  // the block SIMD kernels' layout
         }
-        // A level kept with overflowed (infinite) entries (setup_fallback off, the ablation)
-        // must show it: b - A x turns them into NaN for the guard, -U x would skip the centre.
-        finite_ = report.counts.overflow == 0 && report.counts.nonfinite_input == 0;
+        // -U û needs the point Gauss-Seidel sweep on a_, and a level kept with overflowed
+        // (infinite) entries (setup_fallback off, the ablation) must show them: b - A x turns
+        // them into NaN for the guard, -U x would skip the centre.
+        upper_residual_ok_ = blocks_.empty() && smoother_ != SmootherKind::jacobi &&
+                             smoother_ != SmootherKind::ilu0 && report.counts.overflow == 0 &&
+                             report.counts.nonfinite_input == 0;
     }
 
     Precision compute() const override { return precision_of<C>(); }
@@ -73,10 +76,7 @@ public:
     void get_solution(float* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
 
     void smooth(int sweeps, bool pre) override {
-        // One forward sweep from û = 0 leaves (D + L) û = f̂, so the residual is -U û.
-        upper_residual_ready_ = sweeps == 1 && pre && u_zero_ && finite_ && blocks_.empty() &&
-                                smoother_ != SmootherKind::jacobi &&
-                                smoother_ != SmootherKind::ilu0;
+        const bool from_zero = u_state_ == UState::zero;
         for (int s = 0; s < sweeps; ++s) {
             if (smoother_ == SmootherKind::jacobi) {
                 if (blocks_.empty()) {
@@ -91,17 +91,20 @@ public:
                 // The first sweep after a new right-hand side starts from û = 0 and reads only
                 // the half of the stencil that it has already updated.
                 if (blocks_.empty()) {
-                    gs_sweep(a_, f_.data(), u_.data(), pre, u_zero_);
+                    gs_sweep(a_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
                 } else {
-                    gs_sweep(blocks_, f_.data(), u_.data(), pre, u_zero_);
+                    gs_sweep(blocks_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
                 }
             }
-            u_zero_ = false;
+            u_state_ = UState::other;
         }
+        // One forward sweep from û = 0 leaves (D + L) û = f̂, so the residual is -U û.
+        if (upper_residual_ok_ && sweeps == 1 && pre && from_zero)
+            u_state_ = UState::forward_from_zero;
     }
 
     void restrict_residual(Level& coarse) override {
-        if (upper_residual_ready_) {
+        if (u_state_ == UState::forward_from_zero) {
             upper_residual(a_, u_.data(), r_.data());  // half the stencil's values
         } else if (blocks_.empty()) {
             residual(a_, f_.data(), u_.data(), r_.data());
@@ -120,8 +123,7 @@ public:
 
     void correct_from(Level& coarse) override {
         coarse.unscale_solution();
-        u_zero_ = false;
-        upper_residual_ready_ = false;
+        u_state_ = UState::other;
         // Unscaled: u += P e directly. Scaled: û += s ⊙ (P e), through r_ in one fused pass.
         C* target = u_.data();
         if (scale_transfers_) {
@@ -145,8 +147,7 @@ public:
         coarse_->solve(work_.data());
         std::transform(work_.begin(), work_.end(), u_.begin(),
                        [](double v) { return static_cast<C>(v); });
-        u_zero_ = false;
-        upper_residual_ready_ = false;
+        u_state_ = UState::other;
     }
 
     void* rhs_data() override { return f_.data(); }
@@ -154,13 +155,11 @@ public:
     void finish_rhs() override {
         if (scale_transfers_) level_vectors::multiply(f_, inv_s_);
         std::fill(u_.begin(), u_.end(), C{0});
-        u_zero_ = true;
-        upper_residual_ready_ = false;
+        u_state_ = UState::zero;
     }
     void unscale_solution() override {
         if (scale_transfers_) level_vectors::multiply(u_, inv_s_);
-        u_zero_ = false;
-        upper_residual_ready_ = false;
+        u_state_ = UState::other;
     }
 
 private:
@@ -168,8 +167,7 @@ private:
     void load(const T* r) {
         level_vectors::load_scaled(r, inv_s_, f_);
         std::fill(u_.begin(), u_.end(), C{0});
-        u_zero_ = true;
-        upper_residual_ready_ = false;
+        u_state_ = UState::zero;
     }
     // u += U^{-1} L^{-1} (f - A u): the triangular solves are one-triangle Gauss-Seidel sweeps.
     void ilu_step() {
@@ -192,12 +190,13 @@ private:
     SmootherKind smoother_;
     C omega_;
     bool scale_transfers_;
-    bool u_zero_ = false;  ///< û is known to be zero (set with a new right-hand side)
-    /// û is one forward Gauss-Seidel sweep on f̂ from zero and nothing changed since: the
-    /// residual to restrict is -U û (structured/sgdia_ops.hpp upper_residual).
-    bool upper_residual_ready_ = false;
-    bool finite_ = true;        ///< no entry of a_ overflowed in the truncation
-    std::vector<C> f_, u_, r_;  // r_ doubles as scratch for Jacobi and corrections
+    /// What is known about û: zero (set with a new right-hand side: the first sweep reads only
+    /// the updated half of the stencil), or one forward Gauss-Seidel sweep on f̂ from zero with
+    /// nothing changed since (the residual to restrict is -U û, sgdia_ops.hpp upper_residual).
+    enum class UState { other, zero, forward_from_zero };
+    UState u_state_ = UState::other;
+    bool upper_residual_ok_ = false;  ///< this level may restrict -U û (see the constructor)
+    std::vector<C> f_, u_, r_;        // r_ doubles as scratch for Jacobi and corrections
     std::vector<C> s_, inv_s_;
     std::optional<CoarseSolver> coarse_;  // the FP64 dense LU of the (scaled) operator
     std::vector<double> work_;
