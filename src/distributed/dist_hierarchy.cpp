@@ -10,10 +10,6 @@
 #include "mpmg/errors.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/hierarchy.hpp"
-#include "multigrid/level_vectors.hpp"
-#include "multigrid/truncate.hpp"
-#include "smoothers/ilu0.hpp"
-#include "structured/sgdia_ops.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -23,177 +19,22 @@ namespace {
 // hierarchy is agglomerated onto rank 0.
 constexpr std::int64_t kMinLocalCells = 512;
 
-template <class S, class C>
-class DistLevelImpl final : public DistLevel {
-public:
-    DistLevelImpl(const LevelSetup& setup, const Partition& p, std::unique_ptr<DistTransfer> t,
-                  MPI_Comm comm, LevelReport& report)
-        : to_coarse_(std::move(t)),
-          halo_(p, setup.matrix().block(), setup.matrix().stencil().offsets(), comm),
-          smoother_(setup.smoother),
-          omega_(static_cast<C>(setup.jacobi_weight)),
-          scale_transfers_(setup.scale_transfers && !setup.s.empty()) {
-        TruncationCounts local;
-        const SgDiaMatrix<double> block = extract_local(setup.matrix(), p);
-        a_ = truncate<S>(block, local);
-        coupling_ = GhostCoupling::build<S>(setup.matrix(), p, halo_, local);
-        if (setup.smoother == SmootherKind::ilu0) {
-            const Ilu0Factors f = ilu0_factor(block);  // block-Jacobi ILU(0) across processes
-            l_ = truncate<S>(f.l, local);
-            u_factor_ = truncate<S>(f.u, local);
-        }
-        report.counts = allreduce(local, comm);
-        const auto n = static_cast<std::size_t>(a_.rows());
-        f_.assign(n, C{0});
-        u_.assign(n, C{0});
-        r_.assign(n, C{0});
-        if (!setup.s.empty()) {
-            const std::vector<double> s = extract_local(setup.s, p, a_.block());
-            s_.assign(s.begin(), s.end());
-            inv_s_.resize(n);
-            for (std::size_t i = 0; i < n; ++i) inv_s_[i] = static_cast<C>(1.0 / s[i]);
-        }
-    }
-
-    void set_rhs(const double* r) override { load(r); }
-    void set_rhs(const float* r) override { load(r); }
-    void get_solution(double* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
-    void get_solution(float* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
-
-    void smooth(int sweeps, bool pre) override {
-        for (int s = 0; s < sweeps; ++s) {
-            if (smoother_ == SmootherKind::ilu0) {
-                ilu_step();
-                continue;
-            }
-            // Hybrid: the neighbours' values from before the sweep enter as f - G u_ghost.
-            halo_.exchange(u_.data());
-            save_ghost_rows();
-            coupling_.add(halo_.values(), f_.data(), -1.0);
-            if (smoother_ == SmootherKind::jacobi) {
-                jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
-                u_.swap(r_);
-            } else {
-                gs_sweep(a_, f_.data(), u_.data(), pre);
-            }
-            restore_ghost_rows();
-        }
-    }
-
-    void restrict_residual(std::vector<double>& coarse) override {
-        full_residual();
-        if (scale_transfers_) level_vectors::multiply(r_, s_);
-        rd_.assign(r_.begin(), r_.end());
-        to_coarse_->restrict_to(rd_, coarse);
-    }
-
-    void set_rhs_unscaled(const std::vector<double>& f) override {
-        for (std::size_t i = 0; i < f_.size(); ++i) f_[i] = static_cast<C>(f[i]);
-        if (scale_transfers_) level_vectors::multiply(f_, inv_s_);
-        std::fill(u_.begin(), u_.end(), C{0});
-    }
-
-    void take_solution_unscaled(std::vector<double>& u) override {
-        if (scale_transfers_) level_vectors::multiply(u_, inv_s_);
-        u.assign(u_.begin(), u_.end());
-    }
-
-    void correct(const std::vector<double>& e) override {
-        to_coarse_->interpolate(e, rd_);
-        for (std::size_t i = 0; i < r_.size(); ++i) r_[i] = static_cast<C>(rd_[i]);
-        if (scale_transfers_) level_vectors::multiply(r_, s_);
-        const std::size_t n = u_.size();
-#pragma omp parallel for schedule(static) if (n > 32768)
-        for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
-    }
-
-private:
-    template <class T>
-    void load(const T* r) {
-        level_vectors::load_scaled(r, inv_s_, f_);
-        std::fill(u_.begin(), u_.end(), C{0});
-    }
-    // r = f - A u over the whole grid: the local product plus the neighbours' coupling.
-    void full_residual() {
-        halo_.exchange(u_.data());
-        residual(a_, f_.data(), u_.data(), r_.data());
-        coupling_.add(halo_.values(), r_.data(), -1.0);
-    }
-    void ilu_step() {
-        full_residual();
-        if (t_.size() != r_.size()) t_.assign(r_.size(), C{0});
-        gs_sweep(l_, r_.data(), t_.data(), true);
-        gs_sweep(u_factor_, t_.data(), r_.data(), false);
-        const std::size_t n = u_.size();
-#pragma omp parallel for schedule(static) if (n > 32768)
-        for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
-    }
-    void save_ghost_rows() {
-        const std::size_t r = static_cast<std::size_t>(a_.block());
-        saved_.resize(coupling_.rows().size() * r);
-        for (std::size_t q = 0; q < coupling_.rows().size(); ++q) {
-            const auto c = static_cast<std::size_t>(coupling_.rows()[q]);
-            for (std::size_t a = 0; a < r; ++a) saved_[q * r + a] = f_[c * r + a];
-        }
-    }
-    void restore_ghost_rows() {
-        const std::size_t r = static_cast<std::size_t>(a_.block());
-        for (std::size_t q = 0; q < coupling_.rows().size(); ++q) {
-            const auto c = static_cast<std::size_t>(coupling_.rows()[q]);
-            for (std::size_t a = 0; a < r; ++a) f_[c * r + a] = saved_[q * r + a];
-        }
-    }
-
-    std::unique_ptr<DistTransfer> to_coarse_;
-    Halo halo_;
-    SgDiaMatrix<S> a_, l_, u_factor_;
-    GhostCoupling coupling_;
-    SmootherKind smoother_;
-    C omega_;
-    bool scale_transfers_;
-    std::vector<C> f_, u_, r_, t_, saved_, s_, inv_s_;
-    std::vector<double> rd_;
-};
-
-template <class S, class C>
-std::unique_ptr<DistLevel> build(const LevelSetup& setup, const Partition& p,
-                                 std::unique_ptr<DistTransfer> t, MPI_Comm comm,
-                                 LevelReport& report) {
-    return std::make_unique<DistLevelImpl<S, C>>(setup, p, std::move(t), comm, report);
-}
-
-std::unique_ptr<DistLevel> make_dist_level(int index, const LevelSetup& setup, const Partition& p,
-                                           std::unique_ptr<DistTransfer> t, MPI_Comm comm,
-                                           LevelReport& report) {
-    using P = Precision;
-    const LevelPrecision lp = setup.precision;
-    if (lp.compute == P::fp64) {
-        switch (lp.storage) {
-            case P::fp64:
-                return build<double, double>(setup, p, std::move(t), comm, report);
-            case P::fp32:
-                return build<float, double>(setup, p, std::move(t), comm, report);
-            case P::fp16:
-                return build<half, double>(setup, p, std::move(t), comm, report);
-            case P::bf16:
-                return build<bfloat16, double>(setup, p, std::move(t), comm, report);
-        }
-    } else if (lp.compute == P::fp32) {
-        switch (lp.storage) {
-            case P::fp32:
-                return build<float, float>(setup, p, std::move(t), comm, report);
-            case P::fp16:
-                return build<half, float>(setup, p, std::move(t), comm, report);
-            case P::bf16:
-                return build<bfloat16, float>(setup, p, std::move(t), comm, report);
-            case P::fp64:
-                break;
-        }
-    }
-    throw Unsupported(fmt::format(
-        "level {}: compute {} with storage {} is not supported; compute must be fp64 or fp32 and "
-        "storage no wider than compute",
-        index, to_string(lp.compute), to_string(lp.storage)));
+// Level l's setup on this process's block: the serial level built from the block of the level's
+// FP64 operator (scaled when the level is), with a HaloBoundary for the rest. `counts` receives
+// the boundary's truncation counts.
+LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm comm,
+                       TruncationCounts& counts) {
+    LevelSetup s;
+    s.scaled = extract_local(global.matrix(), p);
+    s.owns_scaled = true;
+    if (!global.s.empty()) s.s = extract_local(global.s, p, global.matrix().block());
+    s.scale_transfers = global.scale_transfers;
+    s.precision = global.precision;
+    s.smoother = global.smoother;
+    s.jacobi_weight = global.jacobi_weight;
+    s.boundary = std::make_shared<HaloBoundary>(global.matrix(), p, global.precision.storage, comm,
+                                                counts);
+    return s;
 }
 
 std::int64_t min_local_cells(const Partition& p) {
@@ -240,8 +81,12 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
         if (!t->valid()) break;
         const Partition next = t->coarse();
         LevelReport rep;
-        const LevelSetup setup = level_setup(g, l, mg, plan, rep);
-        dist_.push_back(make_dist_level(l, setup, pl, std::move(t), comm, rep));
+        TruncationCounts ghost;
+        const LevelSetup setup = local_setup(level_setup(g, l, mg, plan, rep), pl, comm, ghost);
+        dist_.push_back(make_level(l, setup, false, rep));
+        rep.counts += ghost;
+        rep.counts = allreduce(rep.counts, comm);
+        dist_transfers_.push_back(std::move(t));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         report_.push_back(std::move(rep));
         parts_.push_back(next);
@@ -290,18 +135,20 @@ void DistHierarchy::cycle(int l, CycleKind kind) {
         }
         return;
     }
-    DistLevel& lev = *dist_[static_cast<std::size_t>(l)];
+    Level& lev = *dist_[static_cast<std::size_t>(l)];
+    DistTransfer& t = *dist_transfers_[static_cast<std::size_t>(l)];
     lev.smooth(mg_.pre_sweeps, true);
     std::vector<double> coarse;
-    lev.restrict_residual(coarse);
-    if (l + 1 < nd) {
-        dist_[static_cast<std::size_t>(l + 1)]->set_rhs_unscaled(coarse);
-    } else {
+    lev.residual_unscaled(fine_);
+    t.restrict_to(fine_, coarse);
+    Level* next = l + 1 < nd ? dist_[static_cast<std::size_t>(l + 1)].get() : nullptr;
+    if (next == nullptr) {
         gather_to_root(coarse, global_);
-        if (parts_.front().rank() == 0) {
-            to_level(global_, *tail_.front());
-            tail_.front()->finish_rhs();
-        }
+        if (parts_.front().rank() == 0) next = tail_.front().get();
+    }
+    if (next != nullptr) {
+        to_level(l + 1 < nd ? coarse : global_, *next);
+        next->finish_rhs();
     }
     switch (kind) {
         case CycleKind::v:
@@ -316,16 +163,13 @@ void DistHierarchy::cycle(int l, CycleKind kind) {
             cycle(l + 1, CycleKind::v);
             break;
     }
-    if (l + 1 < nd) {
-        dist_[static_cast<std::size_t>(l + 1)]->take_solution_unscaled(coarse);
-    } else {
-        if (parts_.front().rank() == 0) {
-            tail_.front()->unscale_solution();
-            from_level(*tail_.front(), global_);
-        }
-        scatter_from_root(global_, coarse);
+    if (next != nullptr) {
+        next->unscale_solution();
+        from_level(*next, l + 1 < nd ? coarse : global_);
     }
-    lev.correct(coarse);
+    if (l + 1 == nd) scatter_from_root(global_, coarse);
+    t.interpolate(coarse, fine_);
+    lev.add_correction(fine_);
     lev.smooth(mg_.post_sweeps, false);
 }
 

@@ -2,10 +2,13 @@
 // the FP64 Galerkin hierarchy of the whole grid (galerkin_levels, as the serial Hierarchy) and
 // takes its block of each level; this is the first, non-scalable step (memory and setup time do
 // not shrink with the process count). Solve: the fine levels are distributed over the
-// partition; Gauss-Seidel is hybrid (lexicographic inside a process, Jacobi across process
-// boundaries with halo values from before the sweep), residuals and transfers exchange halos so
-// they equal the serial ones; once a level's process blocks get small, the remaining levels are
-// agglomerated onto rank 0 and run by the serial level machinery (with its LU on the coarsest).
+// partition. Each is the serial level (multigrid/level.hpp, with its kernels, zero-guess first
+// sweep and upper-half residual) built on the process's block, plus a HaloBoundary for the
+// entries that couple it to other processes: Gauss-Seidel is hybrid (lexicographic inside a
+// process, Jacobi across process boundaries with halo values from before the sweep), residuals
+// and transfers exchange halos so they equal the serial ones. Once a level's process blocks get
+// small, the remaining levels are agglomerated onto rank 0 and run by the serial hierarchy's
+// cycle (with its LU on the coarsest).
 #pragma once
 
 #ifdef MPMG_HAVE_MPI
@@ -21,27 +24,6 @@
 #include "multigrid/level.hpp"
 
 namespace mpmg::dist {
-
-/// One distributed level, type-erased over (storage S, compute C) like multigrid/level.hpp.
-/// Vectors are this process's blocks; "unscaled" vectors are FP64.
-class DistLevel {
-public:
-    virtual ~DistLevel() = default;
-    virtual void set_rhs(const double* r) = 0;
-    virtual void set_rhs(const float* r) = 0;
-    virtual void get_solution(double* z) const = 0;
-    virtual void get_solution(float* z) const = 0;
-    /// Hybrid smoothing; pre = forward sweeps, post = backward (collective).
-    virtual void smooth(int sweeps, bool pre) = 0;
-    /// coarse = R (f - A u) in unscaled variables, on the next level's partition (collective).
-    virtual void restrict_residual(std::vector<double>& coarse) = 0;
-    /// f̂ from an unscaled right-hand side (this level's partition); û = 0.
-    virtual void set_rhs_unscaled(const std::vector<double>& f) = 0;
-    /// û converted to unscaled u (consumes û).
-    virtual void take_solution_unscaled(std::vector<double>& u) = 0;
-    /// û += s ⊙ P e, e the next level's unscaled solution (collective).
-    virtual void correct(const std::vector<double>& e) = 0;
-};
 
 class DistHierarchy {
 public:
@@ -70,13 +52,14 @@ private:
     MPI_Comm comm_;
     MultigridOptions mg_;
     std::vector<Partition> parts_;  // parts_[l] for l <= distributed_levels()
-    std::vector<std::unique_ptr<DistLevel>> dist_;
+    std::vector<std::unique_ptr<Level>> dist_;  // this process's blocks of the distributed levels
+    std::vector<std::unique_ptr<DistTransfer>> dist_transfers_;  // dist_[l] -> level l + 1
     std::vector<Transfer> transfers_;           // all levels' (the tail uses its own)
     std::vector<std::unique_ptr<Level>> tail_;  // levels from distributed_levels() on
     std::vector<LevelReport> report_;
     int coarse_sweeps_ = 0;
     int block_ = 1;
-    std::vector<double> buf_, global_;
+    std::vector<double> buf_, global_, fine_;
 };
 
 }  // namespace mpmg::dist

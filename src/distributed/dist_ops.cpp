@@ -21,7 +21,9 @@ GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& global, const Part
     g.ptr_.push_back(0);
     for (int k = 0; k < lb.nz; ++k) {
         for (int j = 0; j < lb.ny; ++j) {
-            for (int i = 0; i < lb.nx; ++i) {
+            // Only cells on a face of the local box can reach another process's cells.
+            const bool inner_line = j > 0 && j < lb.ny - 1 && k > 0 && k < lb.nz - 1;
+            for (int i = 0; i < lb.nx; i = inner_line && i == 0 && lb.nx > 1 ? lb.nx - 1 : i + 1) {
                 const int gi = i + lo[0], gj = j + lo[1], gk = k + lo[2];
                 const std::int64_t gc = (std::int64_t{gk} * gb.ny + gj) * gb.nx + gi;
                 bool any = false;
@@ -85,6 +87,25 @@ MPMG_COUPLING(bfloat16)
 #undef MPMG_COUPLING
 template void GhostCoupling::add<double>(const std::vector<double>&, double*, double) const;
 template void GhostCoupling::add<float>(const std::vector<double>&, float*, double) const;
+
+HaloBoundary::HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p,
+                           Precision storage, MPI_Comm comm, TruncationCounts& counts)
+    : halo_(p, global.block(), global.stencil().offsets(), comm) {
+    switch (storage) {
+        case Precision::fp64:
+            coupling_ = GhostCoupling::build<double>(global, p, halo_, counts);
+            break;
+        case Precision::fp32:
+            coupling_ = GhostCoupling::build<float>(global, p, halo_, counts);
+            break;
+        case Precision::fp16:
+            coupling_ = GhostCoupling::build<half>(global, p, halo_, counts);
+            break;
+        case Precision::bf16:
+            coupling_ = GhostCoupling::build<bfloat16>(global, p, halo_, counts);
+            break;
+    }
+}
 
 namespace {
 

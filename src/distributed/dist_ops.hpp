@@ -12,6 +12,7 @@
 #include "core/float16.hpp"
 #include "distributed/halo.hpp"
 #include "distributed/partition.hpp"
+#include "multigrid/level.hpp"
 #include "structured/coarsen.hpp"
 
 namespace mpmg::dist {
@@ -40,6 +41,27 @@ private:
     std::vector<std::int64_t> ptr_;   // entries of rows_[q]: ptr_[q] .. ptr_[q+1]-1
     std::vector<std::int64_t> slot_;  // halo slot (cell) of each entry
     std::vector<double> val_;         // block*block values per entry, row-major
+};
+
+/// A distributed level's LevelBoundary: a halo exchange of u and its GhostCoupling.
+class HaloBoundary final : public LevelBoundary {
+public:
+    /// The coupling of `global` (the level's FP64 operator, as the level is built from it) on
+    /// partition `p`, rounded through `storage`; adds its truncation counts to `counts`.
+    HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p, Precision storage,
+                 MPI_Comm comm, TruncationCounts& counts);
+    void subtract(const double* u, double* y) override { apply(u, y); }
+    void subtract(const float* u, float* y) override { apply(u, y); }
+    const std::vector<std::int64_t>& rows() const override { return coupling_.rows(); }
+
+private:
+    template <class T>
+    void apply(const T* u, T* y) {
+        halo_.exchange(u);
+        coupling_.add(halo_.values(), y, -1.0);
+    }
+    Halo halo_;
+    GhostCoupling coupling_;
 };
 
 /// One level's transfer (a chain of directional steps) over a partition. Vectors are the

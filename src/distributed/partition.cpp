@@ -137,14 +137,23 @@ SgDiaMatrix<double> extract_local(const SgDiaMatrix<double>& a, const Partition&
     SgDiaMatrix<double> out(l, a.stencil(), a.block());
     const std::int64_t rr = std::int64_t{a.block()} * a.block();
     for (int d = 0; d < a.stencil().size(); ++d) {
+        // The entries whose neighbour lies inside the local box (as SgDiaMatrix::for_each_inside),
+        // a line at a time.
+        const Offset& o = a.stencil()[d];
+        const int i0 = o.dx < 0 ? 1 : 0, i1 = o.dx > 0 ? l.nx - 1 : l.nx;
+        const int j0 = o.dy < 0 ? 1 : 0, j1 = o.dy > 0 ? l.ny - 1 : l.ny;
+        const int k0 = o.dz < 0 ? 1 : 0, k1 = o.dz > 0 ? l.nz - 1 : l.nz;
+        if (i1 <= i0) continue;
         const double* src = a.diagonal(d);
         double* dst = out.diagonal(d);
-        out.for_each_inside(d, [&](std::int64_t c) {
-            const std::int64_t i = c % l.nx, j = (c / l.nx) % l.ny,
-                               k = c / (std::int64_t{l.nx} * l.ny);
-            const std::int64_t gc = ((k + lo[2]) * g.ny + (j + lo[1])) * g.nx + (i + lo[0]);
-            std::copy_n(src + gc * rr, rr, dst + c * rr);
-        });
+        for (int k = k0; k < k1; ++k) {
+            for (int j = j0; j < j1; ++j) {
+                const std::int64_t c = (std::int64_t{k} * l.ny + j) * l.nx + i0;
+                const std::int64_t gc =
+                    (std::int64_t{k + lo[2]} * g.ny + (j + lo[1])) * g.nx + (i0 + lo[0]);
+                std::copy_n(src + gc * rr, (i1 - i0) * rr, dst + c * rr);
+            }
+        }
     }
     return out;
 }

@@ -103,6 +103,22 @@ public:
         coarse.finish_rhs();
     }
 
+    // The level's variables carry sigma (f̂ = sigma f / r, û = sigma c u): divided out here.
+    void residual_unscaled(std::vector<double>& r) override {
+        residual(a_, f_.data(), u_.data(), w1_.data());
+        if (!r_.empty()) multiply(w1_, r_);
+        r.resize(w1_.size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<double>(w1_[i]) / sigma_;
+    }
+
+    void add_correction(const std::vector<double>& e) override {
+        for (std::size_t i = 0; i < u_.size(); ++i) {
+            const C v = static_cast<C>(sigma_ * e[i]);
+            u_[i] += c_.empty() ? v : c_[i] * v;
+        }
+        u_zero_ = false;
+    }
+
     void correct_from(Level& coarse) override {
         coarse.unscale_solution();
         const C* w = c_.empty() ? nullptr : c_.data();  // û += D_c (P e)

@@ -39,6 +39,7 @@ public:
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),
           scale_transfers_(setup.scale_transfers && !setup.s.empty()),
+          boundary_(setup.boundary),
           f_(static_cast<std::size_t>(a_.rows())),
           u_(f_.size()),
           r_(f_.size()) {
@@ -78,6 +79,16 @@ public:
     void smooth(int sweeps, bool pre) override {
         const bool from_zero = u_state_ == UState::zero;
         for (int s = 0; s < sweeps; ++s) {
+            if (smoother_ == SmootherKind::ilu0) {
+                ilu_step();
+                u_state_ = UState::other;
+                continue;
+            }
+            // Hybrid across processes: the neighbours' values from before the sweep enter as
+            // f̂ - G û_ghost (nothing to fetch while û is zero: every process is in that state
+            // at the same point of the cycle).
+            const bool ghosts = boundary_ && u_state_ != UState::zero;
+            if (ghosts) subtract_ghosts();
             if (smoother_ == SmootherKind::jacobi) {
                 if (blocks_.empty()) {
                     jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
@@ -85,8 +96,6 @@ public:
                     jacobi(blocks_, f_.data(), u_.data(), r_.data(), omega_);
                 }
                 u_.swap(r_);
-            } else if (smoother_ == SmootherKind::ilu0) {
-                ilu_step();
             } else {
                 // The first sweep after a new right-hand side starts from û = 0 and reads only
                 // the half of the stencil that it has already updated.
@@ -96,21 +105,17 @@ public:
                     gs_sweep(blocks_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
                 }
             }
+            if (ghosts) restore_ghost_rows();
             u_state_ = UState::other;
         }
-        // One forward sweep from û = 0 leaves (D + L) û = f̂, so the residual is -U û.
+        // One forward sweep from û = 0 leaves (D + L) û = f̂, so the residual is -U û (minus the
+        // coupling to the neighbours' new values on a distributed level).
         if (upper_residual_ok_ && sweeps == 1 && pre && from_zero)
             u_state_ = UState::forward_from_zero;
     }
 
     void restrict_residual(Level& coarse) override {
-        if (u_state_ == UState::forward_from_zero) {
-            upper_residual(a_, u_.data(), r_.data());  // half the stencil's values
-        } else if (blocks_.empty()) {
-            residual(a_, f_.data(), u_.data(), r_.data());
-        } else {
-            residual(blocks_, f_.data(), u_.data(), r_.data());
-        }
+        residual_to_r(true);
         if (scale_transfers_)
             level_vectors::multiply(r_, s_);  // r = s ⊙ r̂: back to unscaled residual
         if (coarse.compute() == Precision::fp64) {
@@ -119,6 +124,30 @@ public:
             to_coarse_->restrict_to(r_.data(), static_cast<float*>(coarse.rhs_data()));
         }
         coarse.finish_rhs();
+    }
+
+    void residual_unscaled(std::vector<double>& r) override {
+        residual_to_r(true);
+        const std::size_t n = r_.size();
+        r.resize(n);
+        if (scale_transfers_) {
+#pragma omp parallel for schedule(static) if (n > 32768)
+            for (std::size_t i = 0; i < n; ++i) r[i] = static_cast<double>(s_[i] * r_[i]);
+        } else {
+            std::copy(r_.begin(), r_.end(), r.begin());
+        }
+    }
+
+    void add_correction(const std::vector<double>& e) override {
+        u_state_ = UState::other;
+        const std::size_t n = u_.size();
+        if (scale_transfers_) {
+#pragma omp parallel for schedule(static) if (n > 32768)
+            for (std::size_t i = 0; i < n; ++i) u_[i] += s_[i] * static_cast<C>(e[i]);
+        } else {
+#pragma omp parallel for schedule(static) if (n > 32768)
+            for (std::size_t i = 0; i < n; ++i) u_[i] += static_cast<C>(e[i]);
+        }
     }
 
     void correct_from(Level& coarse) override {
@@ -169,15 +198,46 @@ private:
         std::fill(u_.begin(), u_.end(), C{0});
         u_state_ = UState::zero;
     }
+    // r̂ = f̂ - Â û (with the coupling to other processes on a distributed level); after one
+    // forward sweep from zero, when `upper` allows, -U û (half the stencil's values).
+    void residual_to_r(bool upper) {
+        if (upper && u_state_ == UState::forward_from_zero) {
+            upper_residual(a_, u_.data(), r_.data());
+        } else if (blocks_.empty()) {
+            residual(a_, f_.data(), u_.data(), r_.data());
+        } else {
+            residual(blocks_, f_.data(), u_.data(), r_.data());
+        }
+        if (boundary_) boundary_->subtract(u_.data(), r_.data());
+    }
     // u += U^{-1} L^{-1} (f - A u): the triangular solves are one-triangle Gauss-Seidel sweeps.
     void ilu_step() {
-        residual(a_, f_.data(), u_.data(), r_.data());
+        residual_to_r(false);
         if (t_.size() != r_.size()) t_.assign(r_.size(), C{0});
         gs_sweep(l_, r_.data(), t_.data(), true);
         gs_sweep(u_factor_, t_.data(), r_.data(), false);
         const std::size_t n = u_.size();
 #pragma omp parallel for schedule(static) if (n > 32768)
         for (std::size_t i = 0; i < n; ++i) u_[i] += r_[i];
+    }
+    // f̂ -= G û_ghost on the rows coupled to other processes, keeping their f̂ to restore.
+    void subtract_ghosts() {
+        const std::vector<std::int64_t>& rows = boundary_->rows();
+        const auto r = static_cast<std::size_t>(a_.block());
+        saved_.resize(rows.size() * r);
+        for (std::size_t q = 0; q < rows.size(); ++q) {
+            const auto c = static_cast<std::size_t>(rows[q]) * r;
+            std::copy_n(f_.begin() + static_cast<std::ptrdiff_t>(c), r, saved_.begin() + q * r);
+        }
+        boundary_->subtract(u_.data(), f_.data());
+    }
+    void restore_ghost_rows() {
+        const std::vector<std::int64_t>& rows = boundary_->rows();
+        const auto r = static_cast<std::size_t>(a_.block());
+        for (std::size_t q = 0; q < rows.size(); ++q) {
+            const auto c = static_cast<std::size_t>(rows[q]) * r;
+            std::copy_n(saved_.begin() + q * r, r, f_.begin() + static_cast<std::ptrdiff_t>(c));
+        }
     }
 
     SgDiaMatrix<S> a_;
@@ -190,6 +250,8 @@ private:
     SmootherKind smoother_;
     C omega_;
     bool scale_transfers_;
+    std::shared_ptr<LevelBoundary> boundary_;  // distributed levels only
+    std::vector<C> saved_;                     // f̂ of the coupled rows during a hybrid sweep
     /// What is known about û: zero (set with a new right-hand side: the first sweep reads only
     /// the updated half of the stencil), or one forward Gauss-Seidel sweep on f̂ from zero with
     /// nothing changed since (the residual to restrict is -U û, sgdia_ops.hpp upper_residual).

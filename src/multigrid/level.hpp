@@ -40,6 +40,20 @@ struct LevelReport {
     std::string note;   ///< a fallback or decision, with its reason
 };
 
+/// The coupling of a distributed level's rows to the cells other processes own (issue #8): the
+/// entries of the operator that the level's local matrix leaves out. Serial levels have none.
+/// The distributed hierarchy implements it with a halo exchange (distributed/dist_ops.hpp).
+class LevelBoundary {
+public:
+    virtual ~LevelBoundary() = default;
+    /// y -= G u_ghost, u_ghost the neighbours' current values of u (collective: exchanges u's
+    /// halo). u and y are the level's local vectors.
+    virtual void subtract(const double* u, double* y) = 0;
+    virtual void subtract(const float* u, float* y) = 0;
+    /// The local cells whose rows have coupling entries.
+    virtual const std::vector<std::int64_t>& rows() const = 0;
+};
+
 /// The data a level is built from.
 struct LevelSetup {
     const SgDiaMatrix<double>* source = nullptr;  ///< the level's FP64 operator (not owned)
@@ -58,6 +72,10 @@ struct LevelSetup {
     const Transfer* to_coarse = nullptr;  ///< transfer to the next level (null on the coarsest)
     SmootherKind smoother = SmootherKind::symgs;
     double jacobi_weight = 0.8;
+    /// A distributed level's coupling to other processes (null: serial, the whole grid). The
+    /// matrix is then this process's block, and smoothing is hybrid: inside the block as on a
+    /// serial level, across its faces with the neighbours' values from before the sweep.
+    std::shared_ptr<LevelBoundary> boundary;
 };
 
 class Level {
@@ -79,6 +97,10 @@ public:
     virtual void restrict_residual(Level& coarse) = 0;
     /// u += P coarse.u (the coarse level's û is consumed).
     virtual void correct_from(Level& coarse) = 0;
+    /// r = f - A u in unscaled variables, in FP64 (a distributed level's transfer reads it).
+    virtual void residual_unscaled(std::vector<double>& r) = 0;
+    /// û += s ⊙ e, e an unscaled correction of this level's size in FP64.
+    virtual void add_correction(const std::vector<double>& e) = 0;
     /// Coarsest level: û = A^{-1} f̂ (dense LU in FP64).
     virtual void direct_solve() = 0;
 

@@ -1,0 +1,123 @@
+// The level interface the distributed hierarchy drives (residual_unscaled, add_correction):
+// unscaled FP64 residuals and corrections, checked against b - A z computed in FP64 on the
+// unscaled operator, for a scaled FP16 level, an unscaled FP64 level, a block level and an
+// equilibrated AMG level.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "io/problems.hpp"
+#include "multigrid/amg_level.hpp"
+#include "multigrid/amg_precision.hpp"
+#include "multigrid/hierarchy.hpp"
+#include "multigrid/level.hpp"
+#include "structured/coarsen.hpp"
+#include "structured/sgdia_ops.hpp"
+
+namespace mpmg {
+namespace {
+
+std::vector<double> random_vector(std::size_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    std::vector<double> v(n);
+    for (double& x : v) x = u(gen);
+    return v;
+}
+
+double max_abs(const std::vector<double>& v) {
+    double m = 0.0;
+    for (double x : v) m = std::max(m, std::abs(x));
+    return m;
+}
+
+// After set_rhs(b) and `sweeps` pre/post sweeps, residual_unscaled equals b - A z (z the
+// level's unscaled solution) within `tol` relative to max|b|; add_correction(e) adds e to z.
+void expect_unscaled_interface(Level& lev, const std::vector<double>& b,
+                               const std::function<void(const double*, double*)>& residual_of,
+                               double tol) {
+    const std::size_t n = b.size();
+    lev.set_rhs(b.data());
+    for (const bool pre : {true, false}) {  // -U u after the first sweep, b - A u after the second
+        lev.smooth(1, pre);
+        std::vector<double> r, z(n), expected(n);
+        lev.residual_unscaled(r);
+        lev.get_solution(z.data());
+        residual_of(z.data(), expected.data());
+        ASSERT_EQ(r.size(), n);
+        double err = 0.0;
+        for (std::size_t i = 0; i < n; ++i) err = std::max(err, std::abs(r[i] - expected[i]));
+        EXPECT_LE(err, tol * max_abs(b)) << (pre ? "after the forward sweep" : "after backward");
+    }
+    std::vector<double> z0(n), z1(n);
+    lev.get_solution(z0.data());
+    const std::vector<double> e = random_vector(n, 7);
+    lev.add_correction(e);
+    lev.get_solution(z1.data());
+    double err = 0.0;
+    for (std::size_t i = 0; i < n; ++i) err = std::max(err, std::abs(z1[i] - z0[i] - e[i]));
+    EXPECT_LE(err, 1e-5 * (max_abs(z0) + 1.0));
+}
+
+void check_structured(const SgDiaMatrix<double>& a, const char* precision, double tol) {
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::symgs;
+    const GalerkinLevels g = galerkin_levels(a, mg);
+    ASSERT_GT(g.mats.size(), 1u);
+    LevelReport rep;
+    LevelSetup setup = level_setup(g, 0, mg, parse_precision(precision), rep, false);
+    setup.to_coarse = &g.transfers.front();
+    const auto lev = make_level(0, setup, false, rep);
+    const std::vector<double> b = random_vector(static_cast<std::size_t>(a.rows()), 3);
+    expect_unscaled_interface(
+        *lev, b, [&](const double* z, double* r) { residual(a, b.data(), z, r); }, tol);
+}
+
+TEST(LevelInterface, ScaledFp16LevelGivesUnscaledResidualsAndTakesUnscaledCorrections) {
+    const SgDiaMatrix<double> a = laplace27(Box{10, 9, 8}, 1e8);  // far outside FP16: scaled
+    MultigridOptions mg;
+    const GalerkinLevels g = galerkin_levels(a, mg);
+    LevelReport rep;
+    (void)level_setup(g, 0, mg, parse_precision("K64P32D16"), rep, false);
+    ASSERT_TRUE(rep.scaled) << "the test needs a scaled level";
+    check_structured(a, "K64P32D16", 2e-3);
+}
+
+TEST(LevelInterface, UnscaledFp64Level) { check_structured(laplace27(Box{12, 11, 10}), "K64P64D64", 1e-12);
+}
+
+TEST(LevelInterface, BlockLevel) {
+    const StructuredProblem p = make_rhd3t(Box{8, 7, 6}, 1);
+    check_structured(p.a, "K64P32D32", 1e-4);
+}
+
+TEST(LevelInterface, EquilibratedAmgLevel) {
+    const CsrMatrix a = to_csr(laplace27(Box{8, 7, 6}, 1e8));
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::jacobi;
+    AmgStorageDecision dec =
+        decide_amg_storage(a, parse_precision("K64P32D16").level(0), mg, false, 0);
+    ASSERT_TRUE(dec.scaled) << dec.note;
+    AmgLevelSetup setup;
+    setup.precision = dec.precision;
+    setup.matrix = &dec.matrix;
+    setup.row_scale = dec.row_scale;
+    setup.col_scale = dec.col_scale;
+    setup.smoother = dec.smoother;
+    LevelReport rep;
+    const auto lev = make_amg_level(0, setup, rep);
+    const std::vector<double> b = random_vector(static_cast<std::size_t>(a.rows), 5);
+    expect_unscaled_interface(
+        *lev, b,
+        [&](const double* z, double* r) {
+            a.multiply(z, r);
+            for (std::size_t i = 0; i < b.size(); ++i) r[i] = b[i] - r[i];
+        },
+        2e-3);
+}
+
+}  // namespace
+}  // namespace mpmg
