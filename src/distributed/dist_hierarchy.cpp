@@ -87,6 +87,7 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm);
         dist_transfers_.push_back(std::move(t));
+        coarse_.emplace_back();
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         report_.push_back(std::move(rep));
         parts_.push_back(next);
@@ -138,7 +139,7 @@ void DistHierarchy::cycle(int l, CycleKind kind) {
     Level& lev = *dist_[static_cast<std::size_t>(l)];
     DistTransfer& t = *dist_transfers_[static_cast<std::size_t>(l)];
     lev.smooth(mg_.pre_sweeps, true);
-    std::vector<double> coarse;
+    std::vector<double>& coarse = coarse_[static_cast<std::size_t>(l)];  // kept: no page faults
     lev.residual_unscaled(fine_);
     t.restrict_to(fine_, coarse);
     Level* next = l + 1 < nd ? dist_[static_cast<std::size_t>(l + 1)].get() : nullptr;

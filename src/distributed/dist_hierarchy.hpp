@@ -60,6 +60,7 @@ private:
     int coarse_sweeps_ = 0;
     int block_ = 1;
     std::vector<double> buf_, global_, fine_;
+    std::vector<std::vector<double>> coarse_;  // coarse_[l]: level l + 1's vector in FP64
 };
 
 }  // namespace mpmg::dist
