@@ -125,6 +125,13 @@ TEST(Mpi, Laplace27Full64MatchesSerial) {
     check("solve --problem laplace27 --n 24 --precision K64P64D64 --quiet");
 }
 
+// Values far outside FP16: every level scaled inside its truncation, the process boundary's
+// coupling scaled the same way.
+TEST(Mpi, ScaledFp16LevelsMatchSerial) {
+    check("solve --problem laplace27e8 --n 24 --precision K64P32D16 --quiet");
+    check("solve --problem rhd --n 24 --precision K64P32D16 --quiet");
+}
+
 TEST(Mpi, BlockProblemRhd3tFp16StorageMatchesSerial) {
     check("solve --problem rhd3t --n 16 --precision K64P32D16 --quiet");
 }

@@ -20,20 +20,28 @@ namespace {
 constexpr std::int64_t kMinLocalCells = 512;
 
 // Level l's setup on this process's block: the serial level built from the block of the level's
-// FP64 operator (scaled when the level is), with a HaloBoundary for the rest. `counts` receives
-// the boundary's truncation counts.
+// FP64 operator (scaled inside its truncation when the level is), with a HaloBoundary for the
+// rest. `block`: this process's block of global.matrix() when the caller has it (else it is
+// extracted here). `counts` receives the boundary's truncation counts.
 LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm comm,
-                       TruncationCounts& counts) {
+                       const SgDiaMatrix<double>* block, TruncationCounts& counts) {
     LevelSetup s;
-    s.scaled = extract_local(global.matrix(), p);
-    s.owns_scaled = true;
-    if (!global.s.empty()) s.s = extract_local(global.s, p, global.matrix().block());
+    if (block != nullptr) {
+        s.source = block;
+    } else {
+        s.owned = extract_local(global.matrix(), p);
+        s.owns = true;
+    }
+    const int r = global.matrix().block();
+    if (!global.s.empty()) s.s = extract_local(global.s, p, r);
+    s.scale_in_truncation = global.scale_in_truncation;
     s.scale_transfers = global.scale_transfers;
     s.precision = global.precision;
     s.smoother = global.smoother;
     s.jacobi_weight = global.jacobi_weight;
     s.boundary = std::make_shared<HaloBoundary>(global.matrix(), p, global.precision.storage, comm,
-                                                counts);
+                                                counts,
+                                                global.scale_in_truncation ? &global.s : nullptr);
     return s;
 }
 
@@ -66,7 +74,8 @@ void from_level(Level& lev, std::vector<double>& v) {
 }  // namespace
 
 DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
-                             const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm)
+                             const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
+                             const SgDiaMatrix<double>* block0)
     : comm_(comm), mg_(mg), block_(a.block()) {
     GalerkinLevels g = galerkin_levels(a, mg);
     coarse_sweeps_ = g.coarse_sweeps;
@@ -82,7 +91,10 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
         const Partition next = t->coarse();
         LevelReport rep;
         TruncationCounts ghost;
-        const LevelSetup setup = local_setup(level_setup(g, l, mg, plan, rep), pl, comm, ghost);
+        const LevelSetup global = level_setup(g, l, mg, plan, rep);
+        // The Krylov operator's FP64 block of A serves level 0 when that is A itself.
+        const bool reuse = l == 0 && block0 != nullptr && !global.owns && global.source == &a;
+        const LevelSetup setup = local_setup(global, pl, comm, reuse ? block0 : nullptr, ghost);
         dist_.push_back(make_level(l, setup, false, rep));
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm);

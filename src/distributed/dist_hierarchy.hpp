@@ -27,9 +27,11 @@ namespace mpmg::dist {
 
 class DistHierarchy {
 public:
-    /// `a`: the whole fine operator (every process passes the same); `p`: its partition.
+    /// `a`: the whole fine operator (every process passes the same); `p`: its partition;
+    /// `block0`: this process's block of `a` when the caller has it (null: extracted here).
     DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p, const MultigridOptions& mg,
-                  const PrecisionPlan& plan, MPI_Comm comm);
+                  const PrecisionPlan& plan, MPI_Comm comm,
+                  const SgDiaMatrix<double>* block0 = nullptr);
     ~DistHierarchy();
     DistHierarchy(const DistHierarchy&) = delete;
     DistHierarchy& operator=(const DistHierarchy&) = delete;

@@ -11,13 +11,13 @@ namespace mpmg::dist {
 
 template <class S>
 GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& global, const Partition& p,
-                                   const Halo& halo, TruncationCounts& counts) {
+                                   const Halo& halo, TruncationCounts& counts,
+                                   const std::vector<double>* scale) {
     GhostCoupling g;
     g.block_ = global.block();
     const Box gb = p.global(), lb = p.local();
     const auto lo = p.lo();
     const Stencil& st = global.stencil();
-    const int rr = global.block() * global.block();
     g.ptr_.push_back(0);
     for (int k = 0; k < lb.nz; ++k) {
         for (int j = 0; j < lb.ny; ++j) {
@@ -38,10 +38,17 @@ GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& global, const Part
                     const std::int64_t s = halo.slot(ni, nj, nk);
                     if (s < 0) throw std::logic_error("GhostCoupling: halo does not reach");
                     g.slot_.push_back(s);
-                    for (int a = 0; a < global.block(); ++a) {
-                        for (int b = 0; b < global.block(); ++b) {
-                            g.val_.push_back(
-                                to_double(truncate_counted<S>(global.value(d, gc, a, b), counts)));
+                    const std::int64_t gn =
+                        gc + o.dx + std::int64_t{gb.nx} * (o.dy + std::int64_t{gb.ny} * o.dz);
+                    const int r = global.block();
+                    for (int a = 0; a < r; ++a) {
+                        for (int b = 0; b < r; ++b) {
+                            double v = global.value(d, gc, a, b);
+                            if (scale != nullptr) {
+                                v /= (*scale)[static_cast<std::size_t>(gc * r + a)] *
+                                     (*scale)[static_cast<std::size_t>(gn * r + b)];
+                            }
+                            g.val_.push_back(to_double(truncate_counted<S>(v, counts)));
                         }
                     }
                     any = true;
@@ -53,7 +60,6 @@ GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& global, const Part
             }
         }
     }
-    (void)rr;
     return g;
 }
 
@@ -79,7 +85,8 @@ void GhostCoupling::add(const std::vector<double>& ghost, T* y, double sign) con
 
 #define MPMG_COUPLING(S)                                                                         \
     template GhostCoupling GhostCoupling::build<S>(const SgDiaMatrix<double>&, const Partition&, \
-                                                   const Halo&, TruncationCounts&);
+                                                   const Halo&, TruncationCounts&,                \
+                                                   const std::vector<double>*);
 MPMG_COUPLING(double)
 MPMG_COUPLING(float)
 MPMG_COUPLING(half)
@@ -89,20 +96,21 @@ template void GhostCoupling::add<double>(const std::vector<double>&, double*, do
 template void GhostCoupling::add<float>(const std::vector<double>&, float*, double) const;
 
 HaloBoundary::HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p,
-                           Precision storage, MPI_Comm comm, TruncationCounts& counts)
+                           Precision storage, MPI_Comm comm, TruncationCounts& counts,
+                           const std::vector<double>* s)
     : halo_(p, global.block(), global.stencil().offsets(), comm) {
     switch (storage) {
         case Precision::fp64:
-            coupling_ = GhostCoupling::build<double>(global, p, halo_, counts);
+            coupling_ = GhostCoupling::build<double>(global, p, halo_, counts, s);
             break;
         case Precision::fp32:
-            coupling_ = GhostCoupling::build<float>(global, p, halo_, counts);
+            coupling_ = GhostCoupling::build<float>(global, p, halo_, counts, s);
             break;
         case Precision::fp16:
-            coupling_ = GhostCoupling::build<half>(global, p, halo_, counts);
+            coupling_ = GhostCoupling::build<half>(global, p, halo_, counts, s);
             break;
         case Precision::bf16:
-            coupling_ = GhostCoupling::build<bfloat16>(global, p, halo_, counts);
+            coupling_ = GhostCoupling::build<bfloat16>(global, p, halo_, counts, s);
             break;
     }
 }

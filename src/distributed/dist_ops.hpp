@@ -24,10 +24,13 @@ class GhostCoupling {
 public:
     GhostCoupling() = default;
     /// `global`: the level's FP64 operator on the whole grid; `halo` must reach its stencil.
-    /// Adds the truncation counts of the entries kept here to `counts`.
+    /// `s` (whole grid, may be null): the entries are a_ij / (s_i s_j), scaled as the level's
+    /// own block is (LevelSetup::scale_in_truncation). Adds the truncation counts of the entries
+    /// kept here to `counts`.
     template <class S>
     static GhostCoupling build(const SgDiaMatrix<double>& global, const Partition& p,
-                               const Halo& halo, TruncationCounts& counts);
+                               const Halo& halo, TruncationCounts& counts,
+                               const std::vector<double>* s = nullptr);
     /// y += sign * G x_ghost, where `ghost` is the halo's values() after an exchange.
     template <class T>
     void add(const std::vector<double>& ghost, T* y, double sign) const;
@@ -46,10 +49,11 @@ private:
 /// A distributed level's LevelBoundary: a halo exchange of u and its GhostCoupling.
 class HaloBoundary final : public LevelBoundary {
 public:
-    /// The coupling of `global` (the level's FP64 operator, as the level is built from it) on
-    /// partition `p`, rounded through `storage`; adds its truncation counts to `counts`.
+    /// The coupling of `global` (the level's FP64 operator; scaled by `s` as in
+    /// GhostCoupling::build) on partition `p`, rounded through `storage`; adds its truncation
+    /// counts to `counts`.
     HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p, Precision storage,
-                 MPI_Comm comm, TruncationCounts& counts);
+                 MPI_Comm comm, TruncationCounts& counts, const std::vector<double>* s);
     void subtract(const double* u, double* y) override { apply(u, y); }
     void subtract(const float* u, float* y) override { apply(u, y); }
     const std::vector<std::int64_t>& rows() const override { return coupling_.rows(); }

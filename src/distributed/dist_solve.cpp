@@ -26,8 +26,20 @@ public:
     DistOperator(const SgDiaMatrix<double>& a, const Partition& p, MPI_Comm comm,
                  TruncationCounts& counts)
         : comm_(comm), halo_(p, a.block(), a.stencil().offsets(), comm) {
-        a_ = truncate<K>(extract_local(a, p), counts);
+        if constexpr (std::is_same_v<K, double>) {
+            a_ = extract_local(a, p);  // no second copy
+        } else {
+            a_ = truncate<K>(extract_local(a, p), counts);
+        }
         coupling_ = GhostCoupling::build<K>(a, p, halo_, counts);
+    }
+    /// This process's FP64 block of A when K is FP64 (the hierarchy's level 0 reuses it).
+    const SgDiaMatrix<double>* fp64_block() const {
+        if constexpr (std::is_same_v<K, double>) {
+            return &a_;
+        } else {
+            return nullptr;
+        }
     }
     std::int64_t size() const override { return a_.rows(); }
     void apply(const K* x, K* y) const override {
@@ -48,8 +60,9 @@ private:
 class BuiltDist final : public BuiltPreconditioner {
 public:
     BuiltDist(const SgDiaMatrix<double>& a, const Partition& p, const MultigridOptions& mg,
-              const PrecisionPlan& plan, MPI_Comm comm, int* distributed_levels)
-        : h_(a, p, mg, plan, comm) {
+              const PrecisionPlan& plan, MPI_Comm comm, int* distributed_levels,
+              const SgDiaMatrix<double>* block0)
+        : h_(a, p, mg, plan, comm, block0) {
         *distributed_levels = h_.distributed_levels();
     }
     void apply(const double* r, double* z) override { h_.apply(r, z); }
@@ -78,7 +91,8 @@ void run(const StructuredProblem& p, const Partition& part, const SolverOptions&
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<BuiltDist>(p.a, part, mg, plan, comm, distributed_levels));
+            std::make_unique<BuiltDist>(p.a, part, mg, plan, comm, distributed_levels,
+                                        a.fp64_block()));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).

@@ -42,7 +42,7 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
 }
 
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
-                       const PrecisionPlan& plan, LevelReport& rep, bool materialise_scaled) {
+                       const PrecisionPlan& plan, LevelReport& rep) {
     const bool scale_first = mg.scaling == ScalingKind::scale_then_setup;
     const bool last = l == static_cast<int>(g.mats.size()) - 1;
     const SgDiaMatrix<double>& m = *g.mats[static_cast<std::size_t>(l)];
@@ -62,15 +62,15 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
     } else {
         const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
         // Â as an FP64 matrix only where the level needs it beyond its truncation (the
-        // ILU(0) factorisation) or the caller asks for it (the distributed levels).
-        const bool materialise = materialise_scaled || mg.smoother == SmootherKind::ilu0;
+        // ILU(0) factorisation).
+        const bool materialise = mg.smoother == SmootherKind::ilu0;
         StorageDecision dec = decide_storage(m, plan.level(l), may_scale, plan.automatic,
                                              mg.setup_fallback, materialise);
         setup.precision = dec.precision;
         setup.source = &m;
         if (dec.scaled && materialise) {
-            setup.scaled = std::move(dec.scaled_matrix);
-            setup.owns_scaled = true;
+            setup.owned = std::move(dec.scaled_matrix);
+            setup.owns = true;
         } else if (dec.scaled) {
             setup.scale_in_truncation = true;
         }
@@ -102,7 +102,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
     for (int l = 0; l < nl; ++l) {
         const bool last = l == nl - 1;
         LevelReport rep;
-        LevelSetup setup = level_setup(g, l, mg, plan, rep, false);
+        LevelSetup setup = level_setup(g, l, mg, plan, rep);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         levels_.push_back(make_level(l, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);

@@ -36,11 +36,10 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
 
 /// Level l's setup (storage decision and scaling; to_coarse left null) and its report, all but
 /// the truncation counts and matrix bytes, which building the level fills in.
-/// `materialise_scaled`: a scaled level gets its FP64 Â in `setup.scaled` (the distributed
-/// levels read it); false: only where the smoother needs it (ILU(0)), else the level scales
-/// inside its truncation (LevelSetup::scale_in_truncation).
+/// A scaled level gets its FP64 Â in `setup.owned` only where its smoother needs it (the ILU(0)
+/// factorisation); otherwise it scales inside its truncation (LevelSetup::scale_in_truncation).
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
-                       const PrecisionPlan& plan, LevelReport& rep, bool materialise_scaled = true);
+                       const PrecisionPlan& plan, LevelReport& rep);
 
 class Hierarchy {
 public:

@@ -25,7 +25,7 @@ constexpr Precision precision_of() {
 template <class S>
 SgDiaMatrix<S> truncate_level(const LevelSetup& setup, TruncationCounts& counts) {
     if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
-        if (setup.scale_in_truncation) return truncate_scaled<S>(*setup.source, setup.s, counts);
+        if (setup.scale_in_truncation) return truncate_scaled<S>(setup.matrix(), setup.s, counts);
     }
     return truncate<S>(setup.matrix(), counts);
 }

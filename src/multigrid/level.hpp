@@ -57,12 +57,14 @@ public:
 /// The data a level is built from.
 struct LevelSetup {
     const SgDiaMatrix<double>* source = nullptr;  ///< the level's FP64 operator (not owned)
-    SgDiaMatrix<double> scaled;  ///< Q^{-1/2} A Q^{-1/2}, owned, when `owns_scaled`
-    bool owns_scaled = false;
+    /// An FP64 operator the setup owns, when `owns`: the materialised Q^{-1/2} A Q^{-1/2}, or a
+    /// process's block of the level's operator (distributed levels).
+    SgDiaMatrix<double> owned;
+    bool owns = false;
     /// The FP64 operator to build from (scaled when `s` is set).
-    const SgDiaMatrix<double>& matrix() const { return owns_scaled ? scaled : *source; }
+    const SgDiaMatrix<double>& matrix() const { return owns ? owned : *source; }
     std::vector<double> s;  ///< diag(Q^{1/2}); empty: unscaled
-    /// Setup-then-scale without the FP64 Â: `source` is A and the level truncates
+    /// Setup-then-scale without the FP64 Â: matrix() is A and the level truncates
     /// Q^{-1/2} A Q^{-1/2}, scaling each value inside the truncation (truncate_scaled).
     bool scale_in_truncation = false;
     /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled

@@ -68,7 +68,7 @@ void check_structured(const SgDiaMatrix<double>& a, const char* precision, doubl
     const GalerkinLevels g = galerkin_levels(a, mg);
     ASSERT_GT(g.mats.size(), 1u);
     LevelReport rep;
-    LevelSetup setup = level_setup(g, 0, mg, parse_precision(precision), rep, false);
+    LevelSetup setup = level_setup(g, 0, mg, parse_precision(precision), rep);
     setup.to_coarse = &g.transfers.front();
     const auto lev = make_level(0, setup, false, rep);
     const std::vector<double> b = random_vector(static_cast<std::size_t>(a.rows()), 3);
@@ -81,7 +81,7 @@ TEST(LevelInterface, ScaledFp16LevelGivesUnscaledResidualsAndTakesUnscaledCorrec
     MultigridOptions mg;
     const GalerkinLevels g = galerkin_levels(a, mg);
     LevelReport rep;
-    (void)level_setup(g, 0, mg, parse_precision("K64P32D16"), rep, false);
+    (void)level_setup(g, 0, mg, parse_precision("K64P32D16"), rep);
     ASSERT_TRUE(rep.scaled) << "the test needs a scaled level";
     check_structured(a, "K64P32D16", 2e-3);
 }
