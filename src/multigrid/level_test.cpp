@@ -6,10 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
+#include <functional>
 #include <vector>
 
 #include "io/problems.hpp"
+#include "kernels/sgdia_test_util.hpp"
 #include "multigrid/amg_level.hpp"
 #include "multigrid/amg_precision.hpp"
 #include "multigrid/hierarchy.hpp"
@@ -20,18 +21,10 @@
 namespace mpmg {
 namespace {
 
-std::vector<double> random_vector(std::size_t n, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    std::vector<double> v(n);
-    for (double& x : v) x = u(gen);
-    return v;
-}
+using testing::max_abs;
 
-double max_abs(const std::vector<double>& v) {
-    double m = 0.0;
-    for (double x : v) m = std::max(m, std::abs(x));
-    return m;
+std::vector<double> random_vector(std::size_t n, unsigned seed) {
+    return testing::random_vector<double>(static_cast<std::int64_t>(n), seed);
 }
 
 // After set_rhs(b) and `sweeps` pre/post sweeps, residual_unscaled equals b - A z (z the
