@@ -44,10 +44,10 @@ bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
 }
 
 // Smallest |pivot| / largest |entry| of Gaussian elimination with partial pivoting of an r x r
-// block (FP64): how close the block is to singular.
-double pivot_ratio(std::vector<double> m, int r) {
+// block (FP64): how close the block is to singular. Eliminates in place (m is scratch).
+double pivot_ratio(double* m, int r) {
     double big = 0.0, smallest = std::numeric_limits<double>::infinity();
-    for (double v : m) big = std::max(big, std::fabs(v));
+    for (int k = 0; k < r * r; ++k) big = std::max(big, std::fabs(m[k]));
     for (int c = 0; c < r; ++c) {
         int piv = c;
         for (int i = c + 1; i < r; ++i) {
@@ -91,7 +91,7 @@ std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p,
             t[k] = p == Precision::fp16 ? to_double(half_from_double(m[k]))
                                         : to_double(bf16_from_double(m[k]));
         }
-        const double exact = pivot_ratio(m, r), rounded = pivot_ratio(t, r);
+        const double exact = pivot_ratio(m.data(), r), rounded = pivot_ratio(t.data(), r);
         if (!(std::fabs(rounded - exact) < 0.5 * exact)) return c;
     }
     return -1;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "core/float16.hpp"
@@ -110,6 +111,48 @@ TEST(Scaling, ScalingInsideTheTruncationEqualsTruncatingTheScaledMatrix) {
     std::vector<double> s(static_cast<std::size_t>(b.rows()));
     for (double& v : s) v = std::ldexp(1.3, static_cast<int>(e(gen)) / 4);
     expect_scaled_truncation_equal<half>(b, s);
+}
+
+// Block matrices go through an entry-wise expansion of the row and column scales
+// (for_each_inside_scaled_run): checked here against the definition, entry by entry, for the
+// scaled values and for G_max = storage_max * min sqrt(a_ii a_jj) / |a_ij|.
+TEST(Scaling, BlockEntriesScaleByTheirOwnRowAndColumn) {
+    for (const int r : {2, 3, 4}) {
+        SCOPED_TRACE(r);
+        SgDiaMatrix<double> b(Box{5, 4, 3}, Stencil::named("3d27"), r);
+        std::mt19937 gen(static_cast<unsigned>(r));
+        std::uniform_real_distribution<double> e(-20.0, 20.0);
+        for (double& v : b.values()) v = -std::ldexp(1.1, static_cast<int>(e(gen)));
+        const int center = b.stencil().center();
+        for (std::int64_t c = 0; c < b.box().cells(); ++c) {
+            for (int i = 0; i < r; ++i) b.value(center, c, i, i) = std::ldexp(1.7, 30 + 3 * i);
+        }
+        std::vector<double> s(static_cast<std::size_t>(b.rows()));
+        for (double& v : s) v = std::ldexp(1.3, static_cast<int>(e(gen)) / 2);
+        const SgDiaMatrix<double> scaled = scale_matrix(b, s);
+        double min_ratio = std::numeric_limits<double>::infinity();
+        for (std::int64_t c = 0; c < b.box().cells(); ++c) {
+            for (int d = 0; d < b.stencil().size(); ++d) {
+                if (!b.neighbour_inside(c, d)) continue;
+                const Offset& o = b.stencil()[d];
+                const std::int64_t nb = c + o.dx + std::int64_t{b.box().nx} *
+                                                       (o.dy + std::int64_t{b.box().ny} * o.dz);
+                for (int i = 0; i < r; ++i) {
+                    for (int j = 0; j < r; ++j) {
+                        const double v = b.value(d, c, i, j);
+                        ASSERT_EQ(scaled.value(d, c, i, j), v / (s[c * r + i] * s[nb * r + j]))
+                            << "cell " << c << " offset " << d << " entry " << i << "," << j;
+                        min_ratio = std::min(
+                            min_ratio, std::sqrt(b.value(center, c, i, i) *
+                                                 b.value(center, nb, j, j)) / std::fabs(v));
+                    }
+                }
+            }
+        }
+        const LevelScaling sc = compute_scaling(b, kHalfMax);
+        ASSERT_TRUE(sc.ok) << sc.problem;
+        EXPECT_EQ(sc.g_max, kHalfMax * min_ratio);
+    }
 }
 
 TEST(Scaling, RescaledProductMatchesWithinFp16Rounding) {

@@ -58,28 +58,13 @@ template <class S>
 SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<double>& s,
                                TruncationCounts& counts) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
-    const int r = a.block();
     counts += detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
-        const Offset& o = a.stencil()[d];
-        const std::int64_t lin =
-            o.dx + std::int64_t{a.box().nx} * (o.dy + std::int64_t{a.box().ny} * o.dz);
-        if (r == 1) {
-            for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
-                c += kernels::narrow_scaled(a.diagonal(d) + first, s.data() + first,
-                                            s.data() + first + lin, out.diagonal(d) + first, n);
+        const double* v = a.diagonal(d);
+        S* w = out.diagonal(d);
+        for_each_inside_scaled_run(
+            a, s, d, [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
+                c += kernels::narrow_scaled(v + at, si, sj, w + at, n);
             });
-            return;
-        }
-        a.for_each_inside(d, [&](std::int64_t cell) {
-            for (int i = 0; i < r; ++i) {
-                const double si = s[static_cast<std::size_t>(cell * r + i)];
-                for (int j = 0; j < r; ++j) {
-                    const double sj = s[static_cast<std::size_t>((cell + lin) * r + j)];
-                    out.value(d, cell, i, j) =
-                        truncate_counted<S>(a.value(d, cell, i, j) / (si * sj), c);
-                }
-            }
-        });
     });
     return out;
 }
