@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/convert.hpp"
 #include "kernels/sgdia_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -38,6 +37,7 @@ constexpr int kMaxDiag = 27;
 constexpr int kPrefetchBytes = 512;  ///< software prefetch distance on the value streams
 
 using mpmg::kernels::HWY_NAMESPACE::load_conv;  // kernels/load_conv-inl.h
+using mpmg::kernels::HWY_NAMESPACE::load_conv1;
 
 /// The offsets of one line whose neighbour line is inside the box, pointing at the line start.
 template <class S, class C>
@@ -84,7 +84,7 @@ HWY_INLINE C cell_sum(const Active<S, C>& act, int i, int nx) {
     C s = 0;
     for (int d = 0; d < act.m; ++d) {
         const int n = i + act.dx[d];
-        if (n >= 0 && n < nx) s += to_compute<C>(act.a[d][i]) * act.x[d][i];
+        if (n >= 0 && n < nx) s += load_conv1<C>(act.a[d] + i) * act.x[d][i];
     }
     return s;
 }
@@ -154,7 +154,7 @@ HWY_INLINE C finish_scalar(const ApplyArgs<S, C>& p, const S* centre, std::int64
     } else if constexpr (K == ApplyKind::upper_residual) {
         return -s;
     } else {
-        return p.x[c] + p.omega * ((p.b[c] - s) / to_compute<C>(centre[c]));
+        return p.x[c] + p.omega * ((p.b[c] - s) / load_conv1<C>(centre + c));
     }
 }
 
@@ -402,8 +402,8 @@ void gs_line_dir(const GsArgs<S, C>& p) {
     const auto scalar_cell = [&](int c) {
         C s = b[c] - cell_sum(act, c, nx);
         if (tr != nullptr && c + step >= 0 && c + step < nx)
-            s -= to_compute<C>(tr[c]) * x[c + step];
-        x[c] = s / to_compute<C>(centre[c]);
+            s -= load_conv1<C>(tr + c) * x[c + step];
+        x[c] = s / load_conv1<C>(centre + c);
     };
     const auto one = hn::Set(d, C{1});
     // u and m of the n cells at i from their sum s.
