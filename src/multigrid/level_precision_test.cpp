@@ -46,5 +46,32 @@ TEST(LevelPrecision, OverflowWidensUnlessFallbackIsOff) {
     EXPECT_TRUE(scaled.scaled);
 }
 
+// A scaled level's diagonal is G: entries that underflow are below its rounding and do not make
+// auto widen the storage; without scaling, the same entries do.
+TEST(LevelPrecision, AutoKeepsFp16WhenUnderflowIsBelowTheScaledDiagonalsRounding) {
+    // A tenth of the off-centre couplings -1e-6, tiny against the diagonal (FP16 subnormal).
+    const auto with_tiny = [](double scale) {
+        SgDiaMatrix<double> a = coupled_blocks(0.3);
+        for (double& v : a.values()) v *= scale;
+        int k = 0;
+        for (int d = 0; d < a.stencil().size(); ++d) {
+            if (d == a.stencil().center()) continue;
+            for (std::int64_t c = 0; c < a.box().cells(); ++c) {
+                if (a.neighbour_inside(c, d) && ++k % 10 == 0) a.value(d, c, 0, 0) = -1e-6;
+            }
+        }
+        return a;
+    };
+    const StorageDecision unscaled = decide_storage(with_tiny(1.0), kP32D16, false, true);
+    EXPECT_EQ(unscaled.precision.storage, Precision::fp32) << unscaled.note;
+    EXPECT_NE(unscaled.note.find("underflow"), std::string::npos) << unscaled.note;
+    // Diagonal 1e6, outside FP16: scaled to G, the tiny entries underflow to zero.
+    const StorageDecision scaled = decide_storage(with_tiny(1e6), kP32D16, true, true);
+    ASSERT_TRUE(scaled.scaled) << scaled.note;
+    EXPECT_GE(scaled.g, 0.125);
+    EXPECT_EQ(scaled.precision.storage, Precision::fp16) << scaled.note;
+    EXPECT_EQ(scaled.note.find(" 0 of "), std::string::npos) << "nothing underflowed: " << scaled.note;
+}
+
 }  // namespace
 }  // namespace mpmg
