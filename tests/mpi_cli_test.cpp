@@ -132,6 +132,11 @@ TEST(Mpi, ScaledFp16LevelsMatchSerial) {
     check("solve --problem rhd --n 24 --precision K64P32D16 --quiet");
 }
 
+// jump7 takes operator-dependent interpolation: non-uniform weights across process boundaries.
+TEST(Mpi, OperatorDependentInterpolationMatchesSerial) {
+    check("solve --problem jump7 --n 24 --precision K64P32D16 --quiet");
+}
+
 TEST(Mpi, BlockProblemRhd3tFp16StorageMatchesSerial) {
     check("solve --problem rhd3t --n 16 --precision K64P32D16 --quiet");
 }

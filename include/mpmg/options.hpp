@@ -20,12 +20,16 @@ enum class MethodKind { automatic, structured, amg };
 enum class CycleKind { v, w, f };
 enum class SmootherKind { automatic, symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
 enum class ScalingKind { automatic, setup_then_scale, scale_then_setup, none };
+/// Structured interpolation weights: 1/2 (linear), or from the operator's collapsed stencil
+/// (follows coefficient jumps; ICPP'24 §4.1 lists both).
+enum class InterpolationKind { automatic, linear, operator_dependent };
 
 std::string_view to_string(SolverKind k);
 std::string_view to_string(MethodKind k);
 std::string_view to_string(CycleKind k);
 std::string_view to_string(SmootherKind k);
 std::string_view to_string(ScalingKind k);
+std::string_view to_string(InterpolationKind k);
 
 /// Parse a choice by name; throws InvalidInput naming `where` and listing the valid names.
 SolverKind parse_solver(std::string_view s, std::string_view where);
@@ -33,6 +37,7 @@ MethodKind parse_method(std::string_view s, std::string_view where);
 CycleKind parse_cycle(std::string_view s, std::string_view where);
 SmootherKind parse_smoother(std::string_view s, std::string_view where);
 ScalingKind parse_scaling(std::string_view s, std::string_view where);
+InterpolationKind parse_interpolation(std::string_view s, std::string_view where);
 
 /// What to solve: a built-in problem or a Matrix Market file.
 struct ProblemOptions {
@@ -54,6 +59,9 @@ struct MultigridOptions {
     int post_sweeps = 1;                           ///< nu_2
     double jacobi_weight = 0.8;                    ///< omega of weighted Jacobi, in (0, 1]
     ScalingKind scaling = ScalingKind::automatic;  ///< auto = setup-then-scale (ICPP'24 §4.1)
+    /// auto: the problem's own (operator-dependent for jump7, linear for the other built-ins and
+    /// files; docs/problems.md). Structured path only.
+    InterpolationKind interpolation = InterpolationKind::automatic;
     int max_levels = 20;                           ///< including the finest
     int max_coarse_rows = 512;    ///< direct (LAPACK) solve once a level has at most this many rows
     double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest

@@ -93,6 +93,13 @@ void solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
 }
 
 void check_smoother(const SolverOptions& o) {
+    if (o.method == MethodKind::amg &&
+        o.multigrid.interpolation != InterpolationKind::automatic) {
+        throw Unsupported(fmt::format(
+            "--interpolation {}: the AMG path builds its own transfers (PGM aggregation); "
+            "interpolation applies to the structured path",
+            to_string(o.multigrid.interpolation)));
+    }
     const SmootherKind s = o.multigrid.smoother;
     if (s == SmootherKind::automatic) return;  // resolved per problem below
     if (o.method == MethodKind::structured && s != SmootherKind::symgs &&
@@ -150,6 +157,9 @@ SolveResult solve(const SolverOptions& options) {
             o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
+        if (o.multigrid.interpolation == InterpolationKind::automatic) {
+            o.multigrid.interpolation = p.interpolation;
+        }
         out.problem = p.name;
         out.rows = p.a.rows();
         out.nnz = p.a.nnz();

@@ -71,6 +71,24 @@ TEST(SmootherAuto, ResolvesPerProblemAndKeepsAnExplicitChoice) {
     EXPECT_EQ(lap.options.multigrid.smoother, SmootherKind::symgs);
 }
 
+// --interpolation auto takes the problem's own: operator-dependent weights for jump7, whose
+// 8-decade coefficient jumps the 1/2 weights smear (n = 40: 39 CG iterations linear, 14 with
+// the operator's weights); linear for the others.
+TEST(InterpolationAuto, Jump7TakesOperatorDependentWeightsAndConvergesFaster) {
+    SolverOptions o = laplace("jump7", 40, "K64P32D16");
+    EXPECT_EQ(o.multigrid.interpolation, InterpolationKind::automatic);
+    const SolveResult own = solve(o);
+    ASSERT_TRUE(own.converged) << own.message;
+    EXPECT_EQ(own.options.multigrid.interpolation, InterpolationKind::operator_dependent);
+    o.multigrid.interpolation = InterpolationKind::linear;
+    const SolveResult linear = solve(o);
+    ASSERT_TRUE(linear.converged) << linear.message;
+    EXPECT_LT(2 * own.iterations, linear.iterations)
+        << own.iterations << " vs " << linear.iterations;
+    const SolveResult lap = solve(laplace("laplace27", 12, "K64P32D16"));
+    EXPECT_EQ(lap.options.multigrid.interpolation, InterpolationKind::linear);
+}
+
 TEST(Laplace27e8, NoScalingNeverReturnsNaN) {
     SolverOptions o = laplace("laplace27e8", 24, "K64P32D16");
     o.multigrid.scaling = ScalingKind::none;

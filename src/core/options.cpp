@@ -52,6 +52,14 @@ const NameTable<ScalingKind>& scaling_names() {
     return t;
 }
 
+const NameTable<InterpolationKind>& interpolation_names() {
+    static const NameTable<InterpolationKind> t{
+        {InterpolationKind::automatic, "auto"},
+        {InterpolationKind::linear, "linear"},
+        {InterpolationKind::operator_dependent, "operator"}};
+    return t;
+}
+
 template <class E>
 std::string_view name_of(const NameTable<E>& t, E e) {
     for (const auto& [k, n] : t) {
@@ -79,6 +87,7 @@ std::string_view to_string(MethodKind k) { return name_of(method_names(), k); }
 std::string_view to_string(CycleKind k) { return name_of(cycle_names(), k); }
 std::string_view to_string(SmootherKind k) { return name_of(smoother_names(), k); }
 std::string_view to_string(ScalingKind k) { return name_of(scaling_names(), k); }
+std::string_view to_string(InterpolationKind k) { return name_of(interpolation_names(), k); }
 
 SolverKind parse_solver(std::string_view s, std::string_view w) {
     return parse_name(solver_names(), s, w);
@@ -94,6 +103,9 @@ SmootherKind parse_smoother(std::string_view s, std::string_view w) {
 }
 ScalingKind parse_scaling(std::string_view s, std::string_view w) {
     return parse_name(scaling_names(), s, w);
+}
+InterpolationKind parse_interpolation(std::string_view s, std::string_view w) {
+    return parse_name(interpolation_names(), s, w);
 }
 
 void validate(const SolverOptions& o) {

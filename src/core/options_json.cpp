@@ -94,6 +94,10 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) {
                m.scaling = parse_scaling(str(v, at), "config " + at);
            }},
+          {"interpolation",
+           [&](const json& v, const std::string& at) {
+               m.interpolation = parse_interpolation(str(v, at), "config " + at);
+           }},
           {"pre_sweeps",
            [&](const json& v, const std::string& at) { m.pre_sweeps = get_int(v, at); }},
           {"post_sweeps",
@@ -194,6 +198,7 @@ json to_json(const SolverOptions& o) {
                  {{"cycle", to_string(m.cycle)},
                   {"smoother", to_string(m.smoother)},
                   {"scaling", to_string(m.scaling)},
+                  {"interpolation", to_string(m.interpolation)},
                   {"pre_sweeps", m.pre_sweeps},
                   {"post_sweeps", m.post_sweeps},
                   {"jacobi_weight", m.jacobi_weight},

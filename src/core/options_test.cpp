@@ -17,6 +17,7 @@ TEST(Options, JsonRoundTrip) {
     o.problem.n = 48;
     o.multigrid.cycle = CycleKind::w;
     o.multigrid.smoother = SmootherKind::jacobi;
+    o.multigrid.interpolation = InterpolationKind::operator_dependent;
     o.precision = parse_ginkgo_precision("DP-SP", "DP-SP-HP");
     o.precision.shift_level = 3;
     o.solver = SolverKind::gmres;
@@ -25,6 +26,7 @@ TEST(Options, JsonRoundTrip) {
     EXPECT_EQ(back.precision.level(2).storage, Precision::fp16);
     EXPECT_EQ(back.precision.level(3).storage, Precision::fp32);
     EXPECT_EQ(back.multigrid.cycle, CycleKind::w);
+    EXPECT_EQ(back.multigrid.interpolation, InterpolationKind::operator_dependent);
 }
 
 TEST(Options, ConfigOverridesOnlyGivenKeys) {
@@ -49,6 +51,8 @@ TEST(Options, UnknownKeysAndWrongTypesNameThePath) {
               std::string::npos);
     EXPECT_NE(message(R"({"rtol": "small"})").find("rtol"), std::string::npos);
     EXPECT_NE(message(R"({"multigrid": {"smoother": "magic"}})").find("symgs"), std::string::npos);
+    EXPECT_NE(message(R"({"multigrid": {"interpolation": "cubic"}})").find("operator"),
+              std::string::npos);
     EXPECT_NE(message(R"({"precision": "K64P16D16"})").find("K64P16D16"), std::string::npos);
     EXPECT_NE(message(R"({"problem": {"grid": [1, 2]}})").find("problem.grid"), std::string::npos);
     EXPECT_NE(message(R"([1, 2])").find("object"), std::string::npos);

@@ -19,6 +19,8 @@ struct StructuredProblem {
     SolverKind solver = SolverKind::cg;  ///< the Krylov method the problem calls for
     /// The smoother that gave the lower time to solution (SymGS vs ILU(0), docs/problems.md).
     SmootherKind smoother = SmootherKind::symgs;
+    /// Interpolation weights that solved it faster (docs/problems.md).
+    InterpolationKind interpolation = InterpolationKind::linear;
 };
 
 /// Names of the built-in problems.

@@ -28,7 +28,9 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
         g.s0 = sc.s;
         g.mats[0] = &g.owned.emplace_back(scale_matrix(a, sc.s));
     }
-    const CoarseningOptions copt{.semi_threshold = mg.semi_threshold};
+    const CoarseningOptions copt{
+        .semi_threshold = mg.semi_threshold,
+        .operator_dependent = mg.interpolation == InterpolationKind::operator_dependent};
     while (static_cast<int>(g.mats.size()) < mg.max_levels &&
            g.mats.back()->rows() > mg.max_coarse_rows) {
         auto next = coarsen(*g.mats.back(), copt);
