@@ -62,7 +62,7 @@ struct MultigridOptions {
     /// auto: the problem's own (operator-dependent for jump7, linear for the other built-ins and
     /// files; docs/problems.md). Structured path only.
     InterpolationKind interpolation = InterpolationKind::automatic;
-    int max_levels = 20;                           ///< including the finest
+    int max_levels = 20;          ///< including the finest
     int max_coarse_rows = 512;    ///< direct (LAPACK) solve once a level has at most this many rows
     double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest
     /// A level whose values overflow its storage precision is stored in its compute precision

@@ -93,8 +93,7 @@ void solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
 }
 
 void check_smoother(const SolverOptions& o) {
-    if (o.method == MethodKind::amg &&
-        o.multigrid.interpolation != InterpolationKind::automatic) {
+    if (o.method == MethodKind::amg && o.multigrid.interpolation != InterpolationKind::automatic) {
         throw Unsupported(fmt::format(
             "--interpolation {}: the AMG path builds its own transfers (PGM aggregation); "
             "interpolation applies to the structured path",

@@ -39,9 +39,9 @@ LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm co
     s.precision = global.precision;
     s.smoother = global.smoother;
     s.jacobi_weight = global.jacobi_weight;
-    s.boundary = std::make_shared<HaloBoundary>(global.matrix(), p, global.precision.storage, comm,
-                                                counts,
-                                                global.scale_in_truncation ? &global.s : nullptr);
+    s.boundary =
+        std::make_shared<HaloBoundary>(global.matrix(), p, global.precision.storage, comm, counts,
+                                       global.scale_in_truncation ? &global.s : nullptr);
     return s;
 }
 

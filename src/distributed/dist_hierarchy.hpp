@@ -53,7 +53,7 @@ private:
 
     MPI_Comm comm_;
     MultigridOptions mg_;
-    std::vector<Partition> parts_;  // parts_[l] for l <= distributed_levels()
+    std::vector<Partition> parts_;              // parts_[l] for l <= distributed_levels()
     std::vector<std::unique_ptr<Level>> dist_;  // this process's blocks of the distributed levels
     std::vector<std::unique_ptr<DistTransfer>> dist_transfers_;  // dist_[l] -> level l + 1
     std::vector<Transfer> transfers_;           // all levels' (the tail uses its own)

@@ -85,7 +85,7 @@ void GhostCoupling::add(const std::vector<double>& ghost, T* y, double sign) con
 
 #define MPMG_COUPLING(S)                                                                         \
     template GhostCoupling GhostCoupling::build<S>(const SgDiaMatrix<double>&, const Partition&, \
-                                                   const Halo&, TruncationCounts&,                \
+                                                   const Halo&, TruncationCounts&,               \
                                                    const std::vector<double>*);
 MPMG_COUPLING(double)
 MPMG_COUPLING(float)
@@ -95,9 +95,8 @@ MPMG_COUPLING(bfloat16)
 template void GhostCoupling::add<double>(const std::vector<double>&, double*, double) const;
 template void GhostCoupling::add<float>(const std::vector<double>&, float*, double) const;
 
-HaloBoundary::HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p,
-                           Precision storage, MPI_Comm comm, TruncationCounts& counts,
-                           const std::vector<double>* s)
+HaloBoundary::HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p, Precision storage,
+                           MPI_Comm comm, TruncationCounts& counts, const std::vector<double>* s)
     : halo_(p, global.block(), global.stencil().offsets(), comm) {
     switch (storage) {
         case Precision::fp64:

@@ -90,9 +90,8 @@ void run(const StructuredProblem& p, const Partition& part, const SolverOptions&
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
-        return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<BuiltDist>(p.a, part, mg, plan, comm, distributed_levels,
-                                        a.fp64_block()));
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
+            p.a, part, mg, plan, comm, distributed_levels, a.fp64_block()));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).

@@ -70,7 +70,8 @@ TEST(LevelPrecision, AutoKeepsFp16WhenUnderflowIsBelowTheScaledDiagonalsRounding
     ASSERT_TRUE(scaled.scaled) << scaled.note;
     EXPECT_GE(scaled.g, 0.125);
     EXPECT_EQ(scaled.precision.storage, Precision::fp16) << scaled.note;
-    EXPECT_EQ(scaled.note.find(" 0 of "), std::string::npos) << "nothing underflowed: " << scaled.note;
+    EXPECT_EQ(scaled.note.find(" 0 of "), std::string::npos)
+        << "nothing underflowed: " << scaled.note;
 }
 
 }  // namespace

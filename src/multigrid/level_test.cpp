@@ -79,7 +79,8 @@ TEST(LevelInterface, ScaledFp16LevelGivesUnscaledResidualsAndTakesUnscaledCorrec
     check_structured(a, "K64P32D16", 2e-3);
 }
 
-TEST(LevelInterface, UnscaledFp64Level) { check_structured(laplace27(Box{12, 11, 10}), "K64P64D64", 1e-12);
+TEST(LevelInterface, UnscaledFp64Level) {
+    check_structured(laplace27(Box{12, 11, 10}), "K64P64D64", 1e-12);
 }
 
 TEST(LevelInterface, BlockLevel) {

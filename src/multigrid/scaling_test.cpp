@@ -135,16 +135,16 @@ TEST(Scaling, BlockEntriesScaleByTheirOwnRowAndColumn) {
             for (int d = 0; d < b.stencil().size(); ++d) {
                 if (!b.neighbour_inside(c, d)) continue;
                 const Offset& o = b.stencil()[d];
-                const std::int64_t nb = c + o.dx + std::int64_t{b.box().nx} *
-                                                       (o.dy + std::int64_t{b.box().ny} * o.dz);
+                const std::int64_t nb =
+                    c + o.dx + std::int64_t{b.box().nx} * (o.dy + std::int64_t{b.box().ny} * o.dz);
                 for (int i = 0; i < r; ++i) {
                     for (int j = 0; j < r; ++j) {
                         const double v = b.value(d, c, i, j);
                         ASSERT_EQ(scaled.value(d, c, i, j), v / (s[c * r + i] * s[nb * r + j]))
                             << "cell " << c << " offset " << d << " entry " << i << "," << j;
-                        min_ratio = std::min(
-                            min_ratio, std::sqrt(b.value(center, c, i, i) *
-                                                 b.value(center, nb, j, j)) / std::fabs(v));
+                        min_ratio = std::min(min_ratio, std::sqrt(b.value(center, c, i, i) *
+                                                                  b.value(center, nb, j, j)) /
+                                                            std::fabs(v));
                     }
                 }
             }
