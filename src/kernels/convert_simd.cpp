@@ -6,6 +6,7 @@
 // Must come after foreach_target.h.
 #include <hwy/highway.h>
 
+#include "kernels/load_conv-inl.h"
 #include "kernels/range_count-inl.h"
 
 #include <algorithm>
@@ -24,13 +25,7 @@ using mpmg::kernels::HWY_NAMESPACE::counted_chunks;  // kernels/range_count-inl.
 using mpmg::kernels::HWY_NAMESPACE::kCountChunk;
 using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
 
-/// x86 with F16C: vcvtps2ph rounds float -> half to nearest even. (Highway emulates the
-/// conversion elsewhere, and the emulation truncates.)
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-constexpr bool kHardwareHalf = true;
-#else
-constexpr bool kHardwareHalf = false;
-#endif
+using mpmg::kernels::HWY_NAMESPACE::kF16c;  // kernels/load_conv-inl.h
 
 /// The double rounded to odd at 24 significant bits (binary32's precision), on its integer
 /// bits: the low 29 fraction bits are cleared and, when any was set, bit 29 is set (a sticky
@@ -87,7 +82,7 @@ HWY_INLINE void store_narrow(D d, hn::Vec<D> x, S* HWY_RESTRICT dst) {
     } else if constexpr (std::is_same_v<S, float>) {
         const hn::Rebind<float, D> df;
         hn::StoreU(hn::DemoteTo(df, x), df, dst);
-    } else if constexpr (std::is_same_v<S, half> && kHardwareHalf) {
+    } else if constexpr (std::is_same_v<S, half> && kF16c) {
         const hn::Rebind<float, D> df;
         const hn::Rebind<hwy::float16_t, D> dh;
         const auto f = hn::DemoteTo(df, round_to_odd_24(d, x));

@@ -36,13 +36,14 @@ HWY_INLINE hn::Vec<D> load_conv(D d, const float* p) {
         return hn::PromoteTo(d, hn::LoadU(hn::Rebind<float, D>(), p));
     }
 }
-/// x86 with F16C: vcvtph2ps converts every binary16 exactly, Inf and NaN included. Elsewhere
-/// Highway 1.0.3 emulates the conversion and rebiases exponent 31 like any other, so Inf and NaN
-/// came out finite (65536 and up); float_from_half_bits is used there instead.
+/// x86 with F16C: vcvtph2ps converts every binary16 exactly, Inf and NaN included, and
+/// vcvtps2ph rounds float -> half to nearest even (convert_simd.cpp). Elsewhere Highway 1.0.3
+/// emulates both: the promotion rebiases exponent 31 like any other, so Inf and NaN came out
+/// finite (65536 and up; float_from_half_bits is used there instead), and the demotion truncates.
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-constexpr bool kF16cPromote = true;
+constexpr bool kF16c = true;
 #else
-constexpr bool kF16cPromote = false;
+constexpr bool kF16c = false;
 #endif
 
 /// binary16 bits (zero-extended into the lanes of di) -> float, exact for every input: exponent
@@ -63,7 +64,7 @@ HWY_INLINE hn::Vec<DF> float_from_half_bits(DF df, hn::Vec<hn::RebindToSigned<DF
 /// Lanes(df) binary16 values at p as float.
 template <class DF>
 HWY_INLINE hn::Vec<DF> load_half_as_float(DF df, const half* p) {
-    if constexpr (kF16cPromote) {
+    if constexpr (kF16c) {
         const hn::Rebind<hwy::float16_t, DF> dh;
         return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(p)));
     } else {
