@@ -4,7 +4,9 @@
 // Row dot product: full vectors of entries, two at a time with two accumulators (two independent
 // FMA chains), values converted in registers, x gathered by column index; one horizontal sum per
 // row, and the last < N entries of the row scalar (a gather must not read past the row's
-// indices). The finishing formula of the operation is applied per row, scalar.
+// indices), each value converted with load_conv1 as the vectors are (with F16C one vcvtph2ps,
+// not to_compute's ~15 integer operations). The finishing formula of the operation is applied
+// per row, scalar.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/csr_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -17,7 +19,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "kernels/convert.hpp"
 #include "kernels/csr_simd.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -26,6 +27,7 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using mpmg::kernels::HWY_NAMESPACE::load_conv;  // kernels/load_conv-inl.h
+using mpmg::kernels::HWY_NAMESPACE::load_conv1;
 
 /// Column indices of entries p .. p+N-1 as the signed lanes GatherIndex takes for D (int32 for
 /// float, int64 for double).
@@ -77,7 +79,7 @@ HWY_INLINE C row_dot(D d, const CsrView<S>& a, std::int64_t p0, std::int64_t p1,
         p += n;
     }
     C s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
-    for (; p < p1; ++p) s += to_compute<C>(a.val[p]) * x[column<K16>(a, p, base)];
+    for (; p < p1; ++p) s += load_conv1<C>(a.val + p) * x[column<K16>(a, p, base)];
     return s;
 }
 
@@ -93,7 +95,7 @@ void apply_rows(const CsrApplyArgs<S, C>& q) {
         } else if constexpr (Op == CsrOp::residual) {
             q.out[i] = q.b[i] - s;
         } else {
-            q.out[i] = q.x[i] + q.omega * to_compute<C>(q.inv_d[i]) * (q.b[i] - s);
+            q.out[i] = q.x[i] + q.omega * load_conv1<C>(q.inv_d + i) * (q.b[i] - s);
         }
     }
 }
@@ -154,7 +156,7 @@ void gs_rows(const CsrGsArgs<S, C>& q) {
         } else {
             s = row_dot<K16>(d, a, p0, p1, base, static_cast<const C*>(q.x));
         }
-        q.x[i] += to_compute<C>(q.inv_d[i]) * (q.b[i] - s);
+        q.x[i] += load_conv1<C>(q.inv_d + i) * (q.b[i] - s);
     }
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <set>
@@ -207,6 +208,121 @@ TEST(CsrSimd, EveryTargetMatchesReference) {
         check_pair<float, float>(80);
         check_pair<half, float>(100);
         check_pair<bfloat16, float>(120);
+    }
+}
+
+/// FP16 Inf, NaN (quiet, signalling, payloads) and subnormals as the last entry of a row (the
+/// scalar remainder after the full vectors on every target with more than one lane), rows of
+/// subnormals, and Inf/NaN/subnormal inverse diagonals (converted per row), on every target:
+/// the runtime guard relies on a non-finite value coming out non-finite, and Highway's own
+/// emulation of the conversion (no F16C) turned them into finite values.
+template <class C>
+void check_fp16_special_values(unsigned seed) {
+    TestCsr<half> t = random_csr<half>(40, 19, seed);  // row i has i % 20 entries
+    const auto bits = [](std::uint16_t b) { return half{b}; };
+    const auto last = [&](std::int64_t i) { return t.row_ptr[i + 1] - 1; };
+    // Rows of 11 .. 19 entries: the last one is after one or two full vectors of 8 or 4.
+    t.val[last(11)] = bits(0x7C00);  // +Inf
+    t.val[last(13)] = bits(0xFC00);  // -Inf
+    t.val[last(15)] = bits(0x7E01);  // quiet NaN with payload
+    t.val[last(17)] = bits(0x7C01);  // signalling NaN
+    t.val[last(19)] = bits(0xFFFF);  // negative NaN, all payload bits
+    // Rows whose every entry is subnormal.
+    for (const std::int64_t i : {12, 14, 33}) {
+        const std::uint16_t sub[] = {0x03FF, 0x0001, 0x8200, 0x0155, 0x8001, 0x02AA, 0x0100};
+        for (std::int64_t p = t.row_ptr[i]; p < t.row_ptr[i + 1]; ++p) t.val[p] = bits(sub[p % 7]);
+    }
+    // Inverse diagonals (Jacobi, Gauss-Seidel): Inf, NaN, subnormal.
+    t.inv_d[31] = bits(0x7C00);
+    t.inv_d[35] = bits(0x7E01);
+    t.inv_d[16] = bits(0x0155);
+    t.inv_d[18] = bits(0x83FF);
+    const auto x = random_vector<C>(t.n, seed + 1);
+    const auto b = random_vector<C>(t.n, seed + 2);
+    const auto xd = to_double_vector(x), bd = to_double_vector(b);
+    const double eps = std::numeric_limits<C>::epsilon();
+    // The row bound of expect_rows_close, for rows whose reference is finite.
+    const auto bound = [&](std::int64_t i) {
+        double mag =
+            std::fabs(bd[static_cast<std::size_t>(i)]) + std::fabs(xd[static_cast<std::size_t>(i)]);
+        for (std::int64_t p = t.row_ptr[i]; p < t.row_ptr[i + 1]; ++p) {
+            mag += std::fabs(to_double(t.val[p]) * xd[static_cast<std::size_t>(t.col32[p])]);
+        }
+        return static_cast<double>(t.row_ptr[i + 1] - t.row_ptr[i] + 3) * eps * mag;
+    };
+    for (const bool k16 : {false, true}) {
+        SCOPED_TRACE(k16 ? "col16" : "col32");
+        for (const CsrOp op : {CsrOp::spmv, CsrOp::jacobi}) {
+            SCOPED_TRACE(op == CsrOp::spmv ? "spmv" : "jacobi");
+            std::vector<C> out(x.size());
+            std::vector<double> ref(x.size());
+            kernels::csr::CsrApplyArgs<half, C> q;
+            q.a = t.view(k16);
+            q.inv_d = t.inv_d.data();
+            q.b = b.data();
+            q.x = x.data();
+            q.out = out.data();
+            q.omega = static_cast<C>(0.8);
+            q.op = op;
+            q.row_end = t.n;
+            kernels::csr::apply(q);
+            reference::csr_apply(q.a, op, t.inv_d.data(), bd.data(), xd.data(), ref.data(),
+                                 static_cast<double>(q.omega), 0, t.n);
+            int non_finite = 0;
+            for (std::int64_t i = 0; i < t.n; ++i) {
+                const double got = static_cast<double>(out[static_cast<std::size_t>(i)]);
+                const double want = ref[static_cast<std::size_t>(i)];
+                if (std::isnan(want)) {
+                    EXPECT_TRUE(std::isnan(got)) << "row " << i << ": " << got;
+                } else if (std::isinf(want)) {
+                    EXPECT_EQ(got, want) << "row " << i;
+                } else {
+                    EXPECT_NEAR(got, want, bound(i)) << "row " << i;
+                    continue;
+                }
+                ++non_finite;
+            }
+            EXPECT_EQ(non_finite, op == CsrOp::spmv ? 5 : 7);
+        }
+        for (const bool forward : {true, false}) {
+            SCOPED_TRACE(forward ? "gs forward" : "gs backward");
+            auto xs = x;
+            auto ref = xd;
+            kernels::csr::CsrGsArgs<half, C> q;
+            q.a = t.view(k16);
+            q.inv_d = t.inv_d.data();
+            q.b = b.data();
+            q.x = xs.data();
+            q.outside = xs.data();
+            q.row_end = t.n;
+            q.forward = forward;
+            kernels::csr::gs_sweep(q);
+            reference::csr_gs(q.a, t.inv_d.data(), bd.data(), ref.data(), ref.data(), 0, t.n,
+                              forward);
+            // Non-finite values spread to the rows after them in the sweep: non-finite exactly
+            // where the reference is, within the sweep bound of check_pair elsewhere.
+            int non_finite = 0;
+            for (std::size_t i = 0; i < xs.size(); ++i) {
+                const double got = static_cast<double>(xs[i]);
+                if (!std::isfinite(ref[i])) {
+                    EXPECT_FALSE(std::isfinite(got)) << "row " << i << ": " << got;
+                    ++non_finite;
+                } else {
+                    EXPECT_NEAR(got, ref[i], eps * 8.0 * (19 + 3) * 40) << "row " << i;
+                }
+            }
+            EXPECT_GE(non_finite, 7);
+        }
+    }
+}
+
+TEST(CsrSimd, Fp16SpecialValuesOnEveryTarget) {
+    TargetGuard guard;
+    for (const std::int64_t tgt : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(tgt);
+        SCOPED_TRACE(hwy::TargetName(tgt));
+        check_fp16_special_values<float>(21);
+        check_fp16_special_values<double>(22);
     }
 }
 

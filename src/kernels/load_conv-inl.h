@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "core/float16.hpp"
+#include "kernels/convert.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace mpmg::kernels::HWY_NAMESPACE {
@@ -95,11 +96,18 @@ HWY_INLINE hn::Vec<D> load_conv(D d, const bfloat16* p) {
     }
 }
 
-/// One storage value at p in compute precision C, converted as load_conv converts a vector (on
-/// x86 with F16C one vcvtph2ps instead of the branch-free bit manipulation of to_compute).
+/// One storage value at p in compute precision C, for the scalar cells and row remainders of the
+/// kernels. FP16 is converted as load_conv converts a vector (on x86 with F16C one vcvtph2ps
+/// instead of the ~15 integer operations of to_compute; elsewhere the exact integer path above).
+/// BF16 (one shift), FP32 and FP64 use to_compute: there is nothing for a one-lane vector to
+/// save (A/B differences for BF16 stayed within the noise of the unchanged FP32 control).
 template <class C, class S>
 HWY_INLINE C load_conv1(const S* p) {
-    return hn::GetLane(load_conv(hn::CappedTag<C, 1>(), p));
+    if constexpr (std::is_same_v<S, half>) {
+        return hn::GetLane(load_conv(hn::CappedTag<C, 1>(), p));
+    } else {
+        return to_compute<C>(*p);
+    }
 }
 
 }  // namespace mpmg::kernels::HWY_NAMESPACE

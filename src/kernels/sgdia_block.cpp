@@ -14,7 +14,8 @@
 //   into 2r accumulators (offsets alternate between two sets, so 2r independent FMA chains); the
 //   last partial vector is recomputed overlapping the previous one (outputs are distinct from
 //   inputs, and a lane's result does not depend on its position). Cells 0 and nx-1 run scalar
-//   with the dx check, so nothing outside the box is read.
+//   with the dx check, so nothing outside the box is read; their values are converted one at a
+//   time with load_conv1 (with F16C one vcvtph2ps, not to_compute's ~15 integer operations).
 // - Jacobi and Gauss-Seidel multiply by the centre block inverses D^{-1}, computed once at setup
 //   in FP64 with partial pivoting and stored in the compute precision C (r^2 values of C per
 //   cell: for r = 3, 3d7, FP16/FP32 that is 36 B next to 126 B of matrix values; the per-cell
@@ -36,7 +37,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/convert.hpp"
 #include "kernels/load_conv-inl.h"
 #include "kernels/sgdia_block.hpp"
 
@@ -153,7 +153,7 @@ HWY_INLINE void cell_sum(const Line<S, C>& l, int i, int nx, C (&s)[R]) {
         const C* xv = l.x[d] + std::int64_t{i} * R;
         for (int ra = 0; ra < R; ++ra) {
             for (int rb = 0; rb < R; ++rb) {
-                s[ra] += to_compute<C>(a[(ra * R + rb) * nx]) * xv[rb];
+                s[ra] += load_conv1<C>(a + (ra * R + rb) * nx) * xv[rb];
             }
         }
     }
@@ -325,7 +325,7 @@ void gs_line_impl(const Args<S, C>& p) {
                     if (has_t) {
                         for (int q = 0; q < R; ++q) {
                             ww += inv[(ra * R + q) * nx + i] *
-                                  to_compute<C>(tr[(q * R + rb) * nx + i]);
+                                  load_conv1<C>(tr + (q * R + rb) * nx + i);
                         }
                     }
                     w[ra * R + rb][i - i0] = ww;

@@ -8,6 +8,9 @@
 #include <hwy/targets.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -143,6 +146,137 @@ TEST(SgDiaBlock, EveryTargetMatchesReference) {
         check_pair<float, float>(5);
         check_pair<half, float>(6);
         check_pair<bfloat16, float>(7);
+    }
+}
+
+/// Every entry of `got` as `want`: NaN where it is NaN, the same infinity where it is infinite
+/// (with `same_inf`; else just non-finite), within tol[e] elsewhere. Returns the count of
+/// non-finite entries of `want`.
+template <class C>
+int expect_matches_non_finite(const std::vector<C>& got, const std::vector<double>& want,
+                              const std::vector<double>& tol, bool same_inf) {
+    int non_finite = 0;
+    for (std::size_t e = 0; e < got.size(); ++e) {
+        const double v = static_cast<double>(got[e]);
+        if (std::isnan(want[e])) {
+            EXPECT_TRUE(same_inf ? std::isnan(v) : !std::isfinite(v)) << "row " << e << ": " << v;
+        } else if (std::isinf(want[e])) {
+            if (same_inf) {
+                EXPECT_EQ(v, want[e]) << "row " << e;
+            } else {
+                EXPECT_FALSE(std::isfinite(v)) << "row " << e << ": " << v;
+            }
+        } else {
+            EXPECT_NEAR(v, want[e], tol[e]) << "row " << e;
+            continue;
+        }
+        ++non_finite;
+    }
+    return non_finite;
+}
+
+/// FP16 Inf, NaN (quiet, signalling, payloads) and subnormals reach the block kernels as they
+/// are in the scalar cells 0 and nx-1 (and, for comparison, a vector cell), on every target:
+/// the runtime guard relies on a non-finite value coming out non-finite, and Highway's own
+/// emulation of the conversion (no F16C) turned them into finite values.
+template <class C>
+void check_fp16_special_values(int r, unsigned seed) {
+    const Box box{19, 3, 4};  // cell 0, vector cells 1 .. 17 (and a tail), cell 18
+    const Stencil st = Stencil::named("3d7");
+    auto a = random_matrix<half>(box, st, r, seed);
+    const int ctr = st.center();
+    const auto cell = [&](int i, int j, int k) {
+        return i + box.nx * (j + std::int64_t{box.ny} * k);
+    };
+    const auto bits = [](std::uint16_t b) { return half{b}; };
+    // The first off-centre offset of cell c whose neighbour is inside the box.
+    const auto off = [&](std::int64_t c) {
+        for (int d = 0; d < st.size(); ++d) {
+            if (d != ctr && a.neighbour_inside(c, d)) return d;
+        }
+        return ctr;
+    };
+    // One special value per row (component r-1 of the cell).
+    const std::int64_t specials[] = {cell(5, 1, 1), cell(0, 1, 2), cell(18, 2, 1), cell(0, 0, 3),
+                                     cell(18, 0, 0)};
+    const std::uint16_t special_bits[] = {0x7C00, 0xFC00, 0x7E01, 0x7C01, 0xFFFF};
+    for (int s = 0; s < 5; ++s) {
+        a.value(off(specials[s]), specials[s], r - 1, s % r) = bits(special_bits[s]);
+    }
+    // Rows of subnormals only (component 0: every in-box entry), in cells 0, nx-1 and a vector
+    // cell.
+    for (const std::int64_t c : {cell(7, 2, 2), cell(0, 0, 1), cell(18, 1, 3)}) {
+        const std::uint16_t sub[] = {0x03FF, 0x0001, 0x8200, 0x0155, 0x8001, 0x02AA, 0x0100};
+        for (int d = 0; d < st.size(); ++d) {
+            for (int rb = 0; rb < r; ++rb) {
+                if (a.neighbour_inside(c, d)) a.value(d, c, 0, rb) = bits(sub[(d + rb) % 7]);
+            }
+        }
+    }
+    const kernels::BlockSoa<half, C> blk(a);
+    const auto x = random_vector<C>(a.rows(), seed + 1);
+    const auto xd = to_double_vector(x);
+    std::vector<C> y(x.size());
+    std::vector<double> y_ref(x.size());
+    kernels::block_spmv(blk, x.data(), y.data(), 0, blk.geom().lines());
+    reference::spmv(a, xd.data(), y_ref.data());
+    EXPECT_EQ(expect_matches_non_finite(y, y_ref, testing::row_tolerance<C>(a, xd), true), 5);
+}
+
+/// Gauss-Seidel: an infinity or NaN in the trailing neighbour's block (converted in the scalar
+/// cell) of the last cell of the sweep makes that cell non-finite, as in the reference.
+template <class C>
+void check_fp16_special_trailing(int r, bool forward, unsigned seed) {
+    const Box box{19, 3, 4};
+    const Stencil st = Stencil::named("3d7");
+    auto a = random_matrix<half>(box, st, r, seed);
+    const std::int64_t last = forward ? box.cells() - 1 : 0;  // cell nx-1 / cell 0
+    int trail = -1;
+    for (int d = 0; d < st.size(); ++d) {
+        const Offset& o = st.offsets()[static_cast<std::size_t>(d)];
+        if (o.dy == 0 && o.dz == 0 && o.dx == (forward ? -1 : 1)) trail = d;
+    }
+    ASSERT_GE(trail, 0);
+    a.value(trail, last, r - 1, 0) = half{static_cast<std::uint16_t>(forward ? 0x7C00 : 0x7E01)};
+    const kernels::BlockSoa<half, C> blk(a);
+    const auto x = random_vector<C>(a.rows(), seed + 1);
+    const auto b = random_vector<C>(a.rows(), seed + 2);
+    auto ref = to_double_vector(x);
+    const auto bd = to_double_vector(b);
+    auto xs = x;
+    const std::int64_t lines = blk.geom().lines();
+    for (std::int64_t l = 0; l < lines; ++l) {
+        kernels::block_gs_line(blk, b.data(), xs.data(), forward ? l : lines - 1 - l, forward);
+    }
+    reference::gs_sweep(a, bd.data(), ref.data(), forward);
+    std::vector<double> tol(ref.size(), 0.0);
+    double max_ref = max_abs(to_double_vector(x));
+    for (double v : ref) max_ref = std::isfinite(v) ? std::max(max_ref, std::fabs(v)) : max_ref;
+    const double t = testing::smoother_tolerance<C>(a, bd, max_ref);
+    std::fill(tol.begin(), tol.end(), t);
+    EXPECT_GT(expect_matches_non_finite(xs, ref, tol, false), 0);
+    for (int ra = 0; ra < r; ++ra) {
+        EXPECT_FALSE(
+            std::isfinite(static_cast<double>(xs[static_cast<std::size_t>(last * r + ra)])))
+            << "component " << ra;
+    }
+}
+
+TEST(SgDiaBlock, Fp16SpecialValuesOnEveryTarget) {
+    TargetGuard guard;
+    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        for (const int r : {2, 3, 4}) {
+            SCOPED_TRACE("r=" + std::to_string(r));
+            check_fp16_special_values<float>(r, 11);
+            check_fp16_special_values<double>(r, 12);
+            for (const bool forward : {true, false}) {
+                SCOPED_TRACE(forward ? "forward" : "backward");
+                check_fp16_special_trailing<float>(r, forward, 13);
+                check_fp16_special_trailing<double>(r, forward, 14);
+            }
+        }
     }
 }
 
