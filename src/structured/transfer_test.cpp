@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "mpmg/errors.hpp"
@@ -84,6 +85,68 @@ TEST(CoarsenTransfer, RestrictMatchesTransposeOfProlongation) {
         check_restrict<float, double>(t, 1e-5);
         check_restrict<double, float>(t, 1e-5);
         check_restrict<float, float>(t, 1e-5);
+    }
+}
+
+/// The three steps of a full linear coarsening applied one at a time (each a one-step
+/// Transfer: the staged code, FP64 in between), for comparison with the fused passes.
+template <class CF, class CC>
+std::vector<CC> restrict_staged(const Transfer& t, const std::vector<CF>& fine) {
+    const auto& st = t.steps();
+    const int r = st[0].block;
+    std::vector<double> a(static_cast<std::size_t>(st[0].coarse.cells() * r));
+    std::vector<double> b(static_cast<std::size_t>(st[1].coarse.cells() * r));
+    std::vector<CC> c(static_cast<std::size_t>(st[2].coarse.cells() * r));
+    Transfer({st[0]}).restrict_to(fine.data(), a.data());
+    Transfer({st[1]}).restrict_to(a.data(), b.data());
+    Transfer({st[2]}).restrict_to(b.data(), c.data());
+    return c;
+}
+
+template <class CC, class CF>
+void interpolate_staged(const Transfer& t, const std::vector<CC>& coarse, std::vector<CF>& fine) {
+    const auto& st = t.steps();
+    const int r = st[0].block;
+    std::vector<double> b(static_cast<std::size_t>(st[2].fine.cells() * r), 0.0);
+    std::vector<double> a(static_cast<std::size_t>(st[1].fine.cells() * r), 0.0);
+    Transfer({st[2]}).interpolate_add(coarse.data(), b.data());
+    Transfer({st[1]}).interpolate_add(b.data(), a.data());
+    Transfer({st[0]}).interpolate_add(a.data(), fine.data());
+}
+
+template <class CF, class CC>
+void check_fused_equals_staged(const Transfer& t) {
+    const int r = t.steps()[0].block;
+    const std::vector<double> xf = random_vector(t.fine().cells() * r, 21);
+    const std::vector<double> xc = random_vector(t.coarse().cells() * r, 22);
+    const std::vector<CF> fine(xf.begin(), xf.end());
+    std::vector<CC> fused(static_cast<std::size_t>(t.coarse().cells() * r));
+    t.restrict_to(fine.data(), fused.data());
+    const std::vector<CC> staged = restrict_staged<CF, CC>(t, fine);
+    ASSERT_EQ(fused.size(), staged.size());
+    for (std::size_t q = 0; q < fused.size(); ++q) ASSERT_EQ(fused[q], staged[q]) << q;
+
+    const std::vector<CC> coarse(xc.begin(), xc.end());
+    std::vector<CF> y_fused = fine, y_staged = fine;
+    t.interpolate_add(coarse.data(), y_fused.data());
+    interpolate_staged(t, coarse, y_staged);
+    for (std::size_t q = 0; q < y_fused.size(); ++q) ASSERT_EQ(y_fused[q], y_staged[q]) << q;
+}
+
+TEST(CoarsenTransfer, FusedTrilinearPassesEqualTheStepsOneAfterTheOther) {
+    // Full linear coarsening runs fused (one pass over the fine grid); the result must be
+    // bitwise that of the three directional steps. Odd and even extents, r = 1 and 2, and grids
+    // large enough for the OpenMP-parallel passes (> 2^15 cells).
+    CoarseningOptions full;
+    full.semi_threshold = 0.0;
+    for (const auto& [box, r] : {std::pair{Box{41, 34, 29}, 1}, std::pair{Box{6, 7, 5}, 1},
+                                 std::pair{Box{27, 26, 25}, 2}, std::pair{Box{3, 2, 4}, 3}}) {
+        const Transfer t = coarsen(test::random27(box, r, false, 7), full)->transfer;
+        ASSERT_EQ(t.steps().size(), 3u);
+        check_fused_equals_staged<double, double>(t);
+        check_fused_equals_staged<float, double>(t);
+        check_fused_equals_staged<float, float>(t);
+        check_fused_equals_staged<double, float>(t);
     }
 }
 
