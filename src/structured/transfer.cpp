@@ -44,25 +44,37 @@ void store(Out& y, double v, bool add) {
 /// general loop nest below would handle one cell per iteration of its (o, f) loops).
 template <class In, class Out, bool Add>
 void prolong_step_x(const DirectionalTransfer& s, const Lines& l, const In* coarse, Out* fine) {
-    const bool uniform = s.w_left.empty() && s.w_right.empty();
+    const double* wl_all = s.w_left.empty() ? nullptr : s.w_left.data();
+    const double* wr_all = s.w_right.empty() ? nullptr : s.w_right.data();
 #pragma omp parallel for schedule(static) if (s.fine.cells() > kParallelCells)
     for (std::int64_t o = 0; o < l.outer; ++o) {
         const In* x = coarse + o * l.nc;
         Out* y = fine + o * l.n;
         const std::int64_t cell0 = o * l.n;
-        for (std::int64_t f = 0; f < l.n; ++f) {
-            double v;
-            if (f % 2 == 1) {
-                v = static_cast<double>(x[(f - 1) / 2]);
-            } else {
-                const std::int64_t ic = f / 2;
-                const double xl = ic >= 1 ? static_cast<double>(x[ic - 1]) : 0.0;
-                const double xr = ic < l.nc ? static_cast<double>(x[ic]) : 0.0;
-                v = uniform ? 0.5 * xl + 0.5 * xr
-                            : s.left(cell0 + f) * xl + s.right(cell0 + f) * xr;
+        // Even fine index 2 ic: (1/2 or w_left) x[ic-1] + (1/2 or w_right) x[ic], absent
+        // neighbours zero; odd 2 ic + 1: x[ic].
+        const auto even = [&](std::int64_t ic) {
+            const double xl = ic >= 1 ? static_cast<double>(x[ic - 1]) : 0.0;
+            const double xr = ic < l.nc ? static_cast<double>(x[ic]) : 0.0;
+            if (wl_all == nullptr && wr_all == nullptr) return 0.5 * xl + 0.5 * xr;
+            const std::int64_t c = cell0 + 2 * ic;
+            return (wl_all ? wl_all[c] : 0.5) * xl + (wr_all ? wr_all[c] : 0.5) * xr;
+        };
+        store(y[0], even(0), Add);
+        if (wl_all == nullptr && wr_all == nullptr) {
+            for (std::int64_t ic = 1; ic < l.nc; ++ic) {
+                store(y[2 * ic - 1], static_cast<double>(x[ic - 1]), Add);
+                store(y[2 * ic],
+                      0.5 * static_cast<double>(x[ic - 1]) + 0.5 * static_cast<double>(x[ic]), Add);
             }
-            store(y[f], v, Add);
+        } else {
+            for (std::int64_t ic = 1; ic < l.nc; ++ic) {
+                store(y[2 * ic - 1], static_cast<double>(x[ic - 1]), Add);
+                store(y[2 * ic], even(ic), Add);
+            }
         }
+        store(y[2 * l.nc - 1], static_cast<double>(x[l.nc - 1]), Add);
+        if (l.n % 2 == 1) store(y[l.n - 1], even(l.nc), Add);
     }
 }
 
@@ -70,20 +82,31 @@ void prolong_step_x(const DirectionalTransfer& s, const Lines& l, const In* coar
 template <class In, class Out>
 void restrict_step_x(const DirectionalTransfer& s, const Lines& l, const In* fine, Out* coarse) {
     const bool uniform = s.w_left.empty() && s.w_right.empty();
+    const std::int64_t full = (l.n - 1) / 2;  // coarse indices whose 2 ic + 2 lies inside
 #pragma omp parallel for schedule(static) if (s.fine.cells() > kParallelCells)
     for (std::int64_t o = 0; o < l.outer; ++o) {
         const In* x = fine + o * l.n;
         Out* y = coarse + o * l.nc;
         const std::int64_t cell0 = o * l.n;
-        for (std::int64_t ic = 0; ic < l.nc; ++ic) {
+        // The order of the general loop nest's operations: x1 + w_r x0 + w_l x2.
+        if (uniform) {
+            for (std::int64_t ic = 0; ic < full; ++ic) {
+                y[ic] = static_cast<Out>(static_cast<double>(x[2 * ic + 1]) +
+                                         0.5 * static_cast<double>(x[2 * ic]) +
+                                         0.5 * static_cast<double>(x[2 * ic + 2]));
+            }
+        } else {
+            for (std::int64_t ic = 0; ic < full; ++ic) {
+                const std::int64_t f = 2 * ic;
+                y[ic] = static_cast<Out>(static_cast<double>(x[f + 1]) +
+                                         s.right(cell0 + f) * static_cast<double>(x[f]) +
+                                         s.left(cell0 + f + 2) * static_cast<double>(x[f + 2]));
+            }
+        }
+        for (std::int64_t ic = full; ic < l.nc; ++ic) {
             const std::int64_t f = 2 * ic;
-            const double x0 = static_cast<double>(x[f]), x1 = static_cast<double>(x[f + 1]);
-            const double x2 = f + 2 < l.n ? static_cast<double>(x[f + 2]) : 0.0;
-            // The order of the general loop nest's operations: x1 + w_r x0 + w_l x2.
-            const double v = uniform ? x1 + 0.5 * x0 + 0.5 * x2
-                                     : x1 + s.right(cell0 + f) * x0 +
-                                           (f + 2 < l.n ? s.left(cell0 + f + 2) * x2 : 0.0);
-            y[ic] = static_cast<Out>(v);
+            y[ic] = static_cast<Out>(static_cast<double>(x[f + 1]) +
+                                     s.right(cell0 + f) * static_cast<double>(x[f]) + 0.0);
         }
     }
 }
@@ -111,6 +134,24 @@ void prolong_step(const DirectionalTransfer& s, const In* coarse, Out* fine) {
             const std::int64_t ic = f / 2;
             const In* xl = ic >= 1 ? coarse + (o * l.nc + ic - 1) * len : nullptr;
             const In* xr = ic < l.nc ? coarse + (o * l.nc + ic) * len : nullptr;
+            if (r == 1) {  // the loop below, branch-free inside
+                const double* wl = s.w_left.empty() ? nullptr : s.w_left.data() + cell0;
+                const double* wr = s.w_right.empty() ? nullptr : s.w_right.data() + cell0;
+                if (xl != nullptr && xr != nullptr) {
+                    for (std::int64_t q = 0; q < len; ++q) {
+                        store(y[q],
+                              0.0 + (wl ? wl[q] : 0.5) * static_cast<double>(xl[q]) +
+                                  (wr ? wr[q] : 0.5) * static_cast<double>(xr[q]),
+                              Add);
+                    }
+                } else {
+                    const In* x1 = xl != nullptr ? xl : xr;
+                    const double* w1 = xl != nullptr ? wl : wr;
+                    for (std::int64_t q = 0; q < len; ++q)
+                        store(y[q], 0.0 + (w1 ? w1[q] : 0.5) * static_cast<double>(x1[q]), Add);
+                }
+                continue;
+            }
             for (std::int64_t in = 0; in < l.inner; ++in) {
                 const double wl = xl ? s.left(cell0 + in) : 0.0;
                 const double wr = xr ? s.right(cell0 + in) : 0.0;
@@ -145,6 +186,17 @@ void restrict_step(const DirectionalTransfer& s, const In* fine, Out* coarse) {
             const In* x0 = fine + cell_even * r;
             const In* x1 = x0 + len;
             const In* x2 = 2 * ic + 2 < l.n ? x0 + 2 * len : nullptr;
+            if (r == 1) {  // the loop below, branch-free inside
+                const double* wr = s.w_right.empty() ? nullptr : s.w_right.data() + cell_even;
+                const double* wl = s.w_left.empty() || !x2 ? nullptr : s.w_left.data() + cell_next;
+                for (std::int64_t q = 0; q < len; ++q) {
+                    const double v = static_cast<double>(x1[q]) +
+                                     (wr ? wr[q] : 0.5) * static_cast<double>(x0[q]);
+                    y[q] = static_cast<Out>(x2 ? v + (wl ? wl[q] : 0.5) * static_cast<double>(x2[q])
+                                               : v);
+                }
+                continue;
+            }
             for (std::int64_t in = 0; in < l.inner; ++in) {
                 const double wr = s.right(cell_even + in);
                 const double wl = x2 ? s.left(cell_next + in) : 0.0;
