@@ -35,12 +35,13 @@ const Case kCases[] = {
     {"3d7", 2, {65, 8, 8}},
     {"3d19", 1, {7, 5, 6}},
 };
-// Gauss-Seidel: one grid above the cut-off (the wavefront code does not depend on r; the block
-// line kernel is tested in kernels/sgdia_test.cpp), the block case serially.
+// Gauss-Seidel: grids above the cut-off (the wavefront code does not depend on r; the block
+// line kernel is tested in kernels/sgdia_test.cpp), the block case serially; 65x40x4 and
+// 30x70x3 have many lines per plane for the pipelined wavefront, 7x5x6 lines without a full
+// vector.
 const Case kSweepCases[] = {
-    {"3d27", 1, {65, 8, 8}},
-    {"3d7", 2, {7, 5, 6}},
-    {"3d19", 1, {7, 5, 6}},
+    {"3d27", 1, {65, 8, 8}}, {"3d27", 1, {65, 40, 4}}, {"3d19", 1, {30, 70, 3}},
+    {"3d7", 2, {7, 5, 6}},   {"3d19", 1, {7, 5, 6}},
 };
 
 std::string describe(const Case& c) {
