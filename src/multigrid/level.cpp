@@ -116,12 +116,12 @@ public:
 
     void restrict_residual(Level& coarse) override {
         residual_to_r(true);
-        if (scale_transfers_)
-            level_vectors::multiply(r_, s_);  // r = s ⊙ r̂: back to unscaled residual
+        // Scaled: the unscaled residual s ⊙ r̂ is formed inside the restriction's pass.
+        const C* scale = scale_transfers_ ? s_.data() : nullptr;
         if (coarse.compute() == Precision::fp64) {
-            to_coarse_->restrict_to(r_.data(), static_cast<double*>(coarse.rhs_data()));
+            to_coarse_->restrict_to(r_.data(), static_cast<double*>(coarse.rhs_data()), scale);
         } else {
-            to_coarse_->restrict_to(r_.data(), static_cast<float*>(coarse.rhs_data()));
+            to_coarse_->restrict_to(r_.data(), static_cast<float*>(coarse.rhs_data()), scale);
         }
         coarse.finish_rhs();
     }
@@ -153,21 +153,15 @@ public:
     void correct_from(Level& coarse) override {
         coarse.unscale_solution();
         u_state_ = UState::other;
-        // Unscaled: u += P e directly. Scaled: û += s ⊙ (P e), through r_ in one fused pass.
-        C* target = u_.data();
-        if (scale_transfers_) {
-            std::fill(r_.begin(), r_.end(), C{0});
-            target = r_.data();
-        }
+        // Unscaled: u += P e. Scaled: û += s ⊙ (P e), inside the interpolation's pass.
+        const C* scale = scale_transfers_ ? s_.data() : nullptr;
         if (coarse.compute() == Precision::fp64) {
-            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()), target);
+            to_coarse_->interpolate_add(static_cast<const double*>(coarse.solution_data()),
+                                        u_.data(), scale);
         } else {
-            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()), target);
+            to_coarse_->interpolate_add(static_cast<const float*>(coarse.solution_data()),
+                                        u_.data(), scale);
         }
-        if (!scale_transfers_) return;
-        const std::size_t n = u_.size();
-#pragma omp parallel for schedule(static) if (n > 32768)
-        for (std::size_t i = 0; i < n; ++i) u_[i] += s_[i] * r_[i];
     }
 
     void direct_solve() override {

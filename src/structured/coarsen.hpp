@@ -60,21 +60,29 @@ public:
     const Box& coarse() const;
     const std::vector<DirectionalTransfer>& steps() const { return steps_; }
 
-    /// coarse = R fine. CF, CC in {double, float}; arithmetic in FP64. Vectors hold
-    /// cells * block values (cell-major, component fastest). Multi-step intermediates use the
-    /// mutable scratch buffers, so one Transfer must not be applied from two threads at once
-    /// (each call is OpenMP-parallel inside).
+    /// coarse = R fine, or with `scale` coarse = R (scale ⊙ fine), the product rounded to CF
+    /// (a scaled level's unscaled residual). CF, CC in {double, float}; arithmetic in FP64.
+    /// Vectors hold cells * block values (cell-major, component fastest). Intermediates use
+    /// the mutable scratch buffers, so one Transfer must not be applied from two threads at
+    /// once (each call is OpenMP-parallel inside).
     template <class CF, class CC>
-    void restrict_to(const CF* fine, CC* coarse) const;
-    /// fine += P coarse (same conventions as restrict_to).
+    void restrict_to(const CF* fine, CC* coarse, const CF* scale = nullptr) const;
+    /// fine += P coarse, or with `scale` fine += scale ⊙ (P coarse), P coarse rounded to CF
+    /// first (a scaled level's correction); same conventions as restrict_to. Full linear
+    /// coarsening applies the scale inside its one pass; other transfers through a scratch
+    /// vector.
     template <class CC, class CF>
-    void interpolate_add(const CC* coarse, CF* fine) const;
+    void interpolate_add(const CC* coarse, CF* fine, const CF* scale = nullptr) const;
     /// P as an FP64 CSR matrix (rows = fine unknowns), for tests.
     CsrMatrix prolongation_csr() const;
 
 private:
     std::vector<DirectionalTransfer> steps_;
+    template <class T>
+    std::vector<T>& scratch_of() const;
     mutable std::vector<double> scratch_a_, scratch_b_;  // intermediate grids of multi-step
+    mutable std::vector<float> scratch_f_;               // scaled staged transfers
+    mutable std::vector<double> scratch_d_;
 };
 
 struct CoarseLevel {

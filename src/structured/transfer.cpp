@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <utility>
 
 #include "mpmg/errors.hpp"
@@ -269,26 +270,42 @@ bool fused_trilinear(const std::vector<DirectionalTransfer>& st) {
 /// The staged restriction step along one direction for one line of `len` values per index
 /// (r values per cell along x; whole coarse lines along y and z): out = x1 + x0/2 + x2/2 with
 /// x2 absent (zero) past the end.
-template <class In>
-void restrict_x_line(const In* f, std::int64_t n, std::int64_t r, double* out) {
+/// The fine values a fused restriction reads, as FP64: f[q], or with Scaled the product
+/// s[q] f[q] rounded to In (a scaled level's unscaled residual s ⊙ r̂, formed on the fly as the
+/// separate pass r = s ⊙ r̂ formed it).
+template <class In, bool Scaled>
+struct FineIn {
+    const In* f;
+    const In* s;
+    double operator[](std::int64_t q) const {
+        if constexpr (Scaled) {
+            return static_cast<double>(static_cast<In>(f[q] * s[q]));
+        } else {
+            return static_cast<double>(f[q]);
+        }
+    }
+    FineIn operator+(std::int64_t o) const { return {f + o, Scaled ? s + o : s}; }
+};
+
+template <class F>
+void restrict_x_line(F f, std::int64_t n, std::int64_t r, double* out) {
     const std::int64_t nc = n / 2;
     const std::int64_t full = (n - 1) / 2;  // coarse indices whose 2ic + 2 lies inside
     if (r == 1) {
         for (std::int64_t ic = 0; ic < full; ++ic) {
-            out[ic] = static_cast<double>(f[2 * ic + 1]) + 0.5 * static_cast<double>(f[2 * ic]) +
-                      0.5 * static_cast<double>(f[2 * ic + 2]);
+            out[ic] = f[2 * ic + 1] + 0.5 * f[2 * ic] + 0.5 * f[2 * ic + 2];
         }
         for (std::int64_t ic = full; ic < nc; ++ic) {
-            out[ic] = static_cast<double>(f[2 * ic + 1]) + 0.5 * static_cast<double>(f[2 * ic]);
+            out[ic] = f[2 * ic + 1] + 0.5 * f[2 * ic];
         }
         return;
     }
     for (std::int64_t ic = 0; ic < nc; ++ic) {
-        const In* x0 = f + 2 * ic * r;
+        const F x0 = f + 2 * ic * r;
         const bool right = ic < full;
         for (std::int64_t a = 0; a < r; ++a) {
-            double v = static_cast<double>(x0[r + a]) + 0.5 * static_cast<double>(x0[a]);
-            if (right) v += 0.5 * static_cast<double>(x0[2 * r + a]);
+            double v = x0[r + a] + 0.5 * x0[a];
+            if (right) v += 0.5 * x0[2 * r + a];
             out[ic * r + a] = v;
         }
     }
@@ -306,11 +323,11 @@ inline void combine3(const double* m, const double* l, const double* h, std::int
 
 /// The x- and y-restriction of fine plane p: plane[J][ic*r + a], cy lines of cx*r values;
 /// lines holds three lines of scratch.
-template <class In>
-void restrict_plane_xy(const Box& fb, std::int64_t r, const In* fine, std::int64_t p, double* plane,
+template <class F>
+void restrict_plane_xy(const Box& fb, std::int64_t r, F fine, std::int64_t p, double* plane,
                        double* lines) {
     const std::int64_t nx = fb.nx, ny = fb.ny, cx = nx / 2, cy = ny / 2, len = cx * r;
-    const In* fp = fine + p * ny * nx * r;
+    const F fp = fine + p * ny * nx * r;
     double* l0 = lines;
     double* l1 = lines + len;
     double* l2 = lines + 2 * len;
@@ -332,8 +349,8 @@ void restrict_plane_xy(const Box& fb, std::int64_t r, const In* fine, std::int64
     }
 }
 
-template <class In, class Out>
-void restrict_fused(const std::vector<DirectionalTransfer>& st, const In* fine, Out* coarse,
+template <class F, class Out>
+void restrict_fused(const std::vector<DirectionalTransfer>& st, F fine, Out* coarse,
                     std::vector<double>& scratch) {
     const Box& fb = st[0].fine;
     const std::int64_t r = st[0].block;
@@ -399,25 +416,41 @@ void prolong_index(std::int64_t f, std::int64_t nc, std::int64_t len, At&& at, d
     }
 }
 
-/// fine line (nx cells, r = 1) += the staged x-interpolation of the coarse line c.
+/// out += v as the staged steps add (in FP64, rounded to Out), or with a scale factor as a
+/// scaled level adds its correction: out += s (0 + v rounded to Out), in Out.
 template <class Out>
-void interpolate_x_line_add(const double* c, std::int64_t nx, Out* y) {
-    const std::int64_t cx = nx / 2;
-    const auto add = [](Out& out, double v) {
+void add_to(Out& out, double v, const Out* s) {
+    if (s == nullptr) {
         out = static_cast<Out>(static_cast<double>(out) + v);
-    };
-    add(y[0], 0.0 + 0.5 * c[0]);
-    add(y[1], c[0]);
-    for (std::int64_t ic = 1; ic < cx; ++ic) {
-        add(y[2 * ic], 0.5 * c[ic - 1] + 0.5 * c[ic]);
-        add(y[2 * ic + 1], c[ic]);
+    } else {
+        out += *s * static_cast<Out>(0.0 + v);
     }
-    if (nx % 2 == 1) add(y[nx - 1], 0.0 + 0.5 * c[cx - 1]);
+}
+
+/// fine line (nx cells, r = 1) += the staged x-interpolation of the coarse line c (times
+/// sc[i] when Scaled).
+template <bool Scaled, class Out>
+void interpolate_x_line_add(const double* c, std::int64_t nx, Out* y, const Out* sc) {
+    const std::int64_t cx = nx / 2;
+    const auto add = [&](std::int64_t i, double v) {
+        if constexpr (Scaled) {
+            add_to(y[i], v, sc + i);
+        } else {
+            add_to(y[i], v, static_cast<const Out*>(nullptr));
+        }
+    };
+    add(0, 0.0 + 0.5 * c[0]);
+    add(1, c[0]);
+    for (std::int64_t ic = 1; ic < cx; ++ic) {
+        add(2 * ic, 0.5 * c[ic - 1] + 0.5 * c[ic]);
+        add(2 * ic + 1, c[ic]);
+    }
+    if (nx % 2 == 1) add(nx - 1, 0.0 + 0.5 * c[cx - 1]);
 }
 
 template <class In, class Out>
 void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coarse, Out* fine,
-                       std::vector<double>& scratch) {
+                       const Out* scale, std::vector<double>& scratch) {
     const Box& fb = st[0].fine;
     const std::int64_t r = st[0].block;
     const std::int64_t nx = fb.nx, ny = fb.ny, nz = fb.nz;
@@ -439,9 +472,15 @@ void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coa
             for (std::int64_t j = 0; j < ny; ++j) {
                 prolong_index<double>(
                     j, cy, len, [&](std::int64_t J) { return tz + J * len; }, ty);
-                Out* y = fine + (k * ny + j) * nx * r;
+                const std::int64_t y0 = (k * ny + j) * nx * r;
+                Out* y = fine + y0;
+                const Out* sc = scale != nullptr ? scale + y0 : nullptr;
                 if (r == 1) {
-                    interpolate_x_line_add(ty, nx, y);
+                    if (sc != nullptr) {
+                        interpolate_x_line_add<true>(ty, nx, y, sc);
+                    } else {
+                        interpolate_x_line_add<false>(ty, nx, y, sc);
+                    }
                     continue;
                 }
                 for (std::int64_t i = 0; i < nx; ++i) {
@@ -455,7 +494,7 @@ void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coa
                             if (ic >= 1) v += 0.5 * ty[(ic - 1) * r + a];
                             if (ic < cx) v += 0.5 * ty[ic * r + a];
                         }
-                        store(y[i * r + a], v, true);
+                        add_to(y[i * r + a], v, sc != nullptr ? sc + i * r + a : nullptr);
                     }
                 }
             }
@@ -502,15 +541,27 @@ const Box& Transfer::coarse() const {
 }
 
 template <class CF, class CC>
-void Transfer::restrict_to(const CF* fine, CC* coarse) const {
+void Transfer::restrict_to(const CF* fine, CC* coarse, const CF* scale) const {
     const std::size_t k = steps_.size();
     if (k == 0) return;
-    if (k == 1) {
-        restrict_step(steps_[0], fine, coarse);
+    if (fused_trilinear(steps_)) {
+        if (scale != nullptr) {
+            restrict_fused(steps_, FineIn<CF, true>{fine, scale}, coarse, scratch_a_);
+        } else {
+            restrict_fused(steps_, FineIn<CF, false>{fine, nullptr}, coarse, scratch_a_);
+        }
         return;
     }
-    if (fused_trilinear(steps_)) {
-        restrict_fused(steps_, fine, coarse, scratch_a_);
+    if (scale != nullptr) {  // the staged steps read s ⊙ fine from a scratch vector
+        std::vector<CF>& t = scratch_of<CF>();
+        const std::size_t n = static_cast<std::size_t>(steps_[0].fine.cells() * steps_[0].block);
+        if (t.size() < n) t.resize(n);
+#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(n) > kParallelCells)
+        for (std::size_t q = 0; q < n; ++q) t[q] = fine[q] * scale[q];
+        fine = t.data();
+    }
+    if (k == 1) {
+        restrict_step(steps_[0], fine, coarse);
         return;
     }
     const std::size_t need = static_cast<std::size_t>(steps_[0].coarse.cells() * steps_[0].block);
@@ -527,28 +578,48 @@ void Transfer::restrict_to(const CF* fine, CC* coarse) const {
 }
 
 template <class CC, class CF>
-void Transfer::interpolate_add(const CC* coarse, CF* fine) const {
+void Transfer::interpolate_add(const CC* coarse, CF* fine, const CF* scale) const {
     const std::size_t k = steps_.size();
     if (k == 0) return;
-    if (k == 1) {
-        prolong_step<CC, CF, true>(steps_[0], coarse, fine);
-        return;
-    }
     if (fused_trilinear(steps_)) {
-        interpolate_fused(steps_, coarse, fine, scratch_a_);
+        interpolate_fused(steps_, coarse, fine, scale, scratch_a_);
         return;
     }
-    const std::size_t need = static_cast<std::size_t>(steps_[0].coarse.cells() * steps_[0].block);
-    if (scratch_a_.size() < need) scratch_a_.resize(need);
-    if (scratch_b_.size() < need) scratch_b_.resize(need);
-    double* cur = scratch_a_.data();
-    double* next = scratch_b_.data();
-    prolong_step<CC, double, false>(steps_[k - 1], coarse, cur);
-    for (std::size_t i = k - 2; i >= 1; --i) {
-        prolong_step<double, double, false>(steps_[i], cur, next);
-        std::swap(cur, next);
+    CF* target = fine;
+    const std::size_t n = static_cast<std::size_t>(steps_[0].fine.cells() * steps_[0].block);
+    if (scale != nullptr) {  // the staged steps add P e into a zeroed scratch vector
+        std::vector<CF>& t = scratch_of<CF>();
+        t.assign(n, CF{0});
+        target = t.data();
     }
-    prolong_step<double, CF, true>(steps_[0], cur, fine);
+    if (k == 1) {
+        prolong_step<CC, CF, true>(steps_[0], coarse, target);
+    } else {
+        const std::size_t need =
+            static_cast<std::size_t>(steps_[0].coarse.cells() * steps_[0].block);
+        if (scratch_a_.size() < need) scratch_a_.resize(need);
+        if (scratch_b_.size() < need) scratch_b_.resize(need);
+        double* cur = scratch_a_.data();
+        double* next = scratch_b_.data();
+        prolong_step<CC, double, false>(steps_[k - 1], coarse, cur);
+        for (std::size_t i = k - 2; i >= 1; --i) {
+            prolong_step<double, double, false>(steps_[i], cur, next);
+            std::swap(cur, next);
+        }
+        prolong_step<double, CF, true>(steps_[0], cur, target);
+    }
+    if (scale == nullptr) return;
+#pragma omp parallel for schedule(static) if (static_cast <std::int64_t>(n) > kParallelCells)
+    for (std::size_t q = 0; q < n; ++q) fine[q] += scale[q] * target[q];
+}
+
+template <class T>
+std::vector<T>& Transfer::scratch_of() const {
+    if constexpr (std::is_same_v<T, float>) {
+        return scratch_f_;
+    } else {
+        return scratch_d_;
+    }
 }
 
 CsrMatrix Transfer::prolongation_csr() const {
@@ -558,14 +629,15 @@ CsrMatrix Transfer::prolongation_csr() const {
     return p;
 }
 
-template void Transfer::restrict_to<double, double>(const double*, double*) const;
-template void Transfer::restrict_to<double, float>(const double*, float*) const;
-template void Transfer::restrict_to<float, double>(const float*, double*) const;
-template void Transfer::restrict_to<float, float>(const float*, float*) const;
+template void Transfer::restrict_to<double, double>(const double*, double*, const double*) const;
+template void Transfer::restrict_to<double, float>(const double*, float*, const double*) const;
+template void Transfer::restrict_to<float, double>(const float*, double*, const float*) const;
+template void Transfer::restrict_to<float, float>(const float*, float*, const float*) const;
 
-template void Transfer::interpolate_add<double, double>(const double*, double*) const;
-template void Transfer::interpolate_add<double, float>(const double*, float*) const;
-template void Transfer::interpolate_add<float, double>(const float*, double*) const;
-template void Transfer::interpolate_add<float, float>(const float*, float*) const;
+template void Transfer::interpolate_add<double, double>(const double*, double*,
+                                                        const double*) const;
+template void Transfer::interpolate_add<double, float>(const double*, float*, const float*) const;
+template void Transfer::interpolate_add<float, double>(const float*, double*, const double*) const;
+template void Transfer::interpolate_add<float, float>(const float*, float*, const float*) const;
 
 }  // namespace mpmg

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -147,6 +149,48 @@ TEST(CoarsenTransfer, FusedTrilinearPassesEqualTheStepsOneAfterTheOther) {
         check_fused_equals_staged<float, double>(t);
         check_fused_equals_staged<float, float>(t);
         check_fused_equals_staged<double, float>(t);
+    }
+}
+
+template <class CF, class CC>
+void check_scaled(const Transfer& t) {
+    const std::int64_t nf = unknowns(t.fine(), t), nc = unknowns(t.coarse(), t);
+    const std::vector<double> xf = random_vector(nf, 31), sf = random_vector(nf, 32);
+    const std::vector<double> xc = random_vector(nc, 33);
+    const std::vector<CF> fine(xf.begin(), xf.end()), scale(sf.begin(), sf.end());
+    const std::vector<CC> coarse_in(xc.begin(), xc.end());
+    const auto close = [](double got, double want) {
+        return std::abs(got - want) <=
+               4.0 * std::numeric_limits<CF>::epsilon() * (std::abs(want) + 1.0);
+    };
+    // Restriction of s ⊙ fine: as restricting the product formed first (rounded to CF).
+    std::vector<CF> product(fine.size());
+    for (std::size_t q = 0; q < fine.size(); ++q) product[q] = fine[q] * scale[q];
+    std::vector<CC> got(static_cast<std::size_t>(nc)), want(got.size());
+    t.restrict_to(fine.data(), got.data(), scale.data());
+    t.restrict_to(product.data(), want.data());
+    for (std::size_t q = 0; q < got.size(); ++q) ASSERT_EQ(got[q], want[q]) << q;
+    // Interpolation: fine += s ⊙ (P coarse), P coarse rounded to CF first.
+    std::vector<CF> pe(fine.size(), CF{0});
+    t.interpolate_add(coarse_in.data(), pe.data());
+    std::vector<CF> y = fine;
+    t.interpolate_add(coarse_in.data(), y.data(), scale.data());
+    for (std::size_t q = 0; q < y.size(); ++q) {
+        const double expect = static_cast<double>(fine[q] + scale[q] * pe[q]);
+        ASSERT_TRUE(close(static_cast<double>(y[q]), expect))
+            << q << ": " << y[q] << " vs " << expect;
+    }
+}
+
+TEST(CoarsenTransfer, ScaledTransfersApplyTheScaleToTheFineVector) {
+    // Scaled levels restrict s ⊙ r̂ and add s ⊙ (P e): inside the fused passes of full linear
+    // coarsening, through a scratch vector for the other transfers; both must equal forming
+    // the product in its own pass.
+    for (const Transfer& t : transfers()) {
+        check_scaled<double, double>(t);
+        check_scaled<float, double>(t);
+        check_scaled<float, float>(t);
+        check_scaled<double, float>(t);
     }
 }
 
