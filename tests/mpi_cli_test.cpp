@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
@@ -149,13 +150,10 @@ TEST(Mpi, BlockProblemOil4cGmresMatchesSerial) {
 // With the Jacobi smoother nothing is hybrid: every distributed operation (halo exchange,
 // coupling, residual, transfers across rank boundaries, agglomeration, reductions) must give the
 // serial numbers up to rounding, so the residual histories agree to many digits.
-TEST(Mpi, JacobiSmootherReproducesTheSerialHistory) {
-    const std::string args =
-        "solve --problem rhd3t --n 16 --precision K64P64D64 --smoother jacobi --quiet";
+void expect_serial_history(const std::string& args, std::initializer_list<int> rank_counts) {
     const MpiRun serial = mpmg(0, args);
     ASSERT_EQ(serial.code, 0) << serial.err;
-    // 3 ranks: 1x1x3 (uneven); 4 ranks: 1x2x2, whose halos include edges.
-    for (int ranks : {3, 4}) {
+    for (int ranks : rank_counts) {
         SCOPED_TRACE(ranks);
         const MpiRun par = mpmg(ranks, args);
         ASSERT_EQ(par.code, 0) << par.err;
@@ -168,6 +166,18 @@ TEST(Mpi, JacobiSmootherReproducesTheSerialHistory) {
             EXPECT_NEAR(b, a, 1e-9 * a) << "iteration " << k;
         }
     }
+}
+
+TEST(Mpi, JacobiSmootherReproducesTheSerialHistory) {
+    // 3 ranks: 1x1x3 (uneven); 4 ranks: 1x2x2, whose halos include edges.
+    expect_serial_history(
+        "solve --problem rhd3t --n 16 --precision K64P64D64 --smoother jacobi --quiet", {3, 4});
+    // Scalar unknowns cut along x at odd cells (2 ranks: 23 + 22, 3 ranks: 15 each): the
+    // x-direction transfers read the coarse and fine halos at both ends of every line.
+    expect_serial_history(
+        "solve --problem laplace27 --grid 45,14,12 --precision K64P64D64 --smoother jacobi "
+        "--quiet",
+        {2, 3});
 }
 
 // `mpmg bench scaling --quick`: rows for 1 and 2 ranks of both configurations, with the

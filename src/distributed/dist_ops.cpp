@@ -209,6 +209,38 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
     const int nfine = fg.extent(dir);
     st.fine_halo.exchange(fine.data());
     coarse.resize(static_cast<std::size_t>(cb.cells() * r));  // every value is written below
+    if (s.w_left.empty() && s.w_right.empty() && dir == 0 && r == 1) {
+        // Along x with scalar unknowns a plane is one value: whole lines at a time, the halo
+        // only at the two ends (fine 2I of the first and 2I+2 of the last coarse cell).
+        const LineView fv = line_view(fb, dir, st.fine_halo);
+        const std::int64_t ncl = cb.nx, n = fb.nx, f00 = 2 * std::int64_t{clo[0]} - flo[0];
+#pragma omp parallel for schedule(static) if (cb.cells() > 32768)
+        for (std::int64_t o = 0; o < fv.outer; ++o) {
+            const double* x = fine.data() + o * n;
+            const double* lo = plane(fv, fine, st.fine_halo, o, -1, 1);
+            const double* hi = plane(fv, fine, st.fine_halo, o, n, 1);
+            const auto at = [&](std::int64_t f) { return f < 0 ? *lo : f >= n ? *hi : x[f]; };
+            double* y = coarse.data() + o * ncl;
+            // ic in [a, b): fine 2I .. 2I+2 all local and 2I+2 inside the grid.
+            const std::int64_t a = f00 < 0 ? 1 : 0;
+            std::int64_t b = ncl;
+            while (b > a && (f00 + 2 * (b - 1) + 2 >= n || 2 * (b - 1 + clo[0]) + 2 >= nfine)) {
+                --b;
+            }
+            const auto edge = [&](std::int64_t ic) {
+                const std::int64_t f0 = f00 + 2 * ic;
+                const double v = at(f0 + 1) + 0.5 * at(f0);
+                y[ic] = 2 * (ic + clo[0]) + 2 < nfine ? v + 0.5 * at(f0 + 2) : v;
+            };
+            for (std::int64_t ic = 0; ic < a; ++ic) edge(ic);
+            for (std::int64_t ic = a; ic < b; ++ic) {
+                const double* x0 = x + f00 + 2 * ic;
+                y[ic] = x0[1] + 0.5 * x0[0] + 0.5 * x0[2];
+            }
+            for (std::int64_t ic = std::max(a, b); ic < ncl; ++ic) edge(ic);
+        }
+        return;
+    }
     if (s.w_left.empty() && s.w_right.empty()) {  // linear weights 1/2: plane-wise, vectorised
         const LineView fv = line_view(fb, dir, st.fine_halo);
         const std::int64_t ncl = cb.extent(dir), len = fv.inner * r;
@@ -269,6 +301,37 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
     const int ncoarse = s.coarse.extent(dir);
     st.coarse_halo.exchange(coarse.data());
     fine.resize(static_cast<std::size_t>(fb.cells() * r));  // every value is written below
+    if (s.w_left.empty() && s.w_right.empty() && dir == 0 && r == 1) {
+        // Along x with scalar unknowns: whole lines, the coarse halo only at the two ends.
+        const LineView cv = line_view(cb, dir, st.coarse_halo);
+        const std::int64_t n = fb.nx, ncl = cb.nx;
+#pragma omp parallel for schedule(static) if (fb.cells() > 32768)
+        for (std::int64_t o = 0; o < cv.outer; ++o) {
+            const double* x = coarse.data() + o * ncl;
+            const double* lo = plane(cv, coarse, st.coarse_halo, o, -1, 1);
+            const double* hi = plane(cv, coarse, st.coarse_halo, o, ncl, 1);
+            // Coarse global I at local I - clo; absent (zero) outside the grid.
+            const auto at = [&](std::int64_t gi) -> double {
+                if (gi < 0 || gi >= ncoarse) return 0.0;
+                const std::int64_t c = gi - clo[0];
+                return c < 0 ? *lo : c >= ncl ? *hi : x[c];
+            };
+            double* y = fine.data() + o * n;
+            for (std::int64_t f = 0; f < n; ++f) {
+                const std::int64_t g = f + flo[0];
+                if (g % 2 == 1) {
+                    y[f] = at((g - 1) / 2);
+                } else {
+                    const std::int64_t ic = g / 2;
+                    double v = 0.0;
+                    if (ic >= 1) v += 0.5 * at(ic - 1);
+                    if (ic < ncoarse) v += 0.5 * at(ic);
+                    y[f] = v;
+                }
+            }
+        }
+        return;
+    }
     if (s.w_left.empty() && s.w_right.empty()) {  // linear weights 1/2: plane-wise, vectorised
         const LineView cv = line_view(cb, dir, st.coarse_halo);
         const std::int64_t nfl = fb.extent(dir), len = cv.inner * r;
