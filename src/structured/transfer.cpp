@@ -349,6 +349,13 @@ void restrict_plane_xy(const Box& fb, std::int64_t r, F fine, std::int64_t p, do
     }
 }
 
+/// Grows scratch to per_thread values for every thread of a parallel region (one if not).
+void reserve_per_thread(std::vector<double>& scratch, std::int64_t per_thread, bool parallel) {
+    const std::size_t need =
+        static_cast<std::size_t>(per_thread * (parallel ? omp_get_max_threads() : 1));
+    if (scratch.size() < need) scratch.resize(need);
+}
+
 template <class F, class Out>
 void restrict_fused(const std::vector<DirectionalTransfer>& st, F fine, Out* coarse,
                     std::vector<double>& scratch) {
@@ -358,9 +365,7 @@ void restrict_fused(const std::vector<DirectionalTransfer>& st, F fine, Out* coa
     const std::int64_t len = (fb.nx / 2) * r, plane = len * (fb.ny / 2);
     const std::int64_t per_thread = 3 * plane + 3 * len;
     const bool parallel = fb.cells() > kParallelCells;
-    const std::size_t need =
-        static_cast<std::size_t>(per_thread * (parallel ? omp_get_max_threads() : 1));
-    if (scratch.size() < need) scratch.resize(need);
+    reserve_per_thread(scratch, per_thread, parallel);
 #pragma omp parallel if (parallel)
     {
         double* buf = scratch.data() + per_thread * omp_get_thread_num();
@@ -458,9 +463,7 @@ void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coa
     const std::int64_t len = cx * r, plane = len * cy;
     const std::int64_t per_thread = plane + len;
     const bool parallel = fb.cells() > kParallelCells;
-    const std::size_t need =
-        static_cast<std::size_t>(per_thread * (parallel ? omp_get_max_threads() : 1));
-    if (scratch.size() < need) scratch.resize(need);
+    reserve_per_thread(scratch, per_thread, parallel);
 #pragma omp parallel if (parallel)
     {
         double* tz = scratch.data() + per_thread * omp_get_thread_num();
