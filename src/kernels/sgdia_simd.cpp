@@ -299,19 +299,73 @@ HWY_INLINE hn::Vec<D> broadcast_last(D d, hn::Vec<D> v) {
     return hn::TableLookupLanes(v, hn::IndicesFromVec(d, hn::Set(di, lane)));
 }
 
+#if !(HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE)
+/// One Kogge-Stone step inside the 128-bit blocks of the vector: lane l composes with lane l - S
+/// (forward) or l + S (backward) of its block; lanes without a source there keep their map.
+/// Byte shifts within a block take one cycle, a lane permute and a blend (shift_lanes) more.
+template <bool Fwd, int S, class D>
+HWY_INLINE void scan_step_in_blocks(D d, hn::Vec<D>& u, hn::Vec<D>& m) {
+    const auto shifted = [d](hn::Vec<D> v) {
+        if constexpr (Fwd) {
+            return hn::ShiftLeftLanes<S>(d, v);  // zeros into the first S lanes of each block
+        } else {
+            return hn::ShiftRightLanes<S>(d, v);  // zeros into the last S lanes of each block
+        }
+    };
+    constexpr int kBlock = static_cast<int>(16 / sizeof(hn::TFromD<D>));
+    const hn::RebindToSigned<D> di;
+    using TI = hn::TFromD<decltype(di)>;
+    const auto pos = hn::And(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(kBlock - 1)));
+    const auto none = Fwd ? hn::Lt(pos, hn::Set(di, static_cast<TI>(S)))
+                          : hn::Gt(pos, hn::Set(di, static_cast<TI>(kBlock - 1 - S)));
+    u = hn::MulAdd(m, shifted(u), u);
+    m = hn::Mul(m, hn::IfThenElse(hn::RebindMask(d, none), hn::Set(d, 1), shifted(m)));
+}
+
+/// One Kogge-Stone step across blocks of `block` lanes: every lane of block q composes with the
+/// last lane in sweep order of block q - t (forward) or q + t (backward), if there is one.
+template <bool Fwd, class D>
+HWY_INLINE void scan_step_across_blocks(D d, int block, int t, hn::Vec<D>& u, hn::Vec<D>& m) {
+    const hn::RebindToSigned<D> di;
+    using TI = hn::TFromD<decltype(di)>;
+    const auto iota = hn::Iota(di, 0);
+    const auto tb = hn::Set(di, static_cast<TI>(t * block));
+    // forward: the last lane of the own block minus t blocks; backward: the first plus t blocks
+    const auto src = Fwd ? hn::Sub(hn::Or(iota, hn::Set(di, static_cast<TI>(block - 1))), tb)
+                         : hn::Add(hn::AndNot(hn::Set(di, static_cast<TI>(block - 1)), iota), tb);
+    const auto none = Fwd ? hn::Lt(src, hn::Zero(di))
+                          : hn::Gt(src, hn::Set(di, static_cast<TI>(hn::Lanes(d) - 1)));
+    const auto idx = hn::IndicesFromVec(d, hn::IfThenElse(none, hn::Zero(di), src));
+    const auto nonef = hn::RebindMask(d, none);
+    u = hn::MulAdd(m, hn::IfThenZeroElse(nonef, hn::TableLookupLanes(u, idx)), u);
+    m = hn::Mul(m, hn::IfThenElse(nonef, hn::Set(d, 1), hn::TableLookupLanes(m, idx)));
+}
+
+#endif
+
 /// Solves the in-line recurrence x_l = u_l + m_l x_{l-1} (m = -a_it / a_ii; l - 1 is the
 /// neighbour before l in sweep order) for the lanes of one vector, with x before the first
 /// lane given by `carry` (a broadcast); leaves the last lane of x in `carry`. A Kogge-Stone scan
 /// of the affine maps x -> u + m x in log2(N) steps, so the critical path from one vector to the
-/// next is one FMA and one permute instead of one FMA per cell (the scalar recurrence).
+/// next is one FMA and one permute instead of one FMA per cell (the scalar recurrence). On
+/// targets with 128-bit blocks the steps inside a block use byte shifts and only the steps
+/// across blocks permute lanes (AVX2 FP32: 2 + 1 steps instead of 3 with permutes).
 template <bool Fwd, class D>
 HWY_INLINE hn::Vec<D> solve_inline(D d, hn::Vec<D> u, hn::Vec<D> m, hn::Vec<D>& carry) {
     const int n = static_cast<int>(hn::Lanes(d));
+#if HWY_TARGET == HWY_SCALAR || HWY_HAVE_SCALABLE
     const auto zero = hn::Zero(d), one = hn::Set(d, 1);
     for (int s = 1; s < n; s *= 2) {
         u = hn::MulAdd(m, shift_lanes<Fwd>(d, u, s, zero), u);
         m = hn::Mul(m, shift_lanes<Fwd>(d, m, s, one));
     }
+#else
+    constexpr int kBlock = static_cast<int>(16 / sizeof(hn::TFromD<D>));
+    static_assert(hn::MaxLanes(D()) >= kBlock, "full 128-bit blocks expected");
+    if constexpr (kBlock >= 2) scan_step_in_blocks<Fwd, 1>(d, u, m);
+    if constexpr (kBlock >= 4) scan_step_in_blocks<Fwd, 2>(d, u, m);
+    for (int t = 1; t * kBlock < n; t *= 2) scan_step_across_blocks<Fwd>(d, kBlock, t, u, m);
+#endif
     const auto x = hn::MulAdd(m, carry, u);
     carry = broadcast_last<Fwd>(d, x);
     return x;
@@ -407,7 +461,9 @@ void gs_line_dir(const GsArgs<S, C>& p) {
     };
     const auto one = hn::Set(d, C{1});
     // u and m of the n cells at i from their sum s.
-    const auto setup = [&](int i, V s, V& u, V& m) {
+    // The lambdas of the vector loops capture by value: a SIMD store may alias anything, so
+    // whatever they read through a reference is reloaded after every store of x.
+    const auto setup = [=](int i, V s, V& u, V& m) {
         const auto inv = hn::Div(one, load_conv(d, centre + i));
         u = hn::Mul(hn::Sub(hn::LoadU(d, b + i), s), inv);
         m = tr != nullptr ? hn::Neg(hn::Mul(load_conv(d, tr + i), inv)) : hn::Zero(d);
@@ -415,7 +471,7 @@ void gs_line_dir(const GsArgs<S, C>& p) {
     if (nx == 0) return;
     // Without a trailing in-line neighbour (lower-half stencils swept backward) x = u.
     const bool coupled = tr != nullptr;
-    const auto solve = [&](V u, V m, V& carry) {
+    const auto solve = [=](V u, V m, V& carry) {
         return coupled ? solve_inline<Fwd>(d, u, m, carry) : u;
     };
     // The boundary cell first, then the vector cells [vb, ve) (full vectors from cell 1 forward,
@@ -424,38 +480,46 @@ void gs_line_dir(const GsArgs<S, C>& p) {
     const int vb = Fwd ? 1 : nx - 1 - nvec * n;
     const int ve = vb + nvec * n;
     scalar_cell(Fwd ? 0 : nx - 1);
-    auto carry = hn::Set(d, x[Fwd ? 0 : nx - 1]);
+    auto carry_out = hn::Set(d, x[Fwd ? 0 : nx - 1]);
     // Solves the cells [sb, sb + len) in sweep order, two vectors at a time, their fixed parts
-    // from sum2(i, s0, s1) (cells i .. i+2N-1) and sum1(i) (cells i .. i+N-1).
+    // from sum2(i, s0, s1) (cells i .. i+2N-1) and sum1(i) (cells i .. i+N-1). The carry stays
+    // in a local of the loop, in a register: as the captured variable it went through the stack
+    // between vectors, a store and a reload on the critical path of the scan.
     const auto scan = [&](int sb, int len, auto&& sum2, auto&& sum1) {
+        // Copies: what the loop reads through the closure is reloaded after every store of x.
+        C* const xs = x;
+        const auto setup_l = setup;
+        const auto solve_l = solve;
+        V carry = carry_out;
         V s0, s1, u0, m0, u1, m1;
         if constexpr (Fwd) {
             int o = 0;
             for (; o + 2 * n <= len; o += 2 * n) {
                 sum2(sb + o, s0, s1);
-                setup(sb + o, s0, u0, m0);
-                setup(sb + o + n, s1, u1, m1);
-                hn::StoreU(solve(u0, m0, carry), d, x + sb + o);
-                hn::StoreU(solve(u1, m1, carry), d, x + sb + o + n);
+                setup_l(sb + o, s0, u0, m0);
+                setup_l(sb + o + n, s1, u1, m1);
+                hn::StoreU(solve_l(u0, m0, carry), d, xs + sb + o);
+                hn::StoreU(solve_l(u1, m1, carry), d, xs + sb + o + n);
             }
             if (o < len) {
-                setup(sb + o, sum1(sb + o), u0, m0);
-                hn::StoreU(solve(u0, m0, carry), d, x + sb + o);
+                setup_l(sb + o, sum1(sb + o), u0, m0);
+                hn::StoreU(solve_l(u0, m0, carry), d, xs + sb + o);
             }
         } else {
             int o = len;  // cells [sb + o, sb + len) are done
             for (; o - 2 * n >= 0; o -= 2 * n) {
                 sum2(sb + o - 2 * n, s0, s1);
-                setup(sb + o - 2 * n, s0, u0, m0);
-                setup(sb + o - n, s1, u1, m1);
-                hn::StoreU(solve(u1, m1, carry), d, x + sb + o - n);
-                hn::StoreU(solve(u0, m0, carry), d, x + sb + o - 2 * n);
+                setup_l(sb + o - 2 * n, s0, u0, m0);
+                setup_l(sb + o - n, s1, u1, m1);
+                hn::StoreU(solve_l(u1, m1, carry), d, xs + sb + o - n);
+                hn::StoreU(solve_l(u0, m0, carry), d, xs + sb + o - 2 * n);
             }
             if (o > 0) {
-                setup(sb + o - n, sum1(sb + o - n), u0, m0);
-                hn::StoreU(solve(u0, m0, carry), d, x + sb + o - n);
+                setup_l(sb + o - n, sum1(sb + o - n), u0, m0);
+                hn::StoreU(solve_l(u0, m0, carry), d, xs + sb + o - n);
             }
         }
+        carry_out = carry;
     };
     const int seg = kSegment / (2 * n) * (2 * n);
     if (act.m >= kGsGroupOffsets && seg > 0 && nvec > 0) {
@@ -501,9 +565,9 @@ void gs_line_dir(const GsArgs<S, C>& p) {
         const auto done = Fwd ? first : hn::Not(first);
         V u, m;
         setup(t, vec_sum1(d, act, 0, act.m, t), u, m);
-        u = hn::IfThenElse(done, carry, u);
+        u = hn::IfThenElse(done, carry_out, u);
         m = hn::IfThenZeroElse(done, m);
-        const V xt = solve(u, m, carry);
+        const V xt = solve(u, m, carry_out);
         hn::StoreU(hn::IfThenElse(done, hn::LoadU(d, x + t), xt), d, x + t);
     }
     if constexpr (Fwd) {
