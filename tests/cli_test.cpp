@@ -79,6 +79,25 @@ TEST(Cli, SolveWritesTheJsonContract) {
     EXPECT_TRUE(j["hierarchy"].contains("operator_complexity"));
 }
 
+// The Krylov products read an exact narrower copy of A when one holds every value (Laplace's
+// 26 / -1 in FP16, times 1e8 in FP32), else A in K; the report says so.
+TEST(Cli, KrylovOperatorStorageIsReported) {
+    const fs::path json = temp_dir() / "storage.json";
+    const auto storage = [&](const std::string& args) {
+        const CliRun r = mpmg("solve " + args + " --quiet --json " + json.string());
+        EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+        return nlohmann::json::parse(slurp(json))["krylov_operator_storage"].get<std::string>();
+    };
+    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P32D16"), "fp16");
+    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K32P32D16"), "fp16");
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16"), "fp32");
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K32P32D32"), "fp32");
+    EXPECT_EQ(storage("--problem rhd --n 12 --precision K64P32D16"), "fp64");
+    EXPECT_EQ(storage("--problem rhd --n 12 --precision K32P32D16"), "fp32");
+    const CliRun r = mpmg("solve --problem laplace27 --n 12 --precision K64P64D64");
+    EXPECT_NE(r.out.find("Krylov products: A stored in fp16"), std::string::npos) << r.out;
+}
+
 TEST(Cli, NotConvergedExitsThree) {
     const CliRun r = mpmg("solve --problem laplace27 --n 16 --max-iter 1");
     EXPECT_EQ(r.code, 3) << r.err;

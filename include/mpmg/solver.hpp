@@ -59,6 +59,9 @@ struct SolveResult {
     /// What the runtime guard did: one line per rebuild (iteration, reason, new precision).
     std::vector<std::string> guard_events;
     double setup_s = 0.0, preconditioner_s = 0.0, other_s = 0.0, total_s = 0.0;
+    /// Storage of the matrix the Krylov solver's products read: K's own, or a narrower exact
+    /// copy (every value of A held exactly; structured serial path).
+    Precision operator_storage = Precision::fp64;
     std::vector<LevelInfo> levels;
     double grid_complexity = 0.0, operator_complexity = 0.0;
     std::optional<double> error_vs_exact;    ///< ||x - x_exact||_2 / ||x_exact||_2 if known

@@ -80,6 +80,7 @@ json to_json(const SolveResult& r) {
                   {"preconditioner", r.preconditioner_s},
                   {"other", r.other_s},
                   {"total", r.total_s}}},
+                {"krylov_operator_storage", to_string(r.operator_storage)},
                 {"hierarchy",
                  {{"levels", levels},
                   {"grid_complexity", r.grid_complexity},

@@ -36,6 +36,13 @@ TruncationCounts narrow(const double* src, float* dst, std::int64_t n);
 TruncationCounts narrow(const double* src, half* dst, std::int64_t n);
 TruncationCounts narrow(const double* src, bfloat16* dst, std::int64_t n);
 
+/// dst[k] = S(src[k]) for k < n if S holds every src[k] exactly (finite and
+/// to_double(from_double<S>(x)) == x): then returns true. Returns false at the first chunk of
+/// values with one S does not hold, with dst partly written. One pass: convert, widen back,
+/// compare.
+bool narrow_exact(const double* src, float* dst, std::int64_t n);
+bool narrow_exact(const double* src, half* dst, std::int64_t n);
+
 /// dst[k] = S(src[k] / (si[k] sj[k])) for k < n: the symmetric scaling of setup-then-scale
 /// inside the narrowing (bit for bit narrow() of scale_counted's output, without writing the
 /// FP64 scaled values anywhere), with the counts of the scaled values.

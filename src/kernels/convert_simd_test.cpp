@@ -209,5 +209,70 @@ TEST(ConvertSimd, EveryHalfTieOnEveryTarget) {
     }
 }
 
+// narrow_exact: true exactly when every value is finite and the scalar round trip
+// to_double(from_double<S>(x)) == x holds, then the values of from_double<S>; one value S does not
+// hold anywhere in the array (vector part, chunk boundary, scalar tail) makes it false.
+template <class S>
+void check_exact_narrowing(unsigned seed) {
+    const std::vector<double> values = corpus<S>(seed);
+    std::mt19937_64 gen(seed);
+    // Exact values around the tested one: integers and binary fractions S holds.
+    std::vector<double> base(600);
+    for (std::size_t i = 0; i < base.size(); ++i) {
+        base[i] = std::ldexp(static_cast<double>(static_cast<int>(i % 97) - 48), -(int(i) % 5));
+    }
+    std::vector<S> out(base.size());
+    const auto run = [&](std::size_t len) {
+        return kernels::narrow_exact(base.data(), out.data(), static_cast<std::int64_t>(len));
+    };
+    ASSERT_TRUE(run(base.size()));
+    for (std::size_t i = 0; i < base.size(); ++i) {
+        ASSERT_EQ(bits_of(out[i]), bits_of(from_double<S>(base[i]))) << i;
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        const double x = values[k];
+        const bool want = std::isfinite(x) && to_double(from_double<S>(x)) == x;
+        const std::size_t len = 1 + gen() % base.size();
+        const std::size_t at = gen() % len;
+        const double keep = base[at];
+        base[at] = x;
+        const bool got = run(len);
+        base[at] = keep;
+        ASSERT_EQ(got, want) << "x = " << x << " at " << at << " of " << len;
+        if (got) {
+            ASSERT_EQ(bits_of(out[at]), bits_of(from_double<S>(x))) << x;
+        }
+    }
+}
+
+TEST(ConvertSimd, ExactNarrowingOnEveryTarget) {
+    TargetGuard guard;
+    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        check_exact_narrowing<half>(9);
+        check_exact_narrowing<float>(10);
+    }
+}
+
+// Every finite binary16 value is held exactly, in one long array (many chunks).
+TEST(ConvertSimd, ExactNarrowingHoldsEveryHalf) {
+    std::vector<double> v;
+    for (std::uint32_t b = 0; b < 0x7C00u; ++b) {
+        const double y = double_from_half(half{static_cast<std::uint16_t>(b)});
+        v.push_back(y);
+        v.push_back(-y);
+    }
+    std::vector<half> out(v.size());
+    TargetGuard guard;
+    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
+        hwy::SetSupportedTargetsForTest(t);
+        SCOPED_TRACE(hwy::TargetName(t));
+        ASSERT_TRUE(
+            kernels::narrow_exact(v.data(), out.data(), static_cast<std::int64_t>(v.size())));
+        for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(to_double(out[i]), v[i]) << i;
+    }
+}
+
 }  // namespace
 }  // namespace mpmg

@@ -3,7 +3,9 @@
 // one diagonal per OpenMP iteration (diagonals are disjoint slices of the value array).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -82,6 +84,29 @@ TruncationCounts count_truncation(const SgDiaMatrix<double>& a) {
             c += kernels::count_range(src + first * rr, cells * rr, lim);
         });
     });
+}
+
+/// An exact copy of a in storage S (float or half) if S holds every entry whose neighbour is
+/// inside the box exactly (kernels::narrow_exact), else nothing; stops at the first diagonal
+/// with a value it does not hold. Constant-coefficient stencils (Laplace's 26 and -1) pass.
+template <class S>
+std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
+    SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
+    const std::int64_t rr = std::int64_t{a.block()} * a.block();
+    std::atomic<bool> exact{true};
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        const double* src = a.diagonal(d);
+        S* dst = out.diagonal(d);
+        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
+            if (!exact.load(std::memory_order_relaxed)) return;
+            if (!kernels::narrow_exact(src + first * rr, dst + first * rr, cells * rr)) {
+                exact.store(false, std::memory_order_relaxed);
+            }
+        });
+    }
+    if (!exact.load()) return std::nullopt;
+    return out;
 }
 
 }  // namespace mpmg
