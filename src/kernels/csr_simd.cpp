@@ -60,6 +60,35 @@ HWY_INLINE std::int64_t column(const CsrView<S>& a, std::int64_t p, std::int32_t
     }
 }
 
+/// Whether x[col_p] of FP64 vectors are better loaded one by one and combined in registers
+/// than gathered: vectors of 2 or 4 doubles (SSE4, NEON, AVX2). On a Zen 3 core, an AVX2
+/// gather of 4 doubles cost more than 4 scalar loads, 2 unpacks and a blend: CSR SpMV on the
+/// mfem matrices of ../shared/data (11-14M entries, one thread) took 1.3-2.0 ns per entry
+/// with the gather and 1.0-1.1 (FP64 values) or 0.6-1.0 (FP16 values) this way. FP32 lanes
+/// (8 per AVX2 vector) keep the gather, which was as fast as scalar loads there.
+template <class D>
+constexpr bool kLoadLanes = sizeof(hn::TFromD<D>) == 8 &&
+                            (hn::MaxLanes(D()) == 2 || hn::MaxLanes(D()) == 4);
+
+/// x[col_p] for the entries p .. p+N-1.
+template <bool K16, class D, class S, class C>
+HWY_INLINE hn::Vec<D> gather_x(D d, const CsrView<S>& a, std::int64_t p, std::int32_t base,
+                               const C* HWY_RESTRICT x) {
+#if HWY_TARGET != HWY_SCALAR  // (one lane there: no block operations)
+    if constexpr (kLoadLanes<D>) {
+        const auto at = [&](std::int64_t q) { return hn::Set(d, x[column<K16>(a, q, base)]); };
+        // per 128-bit block: (x[col_p], x[col_p+1]); AVX2: the upper block from p+2, p+3
+        const auto lo = hn::InterleaveLower(d, at(p), at(p + 1));
+        if constexpr (hn::MaxLanes(D()) == 2) {
+            return lo;
+        } else {
+            return hn::ConcatUpperLower(d, hn::InterleaveLower(d, at(p + 2), at(p + 3)), lo);
+        }
+    }
+#endif
+    return hn::GatherIndex(d, x, load_index<K16>(d, a, p, base));
+}
+
 /// sum_{p in [p0, p1)} a_p x[col_p] in C.
 template <bool K16, class D, class S, class C>
 HWY_INLINE C row_dot(D d, const CsrView<S>& a, std::int64_t p0, std::int64_t p1, std::int32_t base,
@@ -68,13 +97,13 @@ HWY_INLINE C row_dot(D d, const CsrView<S>& a, std::int64_t p0, std::int64_t p1,
     auto s0 = hn::Zero(d), s1 = hn::Zero(d);
     std::int64_t p = p0;
     for (; p + 2 * n <= p1; p += 2 * n) {
-        const auto x0 = hn::GatherIndex(d, x, load_index<K16>(d, a, p, base));
-        const auto x1 = hn::GatherIndex(d, x, load_index<K16>(d, a, p + n, base));
+        const auto x0 = gather_x<K16>(d, a, p, base, x);
+        const auto x1 = gather_x<K16>(d, a, p + n, base, x);
         s0 = hn::MulAdd(load_conv(d, a.val + p), x0, s0);
         s1 = hn::MulAdd(load_conv(d, a.val + p + n), x1, s1);
     }
     if (p + n <= p1) {
-        const auto x0 = hn::GatherIndex(d, x, load_index<K16>(d, a, p, base));
+        const auto x0 = gather_x<K16>(d, a, p, base, x);
         s0 = hn::MulAdd(load_conv(d, a.val + p), x0, s0);
         p += n;
     }
