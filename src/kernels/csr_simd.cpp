@@ -60,15 +60,18 @@ HWY_INLINE std::int64_t column(const CsrView<S>& a, std::int64_t p, std::int32_t
     }
 }
 
-/// Whether x[col_p] of FP64 vectors are better loaded one by one and combined in registers
-/// than gathered: vectors of 2 or 4 doubles (SSE4, NEON, AVX2). On a Zen 3 core, an AVX2
-/// gather of 4 doubles cost more than 4 scalar loads, 2 unpacks and a blend: CSR SpMV on the
-/// mfem matrices of ../shared/data (11-14M entries, one thread) took 1.3-2.0 ns per entry
-/// with the gather and 1.0-1.1 (FP64 values) or 0.6-1.0 (FP16 values) this way. FP32 lanes
-/// (8 per AVX2 vector) keep the gather, which was as fast as scalar loads there.
+/// Whether x[col_p] are better loaded one by one and combined in registers than gathered:
+/// vectors of one or two 128-bit blocks (SSE4, NEON, AVX2). On a Zen 3 core a gather cost
+/// more than the scalar loads, unpacks and a blend: CSR SpMV on the mfem matrices of
+/// ../shared/data (11-14M entries, one thread, ns per entry, gather -> loads): FP64 values and
+/// vectors 1.3-2.1 -> 1.0-1.4, FP16/FP64 1.2-2.0 -> 0.5-1.0 (scratch driver, alternating
+/// runs); FP16/FP32 0.53-0.92 -> 0.40-0.91 and FP32/FP32 0.58-1.33 -> 0.54-0.72 with the same
+/// loads written with intrinsics. AVX-512 keeps its gathers.
 template <class D>
-constexpr bool kLoadLanes = sizeof(hn::TFromD<D>) == 8 &&
-                            (hn::MaxLanes(D()) == 2 || hn::MaxLanes(D()) == 4);
+constexpr bool kLoadLanes = (sizeof(hn::TFromD<D>) == 8 &&
+                             (hn::MaxLanes(D()) == 2 || hn::MaxLanes(D()) == 4)) ||
+                            (sizeof(hn::TFromD<D>) == 4 &&
+                             (hn::MaxLanes(D()) == 4 || hn::MaxLanes(D()) == 8));
 
 /// x[col_p] for the entries p .. p+N-1.
 template <bool K16, class D, class S, class C>
@@ -77,12 +80,23 @@ HWY_INLINE hn::Vec<D> gather_x(D d, const CsrView<S>& a, std::int64_t p, std::in
 #if HWY_TARGET != HWY_SCALAR  // (one lane there: no block operations)
     if constexpr (kLoadLanes<D>) {
         const auto at = [&](std::int64_t q) { return hn::Set(d, x[column<K16>(a, q, base)]); };
-        // per 128-bit block: (x[col_p], x[col_p+1]); AVX2: the upper block from p+2, p+3
-        const auto lo = hn::InterleaveLower(d, at(p), at(p + 1));
-        if constexpr (hn::MaxLanes(D()) == 2) {
-            return lo;
+        // One 128-bit block of x[col_q ..] in every block of the vector.
+        const auto block = [&](std::int64_t q) {
+            const auto pair = hn::InterleaveLower(d, at(q), at(q + 1));  // (q, q+1, q, q+1 ..)
+            if constexpr (sizeof(C) == 8) {
+                return pair;
+            } else {
+                const hn::RepartitionToWide<D> dw;  // 64-bit lanes: (q, q+1) pairs as one
+                const auto next = hn::InterleaveLower(d, at(q + 2), at(q + 3));
+                return hn::BitCast(
+                    d, hn::InterleaveLower(dw, hn::BitCast(dw, pair), hn::BitCast(dw, next)));
+            }
+        };
+        constexpr std::int64_t kBlock = 16 / sizeof(C);
+        if constexpr (hn::MaxLanes(D()) == kBlock) {
+            return block(p);
         } else {
-            return hn::ConcatUpperLower(d, hn::InterleaveLower(d, at(p + 2), at(p + 3)), lo);
+            return hn::ConcatUpperLower(d, block(p + kBlock), block(p));
         }
     }
 #endif
