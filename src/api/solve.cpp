@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <new>
 #include <optional>
 #include <type_traits>
 
@@ -34,12 +35,21 @@ template <class K>
 class SgDiaOperator final : public LinearOperator<K> {
 public:
     SgDiaOperator(const SgDiaMatrix<double>& a, TruncationCounts& counts) : rows_(a.rows()) {
-        if ((half_ = exact_copy<half>(a))) {
+        // The copy is an optimisation: without memory for it, the products read A.
+        const auto try_copy = [&](auto& slot, auto tag) {
+            try {
+                slot = exact_copy<decltype(tag)>(a);
+            } catch (const std::bad_alloc&) {
+                slot.reset();
+            }
+            return slot.has_value();
+        };
+        if (try_copy(half_, half{})) {
             storage_ = Precision::fp16;
             return;
         }
         if constexpr (std::is_same_v<K, double>) {
-            if ((own_float_ = exact_copy<float>(a))) {
+            if (try_copy(own_float_, float{})) {
                 storage_ = Precision::fp32;
                 return;
             }
