@@ -26,6 +26,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// exact_copy<S>(a), or nothing when its memory cannot be allocated: the copy is an
+/// optimisation, without it the products read A.
+template <class S>
+std::optional<SgDiaMatrix<S>> copy_if_memory(const SgDiaMatrix<double>& a) {
+    try {
+        return exact_copy<S>(a);
+    } catch (const std::bad_alloc&) {
+        return std::nullopt;
+    }
+}
+
 /// A on the structured path in iterative precision K: the problem's own FP64 matrix when K is
 /// FP64 (no copy), else a truncated copy. When a narrower storage holds every value of A
 /// exactly (FP16, or FP32 under FP64; constant-coefficient stencils such as Laplace's 26 and
@@ -35,52 +46,33 @@ template <class K>
 class SgDiaOperator final : public LinearOperator<K> {
 public:
     SgDiaOperator(const SgDiaMatrix<double>& a, TruncationCounts& counts) : rows_(a.rows()) {
-        // The copy is an optimisation: without memory for it, the products read A.
-        const auto try_copy = [&](auto& slot, auto tag) {
-            try {
-                slot = exact_copy<decltype(tag)>(a);
-            } catch (const std::bad_alloc&) {
-                slot.reset();
-            }
-            return slot.has_value();
-        };
-        if (try_copy(half_, half{})) {
-            storage_ = Precision::fp16;
-            return;
-        }
+        if ((half_ = copy_if_memory<half>(a))) return;
         if constexpr (std::is_same_v<K, double>) {
-            if (try_copy(own_float_, float{})) {
-                storage_ = Precision::fp32;
-                return;
-            }
-            a_ = &a;
-            storage_ = Precision::fp64;
+            if (!(single_ = copy_if_memory<float>(a))) a64_ = &a;
         } else {
-            own_ = truncate<K>(a, counts);
-            a_ = &own_;
-            storage_ = Precision::fp32;
+            single_ = truncate<float>(a, counts);
         }
     }
     std::int64_t size() const override { return rows_; }
     void apply(const K* x, K* y) const override {
         if (half_) {
             spmv(*half_, x, y);
-        } else if (own_float_) {
-            if constexpr (std::is_same_v<K, double>) spmv(*own_float_, x, y);
-        } else {
-            spmv(*a_, x, y);
+        } else if (single_) {
+            spmv(*single_, x, y);
+        } else if constexpr (std::is_same_v<K, double>) {
+            spmv(*a64_, x, y);
         }
     }
     /// The storage of the matrix the products read (K's own unless an exact copy is narrower).
-    Precision storage() const { return storage_; }
+    Precision storage() const {
+        return half_ ? Precision::fp16 : single_ ? Precision::fp32 : Precision::fp64;
+    }
 
 private:
     std::int64_t rows_;
-    std::optional<SgDiaMatrix<half>> half_;
-    std::optional<SgDiaMatrix<float>> own_float_;  // K = FP64 only
-    SgDiaMatrix<K> own_;
-    const SgDiaMatrix<K>* a_ = nullptr;
-    Precision storage_ = Precision::fp64;
+    std::optional<SgDiaMatrix<half>> half_;     ///< exact FP16 copy
+    std::optional<SgDiaMatrix<float>> single_;  ///< exact FP32 copy (K = FP64), or A in K = FP32
+    const SgDiaMatrix<double>* a64_ = nullptr;  ///< A itself (K = FP64, no copy)
 };
 
 /// A on the AMG path in iterative precision K.

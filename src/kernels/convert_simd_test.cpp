@@ -19,12 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/every_target_test_util.hpp"
+
 namespace mpmg {
 namespace {
-
-struct TargetGuard {
-    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 template <class S>
 std::uint64_t bits_of(S v) {
@@ -133,17 +131,12 @@ void check_format(unsigned seed) {
 }
 
 TEST(ConvertSimd, EveryTargetMatchesScalarRounding) {
-    TargetGuard guard;
-    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-    ASSERT_FALSE(targets.empty());
-    for (const std::int64_t t : targets) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
+    testing::on_every_target([&](std::int64_t t) {
         ASSERT_STREQ(kernels::convert_target_name(), hwy::TargetName(t));
         check_format<half>(1);
         check_format<bfloat16>(2);
         check_format<float>(3);
-    }
+    });
 }
 
 // narrow_scaled(src, si, sj) is narrow() of src / (si sj), bit for bit and count for count.
@@ -170,22 +163,15 @@ void expect_scaled_matches(const std::vector<double>& src, unsigned seed) {
 }
 
 TEST(ConvertSimd, ScaledNarrowingEqualsNarrowingTheScaledValues) {
-    TargetGuard guard;
-    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
+    testing::on_every_target([&](std::int64_t /*t*/) {
         expect_scaled_matches<half>(corpus<half>(5), 6);
         expect_scaled_matches<bfloat16>(corpus<bfloat16>(7), 8);
-    }
+    });
 }
 
 TEST(ConvertSimd, DoubleIsACopyCountingSubnormals) {
-    TargetGuard guard;
-    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
-        expect_matches_reference<double>(corpus<half>(4));
-    }
+    testing::on_every_target(
+        [&](std::int64_t /*t*/) { expect_matches_reference<double>(corpus<half>(4)); });
 }
 
 // Every binary16 value and every midpoint between neighbours (both signs): the ties of the
@@ -201,12 +187,7 @@ TEST(ConvertSimd, EveryHalfTieOnEveryTarget) {
             v.push_back(-x);
         }
     }
-    TargetGuard guard;
-    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
-        expect_matches_reference<half>(v);
-    }
+    testing::on_every_target([&](std::int64_t /*t*/) { expect_matches_reference<half>(v); });
 }
 
 // narrow_exact: true exactly when every value is finite and the scalar round trip
@@ -246,13 +227,10 @@ void check_exact_narrowing(unsigned seed) {
 }
 
 TEST(ConvertSimd, ExactNarrowingOnEveryTarget) {
-    TargetGuard guard;
-    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
+    testing::on_every_target([&](std::int64_t /*t*/) {
         check_exact_narrowing<half>(9);
         check_exact_narrowing<float>(10);
-    }
+    });
 }
 
 // Every finite binary16 value is held exactly, in one long array (many chunks).
@@ -264,14 +242,11 @@ TEST(ConvertSimd, ExactNarrowingHoldsEveryHalf) {
         v.push_back(-y);
     }
     std::vector<half> out(v.size());
-    TargetGuard guard;
-    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
+    testing::on_every_target([&](std::int64_t /*t*/) {
         ASSERT_TRUE(
             kernels::narrow_exact(v.data(), out.data(), static_cast<std::int64_t>(v.size())));
         for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(to_double(out[i]), v[i]) << i;
-    }
+    });
 }
 
 }  // namespace

@@ -63,10 +63,10 @@ HWY_INLINE std::int64_t column(const CsrView<S>& a, std::int64_t p, std::int32_t
 /// Whether x[col_p] are better loaded one by one and combined in registers than gathered:
 /// vectors of one or two 128-bit blocks (SSE4, NEON, AVX2). On a Zen 3 core a gather cost
 /// more than the scalar loads, unpacks and a blend: CSR SpMV on the mfem matrices of
-/// ../shared/data (11-14M entries, one thread, ns per entry, gather -> loads): FP64 values and
-/// vectors 1.3-2.1 -> 1.0-1.4, FP16/FP64 1.2-2.0 -> 0.5-1.0 (scratch driver, alternating
-/// runs); FP16/FP32 0.53-0.92 -> 0.40-0.91 and FP32/FP32 0.58-1.33 -> 0.54-0.72 with the same
-/// loads written with intrinsics. AVX-512 keeps its gathers.
+/// ../shared/data (11-14M entries, one thread, ns per entry, this kernel with gathers -> with
+/// loads; scratch driver, medians of 11, two rounds): FP64 values and vectors 1.3-2.1 ->
+/// 1.0-1.4, FP16/FP64 1.2-2.0 -> 0.5-1.0, FP16/FP32 0.53-0.92 -> 0.40-0.66. AVX-512 keeps its
+/// gathers.
 template <class D>
 constexpr bool kLoadLanes = (sizeof(hn::TFromD<D>) == 8 &&
                              (hn::MaxLanes(D()) == 2 || hn::MaxLanes(D()) == 4)) ||

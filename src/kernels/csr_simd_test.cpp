@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/every_target_test_util.hpp"
 #include "kernels/reference/csr_reference.hpp"
 
 namespace mpmg {
@@ -23,11 +24,6 @@ namespace {
 
 using kernels::csr::CsrOp;
 using kernels::csr::CsrView;
-
-/// Restores dynamic dispatch to the CPU's best target when the test ends.
-struct TargetGuard {
-    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 /// A random square CSR matrix in storage S, rows of lengths 0, 1, 2, ... up to `max_len`
 /// (around the vector lengths and far beyond), columns sorted, diagonally dominant (diagonal
@@ -194,12 +190,7 @@ void check_pair(unsigned seed) {
 }
 
 TEST(CsrSimd, EveryTargetMatchesReference) {
-    TargetGuard guard;
-    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-    ASSERT_FALSE(targets.empty());
-    for (const std::int64_t tgt : targets) {
-        hwy::SetSupportedTargetsForTest(tgt);
-        SCOPED_TRACE(hwy::TargetName(tgt));
+    testing::on_every_target([&](std::int64_t tgt) {
         ASSERT_STREQ(kernels::csr::target_name(), hwy::TargetName(tgt));
         check_pair<double, double>(1);
         check_pair<float, double>(20);
@@ -208,7 +199,7 @@ TEST(CsrSimd, EveryTargetMatchesReference) {
         check_pair<float, float>(80);
         check_pair<half, float>(100);
         check_pair<bfloat16, float>(120);
-    }
+    });
 }
 
 /// FP16 Inf, NaN (quiet, signalling, payloads) and subnormals as the last entry of a row (the
@@ -317,13 +308,10 @@ void check_fp16_special_values(unsigned seed) {
 }
 
 TEST(CsrSimd, Fp16SpecialValuesOnEveryTarget) {
-    TargetGuard guard;
-    for (const std::int64_t tgt : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(tgt);
-        SCOPED_TRACE(hwy::TargetName(tgt));
+    testing::on_every_target([&](std::int64_t /*tgt*/) {
         check_fp16_special_values<float>(21);
         check_fp16_special_values<double>(22);
-    }
+    });
 }
 
 /// A wrong column must be caught: the test's bound is not loose enough to hide it.

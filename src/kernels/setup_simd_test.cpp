@@ -15,12 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/every_target_test_util.hpp"
+
 namespace mpmg {
 namespace {
-
-struct TargetGuard {
-    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 /// Values from 2^lo to 2^hi in magnitude, both signs, some zeros, in random order.
 std::vector<double> random_values(std::size_t n, int lo, int hi, unsigned seed) {
@@ -131,15 +129,10 @@ void check_target() {
 }
 
 TEST(SetupSimd, EveryTargetMatchesScalarLoops) {
-    TargetGuard guard;
-    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-    ASSERT_FALSE(targets.empty());
-    for (const std::int64_t t : targets) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
+    testing::on_every_target([&](std::int64_t t) {
         ASSERT_STREQ(kernels::setup_target_name(), hwy::TargetName(t));
         check_target();
-    }
+    });
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/every_target_test_util.hpp"
 #include "kernels/reference/sgdia_reference.hpp"
 #include "kernels/sgdia.hpp"
 #include "kernels/sgdia_simd.hpp"
@@ -22,11 +23,6 @@ using testing::max_abs;
 using testing::random_matrix;
 using testing::random_vector;
 using testing::to_double_vector;
-
-/// Restores dynamic dispatch to the CPU's best target when the test ends.
-struct TargetGuard {
-    ~TargetGuard() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 struct Case {
     const char* stencil;
@@ -96,12 +92,7 @@ void check_pair(unsigned seed) {
 }
 
 TEST(SgDiaSimd, EveryTargetMatchesReference) {
-    TargetGuard guard;
-    const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
-    ASSERT_FALSE(targets.empty());
-    for (const std::int64_t t : targets) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
+    testing::on_every_target([&](std::int64_t t) {
         ASSERT_STREQ(kernels::simd::target_name(), hwy::TargetName(t));
         check_pair<double, double>(1);
         check_pair<float, double>(2);
@@ -110,7 +101,7 @@ TEST(SgDiaSimd, EveryTargetMatchesReference) {
         check_pair<float, float>(5);
         check_pair<half, float>(6);
         check_pair<bfloat16, float>(7);
-    }
+    });
 }
 
 /// FP16 Inf, NaN (quiet, signalling, with payloads) and subnormals stored inside the box reach
@@ -164,13 +155,10 @@ void check_fp16_special_values(unsigned seed) {
 }
 
 TEST(SgDiaSimd, Fp16SpecialValuesOnEveryTarget) {
-    TargetGuard guard;
-    for (const std::int64_t t : hwy::SupportedAndGeneratedTargets()) {
-        hwy::SetSupportedTargetsForTest(t);
-        SCOPED_TRACE(hwy::TargetName(t));
+    testing::on_every_target([&](std::int64_t /*t*/) {
         check_fp16_special_values<float>(11);
         check_fp16_special_values<double>(12);
-    }
+    });
 }
 
 }  // namespace
