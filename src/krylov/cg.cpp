@@ -89,8 +89,7 @@ KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K*
         const double alpha = rz / pap;
         if (!check_pap(res, k, pap, alpha)) return res;
         axpy(n, alpha, p.data(), x);
-        axpy(n, -alpha, q.data(), r.data());
-        const double rel = norm2(a, r.data()) / bnorm;
+        const double rel = std::sqrt(axpy_dot(a, -alpha, q.data(), r.data(), r.data())) / bnorm;
         if (!std::isfinite(rel)) {
             axpy(n, -alpha, p.data(), x);  // back to the last finite iterate
             return stop(res, SolveStatus::non_finite,

@@ -3,8 +3,9 @@
 // iterations == preconditioner applications and tolerates a preconditioner that is only
 // approximately linear, as a mixed-precision multigrid cycle is); the Hessenberg matrix, the
 // Givens rotations and the least-squares solve are in double. Orthogonalisation is modified
-// Gram-Schmidt. The history holds the Givens residual estimate inside a cycle and the true
-// residual ||b - A x|| / ||b|| at the end of every cycle, so the final value is a true one.
+// Gram-Schmidt (each update fused with the next inner product). The history holds the Givens
+// residual estimate inside a cycle and the true residual ||b - A x|| / ||b|| at the end of
+// every cycle, so the final value is a true one.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -98,8 +99,12 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
                          k, norm0));
         return Step::stop;
     }
+    // Modified Gram-Schmidt, each update fused with the next inner product (one pass reads
+    // next, v_i and v_{i+1}): h(i+1, j) is taken from next after subtracting h(i, j) v_i, as
+    // in the textbook loop. The last update yields ||next||^2.
+    double hval = dot(a, next, w.vcol(0));
+    double hnext = 0.0;
     for (int i = 0; i <= j; ++i) {
-        const double hval = dot(a, next, w.vcol(i));
         if (!std::isfinite(hval)) {
             stop(res, SolveStatus::non_finite,
                  fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, i,
@@ -107,9 +112,14 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
             return Step::stop;
         }
         w.hij(i, j) = hval;
-        axpy(n, -hval, w.vcol(i), next);
+        const K* following = i < j ? w.vcol(i + 1) : next;
+        const double s = axpy_dot(a, -hval, w.vcol(i), next, following);
+        if (i < j) {
+            hval = s;
+        } else {
+            hnext = std::sqrt(s);
+        }
     }
-    const double hnext = norm2(a, next);
     if (!std::isfinite(hnext)) {
         stop(res, SolveStatus::non_finite,
              fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, j + 1,

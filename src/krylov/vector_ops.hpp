@@ -1,13 +1,18 @@
 // Vector operations shared by the Krylov solvers (cg, gmres, richardson). Vectors are stored in
 // the iterative precision K; inner products and norms accumulate in double for every K
-// (STYLE.md: errors and numerics). Loops run under OpenMP when the vector is long enough to pay
-// for the threads.
+// (STYLE.md: errors and numerics), in the SIMD kernels of kernels/vector_simd.hpp (the same bits
+// on every vector width; each thread sums one contiguous block). Loops run
+// under OpenMP when the vector is long enough to pay for the threads.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 
+#include <omp.h>
+
+#include "kernels/vector_simd.hpp"
 #include "krylov/krylov.hpp"
 
 namespace mpmg::krylov_ops {
@@ -15,15 +20,35 @@ namespace mpmg::krylov_ops {
 /// Below this length the loops run serially: thread start-up costs more than the work.
 inline constexpr std::int64_t kParallelMin = 8192;
 
+/// f(begin, length) of one contiguous block of [0, n) per thread, summed by the OpenMP reduction.
+template <class F>
+double sum_blocks(std::int64_t n, F&& f) {
+    if (n < kParallelMin) return f(std::int64_t{0}, n);
+    double s = 0.0;
+#pragma omp parallel reduction(+ : s)
+    {
+        const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const std::int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+        s += f(lo, hi - lo);
+    }
+    return s;
+}
+
 /// (x, y), accumulated in double.
 template <class K>
 double dot(std::int64_t n, const K* x, const K* y) {
-    double s = 0.0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= kParallelMin)
-    for (std::int64_t i = 0; i < n; ++i) {
-        s += static_cast<double>(x[i]) * static_cast<double>(y[i]);
-    }
-    return s;
+    return sum_blocks(
+        n, [&](std::int64_t lo, std::int64_t len) { return kernels::dot(x + lo, y + lo, len); });
+}
+
+/// y <- y + alpha x, then returns (y, z) over all processes of a's distribution; z may be y.
+/// One pass over the vectors (modified Gram-Schmidt's update and next inner product; CG's
+/// residual update and norm).
+template <class K>
+double axpy_dot(const LinearOperator<K>& a, double alpha, const K* x, K* y, const K* z) {
+    return a.global_sum(sum_blocks(a.size(), [&](std::int64_t lo, std::int64_t len) {
+        return kernels::axpy_dot(alpha, x + lo, y + lo, z == y ? y + lo : z + lo, len);
+    }));
 }
 
 /// ||x||_2, accumulated in double. Non-finite entries give a non-finite result.
