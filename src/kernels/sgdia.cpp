@@ -38,6 +38,24 @@ bool offset_span(const SgDiaGeom& g, const Offset& o, int j, int k, int i0, int 
     return s.lo < s.hi;
 }
 
+/// The block rows of n cells: out[i r + ra] += sum_rb av[(i r + ra) r + rb] xv[i r + rb], with
+/// r fixed at compile time so that a cell's x values stay in registers and its r row sums are
+/// independent chains (restrict: nothing the loop writes is read through another pointer).
+template <int r, class S, class C>
+void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C* __restrict out) {
+    for (int i = 0; i < n; ++i) {
+        C xb[r];
+        for (int rb = 0; rb < r; ++rb) xb[rb] = xv[i * r + rb];
+        for (int ra = 0; ra < r; ++ra) {
+            C sum = out[i * r + ra];
+            for (int rb = 0; rb < r; ++rb) {
+                sum += to_compute<C>(av[(i * r + ra) * r + rb]) * xb[rb];
+            }
+            out[i * r + ra] = sum;
+        }
+    }
+}
+
 /// acc[(i - i0) r + ra] += sum_rb A_d(c0 + i)[ra][rb] x[(c0 + i + shift) r + rb], i in [lo, hi).
 template <class S, class C>
 void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0, const Span& s) {
@@ -52,6 +70,16 @@ void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0,
     }
     const S* av = ad + c * r * r;
     const C* xv = x + (c + s.shift) * r;
+    switch (r) {
+        case 2:
+            return accumulate_blocks<2>(n, av, xv, out);
+        case 3:
+            return accumulate_blocks<3>(n, av, xv, out);
+        case 4:
+            return accumulate_blocks<4>(n, av, xv, out);
+        default:
+            break;
+    }
     for (int i = 0; i < n; ++i) {
         for (int ra = 0; ra < r; ++ra) {
             C sum = out[i * r + ra];

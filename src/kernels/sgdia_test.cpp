@@ -24,12 +24,14 @@ struct Case {
     Box box;
 };
 
-// Odd sizes, a degenerate direction, block r = 3, and lines longer than one accumulator chunk
-// (512 values: 600 scalar cells, 200 cells of r = 3).
+// Odd sizes, a degenerate direction, blocks r = 2, 3, 4 (unrolled loops) and 5 (the general
+// loop), and lines longer than one accumulator chunk (512 values: 600 scalar cells, 200 cells of
+// r = 3).
 const Case kCases[] = {
     {"3d7", 1, {7, 5, 6}},  {"3d15", 1, {7, 5, 6}},   {"3d19", 1, {13, 1, 4}},
     {"3d27", 1, {7, 5, 6}}, {"3d27", 1, {13, 1, 4}},  {"3d7", 3, {7, 5, 6}},
     {"3d27", 3, {5, 4, 3}}, {"3d19", 1, {600, 2, 2}}, {"3d27", 3, {200, 1, 2}},
+    {"3d7", 2, {7, 5, 6}},  {"3d27", 4, {5, 4, 3}},   {"3d7", 5, {4, 3, 3}},
 };
 
 std::string describe(const Case& c) {
