@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
@@ -46,7 +47,10 @@ template <class K>
 class SgDiaOperator final : public LinearOperator<K> {
 public:
     SgDiaOperator(const SgDiaMatrix<double>& a, TruncationCounts& counts) : rows_(a.rows()) {
-        if ((half_ = copy_if_memory<half>(a))) return;
+        if (std::optional<SgDiaMatrix<half>> h = copy_if_memory<half>(a)) {
+            half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
+            return;
+        }
         if constexpr (std::is_same_v<K, double>) {
             if (!(single_ = copy_if_memory<float>(a))) a64_ = &a;
         } else {
@@ -67,10 +71,13 @@ public:
     Precision storage() const {
         return half_ ? Precision::fp16 : single_ ? Precision::fp32 : Precision::fp64;
     }
+    /// The exact FP16 copy of A, if there is one: the hierarchy's level 0 shares it when it
+    /// stores FP16 unscaled (one copy, built once, instead of two).
+    std::shared_ptr<const SgDiaMatrix<half>> exact_half() const { return half_; }
 
 private:
     std::int64_t rows_;
-    std::optional<SgDiaMatrix<half>> half_;     ///< exact FP16 copy
+    std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< exact FP16 copy
     std::optional<SgDiaMatrix<float>> single_;  ///< exact FP32 copy (K = FP64), or A in K = FP32
     const SgDiaMatrix<double>* a64_ = nullptr;  ///< A itself (K = FP64, no copy)
 };
@@ -104,7 +111,7 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<Built<Hierarchy>>(p.a, mg, plan));
+            std::make_unique<Built<Hierarchy>>(p.a, mg, plan, a.exact_half()));
     };
     run_guarded<K>(a, p.b, build, o, SmootherKind::jacobi, out);
 }

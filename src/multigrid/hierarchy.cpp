@@ -95,7 +95,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
 }
 
 Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
-                     const PrecisionPlan& plan)
+                     const PrecisionPlan& plan, std::shared_ptr<const SgDiaMatrix<half>> exact_half)
     : mg_(mg) {
     GalerkinLevels g = galerkin_levels(a, mg);
     coarse_sweeps_ = g.coarse_sweeps;
@@ -106,6 +106,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         LevelReport rep;
         LevelSetup setup = level_setup(g, l, mg, plan, rep);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
+        if (l == 0 && g.mats[0] == &a) setup.exact_half = exact_half;
         levels_.push_back(make_level(l, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         if (rep.counts.overflow > 0 && mg.setup_fallback) {

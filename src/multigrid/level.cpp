@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "kernels/sgdia_block.hpp"
@@ -21,20 +22,33 @@ constexpr Precision precision_of() {
     return std::is_same_v<C, double> ? Precision::fp64 : Precision::fp32;
 }
 
-/// The level's matrix in storage precision S (scaled inside the truncation when so set up).
+/// The level's matrix in storage precision S (scaled inside the truncation when so set up), or
+/// the shared exact FP16 copy when the level stores FP16 unscaled and one is given.
 template <class S>
-SgDiaMatrix<S> truncate_level(const LevelSetup& setup, TruncationCounts& counts) {
-    if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
-        if (setup.scale_in_truncation) return truncate_scaled<S>(setup.matrix(), setup.s, counts);
+std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
+                                                     TruncationCounts& counts) {
+    if constexpr (std::is_same_v<S, half>) {
+        if (setup.exact_half && setup.s.empty() && !setup.owns) {
+            // What truncate<half> would count on values half holds exactly.
+            counts.subnormal += subnormal_count(*setup.exact_half);
+            return setup.exact_half;
+        }
     }
-    return truncate<S>(setup.matrix(), counts);
+    if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
+        if (setup.scale_in_truncation) {
+            return std::make_shared<const SgDiaMatrix<S>>(
+                truncate_scaled<S>(setup.matrix(), setup.s, counts));
+        }
+    }
+    return std::make_shared<const SgDiaMatrix<S>>(truncate<S>(setup.matrix(), counts));
 }
 
 template <class S, class C>
 class LevelImpl final : public Level {
 public:
     LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
-        : a_(truncate_level<S>(setup, report.counts)),
+        : a_ptr_(truncate_level<S>(setup, report.counts)),
+          a_(*a_ptr_),
           to_coarse_(setup.to_coarse),
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),
@@ -234,7 +248,9 @@ private:
         }
     }
 
-    SgDiaMatrix<S> a_;
+    /// The level's matrix, owned or shared (LevelSetup::exact_half); a_ is *a_ptr_.
+    std::shared_ptr<const SgDiaMatrix<S>> a_ptr_;
+    const SgDiaMatrix<S>& a_;
     /// a_ re-laid out for the block SIMD kernels when r = 2..4 (empty otherwise); the smoother
     /// and the residual run on it.
     kernels::BlockSoa<S, C> blocks_;

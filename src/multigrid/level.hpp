@@ -70,6 +70,10 @@ struct LevelSetup {
     /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled
     /// variables, so s applies only at the preconditioner's input and output.
     bool scale_transfers = true;
+    /// The level's matrix already in FP16 and equal to truncate<half>(matrix()) (the Krylov
+    /// operator's exact copy of A, api/solve.cpp): a level that stores FP16 unscaled shares it
+    /// instead of truncating a second copy. Null: none.
+    std::shared_ptr<const SgDiaMatrix<half>> exact_half;
     LevelPrecision precision;             ///< storage as finally decided
     const Transfer* to_coarse = nullptr;  ///< transfer to the next level (null on the coarsest)
     SmootherKind smoother = SmootherKind::symgs;

@@ -86,6 +86,20 @@ TruncationCounts count_truncation(const SgDiaMatrix<double>& a) {
     });
 }
 
+/// The subnormal values of an FP16 matrix: what truncate<half> counts when every value of its
+/// source is exact in FP16 (nothing overflows or underflows then).
+inline long long subnormal_count(const SgDiaMatrix<half>& a) {
+    const half* v = a.values().data();
+    const auto n = static_cast<std::int64_t>(a.values().size());
+    long long count = 0;
+#pragma omp parallel for reduction(+ : count) schedule(static) if (n > 65536)
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::uint16_t b = v[k].bits;
+        count += (b & 0x7c00u) == 0 && (b & 0x03ffu) != 0;
+    }
+    return count;
+}
+
 /// An exact copy of a in storage S (float or half) if S holds every entry whose neighbour is
 /// inside the box exactly (kernels::narrow_exact), else nothing; stops at the first diagonal
 /// with a value it does not hold. Constant-coefficient stencils (Laplace's 26 and -1) pass.
