@@ -94,9 +94,21 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
     std::vector<double> lik(static_cast<std::size_t>(rr)), piv(lik.size());
     std::vector<double> pivot_inv(static_cast<std::size_t>(box.cells() * rr));
     const auto block = [&](int d, std::int64_t c) { return &w.value(d, c, 0, 0); };
+    // Whether cell (x, y, z) lies in the box. A cell at least one away from every face has all
+    // its neighbours inside, and so has every neighbour k + oj that row c's pattern reaches
+    // (target >= 0 means ok + oj is itself within one step).
+    const auto inside = [&](int x, int y, int z) {
+        return static_cast<unsigned>(x) < static_cast<unsigned>(box.nx) &&
+               static_cast<unsigned>(y) < static_cast<unsigned>(box.ny) &&
+               static_cast<unsigned>(z) < static_cast<unsigned>(box.nz);
+    };
+    int cx = 0, cy = 0, cz = 0;  // the coordinates of cell c
     for (std::int64_t c = 0; c < box.cells(); ++c) {
+        const bool interior =
+            cx > 0 && cx + 1 < box.nx && cy > 0 && cy + 1 < box.ny && cz > 0 && cz + 1 < box.nz;
         for (int dk = 0; dk < center; ++dk) {  // lower offsets in increasing order
-            if (!w.neighbour_inside(c, dk)) continue;
+            const Offset& ok = a.stencil()[dk];
+            if (!interior && !inside(cx + ok.dx, cy + ok.dy, cz + ok.dz)) continue;
             const std::int64_t k = c + shift[static_cast<std::size_t>(dk)];
             // L_ck = A_ck U_kk^{-1}
             double* ack = block(dk, c);
@@ -106,21 +118,44 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
             // A_cj -= L_ck U_kj for the upper entries of row k that are in row c's pattern
             for (int dj = center + 1; dj < nd; ++dj) {
                 const int d = target[static_cast<std::size_t>(dk)][static_cast<std::size_t>(dj)];
-                if (d < 0 || !w.neighbour_inside(k, dj)) continue;
+                if (d < 0) continue;
+                const Offset& oj = a.stencil()[dj];
+                if (!interior &&
+                    !inside(cx + ok.dx + oj.dx, cy + ok.dy + oj.dy, cz + ok.dz + oj.dz)) {
+                    continue;
+                }
                 sub_mul(block(d, c), ack, block(dj, k), r);
             }
         }
         std::copy(block(center, c), block(center, c) + rr, piv.begin());
         invert(piv.data(), r, &pivot_inv[static_cast<std::size_t>(c * rr)], c * r);
+        if (++cx == box.nx) {
+            cx = 0;
+            if (++cy == box.ny) {
+                cy = 0;
+                ++cz;
+            }
+        }
     }
-    Ilu0Factors f{SgDiaMatrix<double>(box, a.stencil(), r),
-                  SgDiaMatrix<double>(box, a.stencil(), r)};
+    // L keeps the lower offsets and the centre, U the centre and the upper offsets: each
+    // triangular solve then reads only its own half of the values.
+    std::vector<Offset> lower, upper;
     for (int d = 0; d < nd; ++d) {
-        SgDiaMatrix<double>& dst = d < center ? f.l : f.u;
-        std::copy(w.diagonal(d), w.diagonal(d) + w.diag_values(), dst.diagonal(d));
+        if (d <= center) lower.push_back(a.stencil()[d]);
+        if (d >= center) upper.push_back(a.stencil()[d]);
     }
+    Ilu0Factors f{SgDiaMatrix<double>(box, Stencil(lower), r),
+                  SgDiaMatrix<double>(box, Stencil(upper), r)};
+    for (int d = 0; d < nd; ++d) {
+        if (d < center) {
+            std::copy(w.diagonal(d), w.diagonal(d) + w.diag_values(), f.l.diagonal(d));
+        } else {
+            std::copy(w.diagonal(d), w.diagonal(d) + w.diag_values(), f.u.diagonal(d - center));
+        }
+    }
+    const int lc = f.l.stencil().center();
     for (std::int64_t c = 0; c < box.cells(); ++c) {
-        for (int i = 0; i < r; ++i) f.l.value(center, c, i, i) = 1.0;
+        for (int i = 0; i < r; ++i) f.l.value(lc, c, i, i) = 1.0;
     }
     return f;
 }

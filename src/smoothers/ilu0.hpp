@@ -1,9 +1,10 @@
 // ILU(0) of an SG-DIA matrix (issue 4; the ICPP paper lets users pick SymGS or ILU per level).
-// The factors keep the matrix's stencil: L holds the lower offsets (those before the centre in
-// lexicographic order) with an identity centre block, U the centre and the upper offsets, so
-// A ≈ L U. Both are SG-DIA matrices: the two triangular solves are a forward and a backward
-// Gauss-Seidel sweep over them (exact substitution, because each has only one triangle), and
-// reuse the parallel wavefront sweep and its kernels. Block (r x r) entries give block ILU(0).
+// The factors split the matrix's stencil: L holds the lower offsets (those before the centre in
+// lexicographic order) and an identity centre block, U the centre and the upper offsets, so
+// A ≈ L U; each stores only its own offsets (a sweep reads no zero half). Both are SG-DIA matrices:
+// the two triangular solves are a forward and a backward Gauss-Seidel sweep over them (exact
+// substitution, because each has only one triangle), and reuse the parallel wavefront sweep and its
+// kernels. Block (r x r) entries give block ILU(0).
 #pragma once
 
 #include "mpmg/sgdia_matrix.hpp"
@@ -11,8 +12,9 @@
 namespace mpmg {
 
 struct Ilu0Factors {
-    SgDiaMatrix<double> l;  ///< unit lower (identity centre blocks)
-    SgDiaMatrix<double> u;  ///< upper with the pivot blocks on the centre
+    SgDiaMatrix<double>
+        l;  ///< unit lower (identity centre blocks): the lower offsets and the centre
+    SgDiaMatrix<double> u;  ///< upper with the pivot blocks on the centre: the centre and above
 };
 
 /// Factors in FP64. Throws NumericalError naming the row when a pivot block is singular.

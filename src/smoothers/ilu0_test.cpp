@@ -24,6 +24,12 @@ std::map<std::pair<std::int64_t, std::int64_t>, double> entries(const CsrMatrix&
 // ILU(0) reproduces A exactly on A's pattern: (L U)_ij = a_ij wherever a_ij is stored.
 void expect_lu_matches_on_pattern(const SgDiaMatrix<double>& a) {
     const Ilu0Factors f = ilu0_factor(a);
+    // Each factor stores its own half of the stencil and the centre, nothing else.
+    const int c = a.stencil().center();
+    ASSERT_EQ(f.l.stencil().size(), c + 1);
+    ASSERT_EQ(f.u.stencil().size(), a.stencil().size() - c);
+    for (int d = 0; d <= c; ++d) EXPECT_EQ(f.l.stencil()[d], a.stencil()[d]);
+    for (int d = c; d < a.stencil().size(); ++d) EXPECT_EQ(f.u.stencil()[d - c], a.stencil()[d]);
     const auto lu = entries(multiply(to_csr(f.l), to_csr(f.u)));
     const auto ae = entries(to_csr(a));
     double scale = 0.0;
@@ -52,6 +58,14 @@ TEST(Ilu0, ExactOnTheStencilPattern) {
         }
     }
     expect_lu_matches_on_pattern(b);
+}
+
+// Nonsymmetric and variable coefficients, stencils of 19 and 7 offsets with 4 x 4 blocks, boxes
+// with interior cells and thin directions.
+TEST(Ilu0, ExactOnThePatternOfSuiteProblems) {
+    expect_lu_matches_on_pattern(make_weather(Box{7, 6, 5}, 3).a);
+    expect_lu_matches_on_pattern(make_oil4c(Box{5, 4, 3}, 2).a);
+    expect_lu_matches_on_pattern(make_oil(Box{6, 1, 5}, 4).a);
 }
 
 TEST(Ilu0, OneDimensionalIsTheExactLu) {
