@@ -74,20 +74,26 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
     std::array<int, 27> index{};  // lexicographic offset code -> stencil index, or -1
     index.fill(-1);
     for (int d = 0; d < nd; ++d) index[static_cast<std::size_t>(lex(a.stencil()[d]))] = d;
-    // target[dk][dj]: the offset of row c that L_ck U_kj updates (k = c + dk, then dj from k),
-    // or -1 when it is outside row c's pattern; shift[d]: the cell index step of offset d.
-    std::array<std::array<int, 27>, 27> target{};
+    // updates[dk]: for lower offset dk (k = c + dk), the upper offsets dj of row k whose
+    // L_ck U_kj lands in row c's pattern, at offset d = dk + dj of row c; shift[d]: the cell
+    // index step of offset d.
+    struct Update {
+        int dj, d;
+        Offset oc;  ///< dk + dj, within one step in each direction
+    };
+    std::array<std::vector<Update>, 27> updates;
     std::array<std::int64_t, 27> shift{};
     for (int dk = 0; dk < nd; ++dk) {
         const Offset ok = a.stencil()[dk];
         shift[static_cast<std::size_t>(dk)] =
             ok.dx + std::int64_t{box.nx} * (ok.dy + std::int64_t{box.ny} * ok.dz);
-        for (int dj = 0; dj < nd; ++dj) {
+        if (dk >= center) continue;
+        for (int dj = center + 1; dj < nd; ++dj) {
             const Offset oj = a.stencil()[dj];
             const Offset oc{ok.dx + oj.dx, ok.dy + oj.dy, ok.dz + oj.dz};
             const bool near = std::abs(oc.dx) <= 1 && std::abs(oc.dy) <= 1 && std::abs(oc.dz) <= 1;
-            target[static_cast<std::size_t>(dk)][static_cast<std::size_t>(dj)] =
-                near ? index[static_cast<std::size_t>(lex(oc))] : -1;
+            const int d = near ? index[static_cast<std::size_t>(lex(oc))] : -1;
+            if (d >= 0) updates[static_cast<std::size_t>(dk)].push_back(Update{dj, d, oc});
         }
     }
     SgDiaMatrix<double> w = a;  // working copy, becomes L (strict lower) and U
@@ -95,8 +101,8 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
     std::vector<double> pivot_inv(static_cast<std::size_t>(box.cells() * rr));
     const auto block = [&](int d, std::int64_t c) { return &w.value(d, c, 0, 0); };
     // Whether cell (x, y, z) lies in the box. A cell at least one away from every face has all
-    // its neighbours inside, and so has every neighbour k + oj that row c's pattern reaches
-    // (target >= 0 means ok + oj is itself within one step).
+    // its neighbours inside, and so has every cell c + dk + dj an update reaches (within one
+    // step of c).
     const auto inside = [&](int x, int y, int z) {
         return static_cast<unsigned>(x) < static_cast<unsigned>(box.nx) &&
                static_cast<unsigned>(y) < static_cast<unsigned>(box.ny) &&
@@ -116,15 +122,9 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
             sub_mul(lik.data(), ack, &pivot_inv[static_cast<std::size_t>(k * rr)], r);
             for (int t = 0; t < rr; ++t) ack[t] = -lik[static_cast<std::size_t>(t)];
             // A_cj -= L_ck U_kj for the upper entries of row k that are in row c's pattern
-            for (int dj = center + 1; dj < nd; ++dj) {
-                const int d = target[static_cast<std::size_t>(dk)][static_cast<std::size_t>(dj)];
-                if (d < 0) continue;
-                const Offset& oj = a.stencil()[dj];
-                if (!interior &&
-                    !inside(cx + ok.dx + oj.dx, cy + ok.dy + oj.dy, cz + ok.dz + oj.dz)) {
-                    continue;
-                }
-                sub_mul(block(d, c), ack, block(dj, k), r);
+            for (const Update& u : updates[static_cast<std::size_t>(dk)]) {
+                if (!interior && !inside(cx + u.oc.dx, cy + u.oc.dy, cz + u.oc.dz)) continue;
+                sub_mul(block(u.d, c), ack, block(u.dj, k), r);
             }
         }
         std::copy(block(center, c), block(center, c) + rr, piv.begin());
