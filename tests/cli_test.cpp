@@ -80,22 +80,36 @@ TEST(Cli, SolveWritesTheJsonContract) {
 }
 
 // The Krylov products read an exact narrower copy of A when one holds every value (Laplace's
-// 26 / -1 in FP16, times 1e8 in FP32), else A in K; the report says so.
+// 26 / -1 in FP16, times 1e8 in FP32), else A in K; the report says so and from which product
+// on: from the first when level 0 shares the FP16 copy, else only once the solve has run long
+// enough (7 products for FP16, 17 for FP32) to pay for the copy.
 TEST(Cli, KrylovOperatorStorageIsReported) {
     const fs::path json = temp_dir() / "storage.json";
     const auto storage = [&](const std::string& args) {
         const CliRun r = mpmg("solve " + args + " --quiet --json " + json.string());
         EXPECT_EQ(r.code, 0) << args << ": " << r.err;
-        return nlohmann::json::parse(slurp(json))["krylov_operator_storage"].get<std::string>();
+        const nlohmann::json j = nlohmann::json::parse(slurp(json));
+        return j["krylov_operator_storage"].get<std::string>() + " from " +
+               std::to_string(j["krylov_operator_storage_from_product"].get<int>());
     };
-    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P32D16"), "fp16");
-    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K32P32D16"), "fp16");
-    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16"), "fp32");
-    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K32P32D32"), "fp32");
-    EXPECT_EQ(storage("--problem rhd --n 12 --precision K64P32D16"), "fp64");
-    EXPECT_EQ(storage("--problem rhd --n 12 --precision K32P32D16"), "fp32");
+    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P32D16"), "fp16 from 1");
+    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K32P32D16"), "fp16 from 1");
+    // Full64: level 0 keeps FP64, so the copy waits for the 7th product (8 iterations here).
+    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P64D64"), "fp16 from 7");
+    // laplace27e8 converges in fewer than 17 products: no FP32 copy is worth making ...
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16"), "fp64 from 1");
+    // ... unless the solve runs longer (Richardson with Jacobi, 18 iterations).
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16 --smoother jacobi "
+                      "--solver richardson --rtol 1e-13"),
+              "fp32 from 17");
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K32P32D32"), "fp32 from 1");
+    EXPECT_EQ(storage("--problem rhd --n 12 --precision K64P32D16"), "fp64 from 1");
+    EXPECT_EQ(storage("--problem rhd --n 12 --precision K32P32D16"), "fp32 from 1");
     const CliRun r = mpmg("solve --problem laplace27 --n 12 --precision K64P64D64");
-    EXPECT_NE(r.out.find("Krylov products: A stored in fp16"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Krylov products: A stored in fp16 (holds every value of A exactly) "
+                         "from product 7 on, computed in fp64"),
+              std::string::npos)
+        << r.out;
 }
 
 TEST(Cli, NotConvergedExitsThree) {

@@ -121,9 +121,13 @@ void print_hierarchy(const SolveResult& r) {
                r.levels.size(), r.grid_complexity, r.operator_complexity);
     if (r.operator_storage != r.options.precision.krylov) {
         fmt::print(
-            "Krylov products: A stored in {} (holds every value of A exactly), computed in "
+            "Krylov products: A stored in {} (holds every value of A exactly){}, computed in "
             "{}\n",
-            to_string(r.operator_storage), to_string(r.options.precision.krylov));
+            to_string(r.operator_storage),
+            r.operator_storage_from > 1
+                ? fmt::format(" from product {} on", r.operator_storage_from)
+                : std::string(),
+            to_string(r.options.precision.krylov));
     }
     fmt::print("  {:>3} {:>15} {:>6} {:>10} {:>11} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  {}\n",
                "lvl", "grid", "stncl", "rows", "nnz", "P", "D", "scaled", "G", "overflow",

@@ -60,8 +60,11 @@ struct SolveResult {
     std::vector<std::string> guard_events;
     double setup_s = 0.0, preconditioner_s = 0.0, other_s = 0.0, total_s = 0.0;
     /// Storage of the matrix the Krylov solver's products read: K's own, or a narrower exact
-    /// copy (every value of A held exactly; structured serial path).
+    /// copy (every value of A held exactly; structured serial path) ...
     Precision operator_storage = Precision::fp64;
+    /// ... from this product on (1: all of them; a copy that level 0 does not share is made only
+    /// once the solve has run long enough to pay for it).
+    int operator_storage_from = 1;
     std::vector<LevelInfo> levels;
     double grid_complexity = 0.0, operator_complexity = 0.0;
     std::optional<double> error_vs_exact;    ///< ||x - x_exact||_2 / ||x_exact||_2 if known

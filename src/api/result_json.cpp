@@ -81,6 +81,7 @@ json to_json(const SolveResult& r) {
                   {"other", r.other_s},
                   {"total", r.total_s}}},
                 {"krylov_operator_storage", to_string(r.operator_storage)},
+                {"krylov_operator_storage_from_product", r.operator_storage_from},
                 {"hierarchy",
                  {{"levels", levels},
                   {"grid_complexity", r.grid_complexity},

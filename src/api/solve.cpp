@@ -38,48 +38,75 @@ std::optional<SgDiaMatrix<S>> copy_if_memory(const SgDiaMatrix<double>& a) {
     }
 }
 
+/// Krylov products before the operator makes an exact narrower copy that level 0 does not share
+/// (ski rental: wait about as many products as the copy costs). Measured on laplace27 n = 128,
+/// one thread: an FP64-compute 3d27 product costs 47 ms from FP64 values, 19-22 ms from FP16 and
+/// ~30 ms from FP32; the FP16 copy costs ~170 ms (68 ms of conversion and the first touch of
+/// 113 MB at ~0.9 ms per MB), the FP32 copy ~270 ms: about 6 and 16 products' savings.
+constexpr int kProductsBeforeHalfCopy = 6;
+constexpr int kProductsBeforeSingleCopy = 16;
+
 /// A on the structured path in iterative precision K: the problem's own FP64 matrix when K is
 /// FP64 (no copy), else a truncated copy. When a narrower storage holds every value of A
 /// exactly (FP16, or FP32 under FP64; constant-coefficient stencils such as Laplace's 26 and
 /// -1), the products run on a copy in that storage, computing in K: the same products from a
-/// quarter (half) of the matrix bytes of FP64, which dominate the memory-bound SpMV.
+/// quarter (half) of the matrix bytes of FP64, which dominate the memory-bound SpMV. The FP16
+/// copy is made when the hierarchy's level 0 asks for it (exact_half(): it then stores that
+/// same matrix instead of truncating its own, so the copy costs nothing extra); otherwise the
+/// copies are tried only once a solve has run long enough to pay for them.
 template <class K>
 class SgDiaOperator final : public LinearOperator<K> {
 public:
-    SgDiaOperator(const SgDiaMatrix<double>& a, TruncationCounts& counts) : rows_(a.rows()) {
-        if (std::optional<SgDiaMatrix<half>> h = copy_if_memory<half>(a)) {
-            half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
-            return;
-        }
-        if constexpr (std::is_same_v<K, double>) {
-            if (!(single_ = copy_if_memory<float>(a))) a64_ = &a;
-        } else {
-            single_ = truncate<float>(a, counts);
-        }
+    SgDiaOperator(const SgDiaMatrix<double>& a, TruncationCounts& counts) : a_(a) {
+        if constexpr (!std::is_same_v<K, double>) single_ = truncate<float>(a, counts);
     }
-    std::int64_t size() const override { return rows_; }
+    std::int64_t size() const override { return a_.rows(); }
     void apply(const K* x, K* y) const override {
+        const int product = products_ + 1;
+        if (!tried_half_ && product > kProductsBeforeHalfCopy) (void)exact_half();
+        if constexpr (std::is_same_v<K, double>) {
+            if (!half_ && !tried_single_ && product > kProductsBeforeSingleCopy) {
+                tried_single_ = true;
+                if ((single_ = copy_if_memory<float>(a_))) single_from_ = product;
+            }
+        }
+        products_ = product;
         if (half_) {
             spmv(*half_, x, y);
         } else if (single_) {
             spmv(*single_, x, y);
         } else if constexpr (std::is_same_v<K, double>) {
-            spmv(*a64_, x, y);
+            spmv(a_, x, y);
         }
     }
-    /// The storage of the matrix the products read (K's own unless an exact copy is narrower).
+    /// The exact FP16 copy of A, made on the first call, or null when FP16 does not hold every
+    /// value of A (or there is no memory for it). The products read it from then on.
+    std::shared_ptr<const SgDiaMatrix<half>> exact_half() const {
+        if (!tried_half_) {
+            tried_half_ = true;
+            if (std::optional<SgDiaMatrix<half>> h = copy_if_memory<half>(a_)) {
+                half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
+                half_from_ = products_ + 1;
+            }
+        }
+        return half_;
+    }
+    /// The storage of the matrix the last products read (K's own unless an exact copy is
+    /// narrower).
     Precision storage() const {
         return half_ ? Precision::fp16 : single_ ? Precision::fp32 : Precision::fp64;
     }
-    /// The exact FP16 copy of A, if there is one: the hierarchy's level 0 shares it when it
-    /// stores FP16 unscaled (one copy, built once, instead of two).
-    std::shared_ptr<const SgDiaMatrix<half>> exact_half() const { return half_; }
+    /// The first product that read that storage (1: every product).
+    int storage_from_product() const { return half_ ? half_from_ : single_ ? single_from_ : 1; }
 
 private:
-    std::int64_t rows_;
-    std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< exact FP16 copy
-    std::optional<SgDiaMatrix<float>> single_;  ///< exact FP32 copy (K = FP64), or A in K = FP32
-    const SgDiaMatrix<double>* a64_ = nullptr;  ///< A itself (K = FP64, no copy)
+    const SgDiaMatrix<double>& a_;
+    mutable int products_ = 0;
+    mutable bool tried_half_ = false, tried_single_ = false;
+    mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< exact FP16 copy
+    /// Exact FP32 copy (K = FP64), or A truncated to K = FP32.
+    mutable std::optional<SgDiaMatrix<float>> single_;
+    mutable int half_from_ = 1, single_from_ = 1;
 };
 
 /// A on the AMG path in iterative precision K.
@@ -106,14 +133,15 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     TruncationCounts counts;
     const SgDiaOperator<K> a(p.a, counts);
     check_k(counts, o.precision.krylov);
-    out.operator_storage = a.storage();
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<Built<Hierarchy>>(p.a, mg, plan, a.exact_half()));
+            std::make_unique<Built<Hierarchy>>(p.a, mg, plan, [&a] { return a.exact_half(); }));
     };
     run_guarded<K>(a, p.b, build, o, SmootherKind::jacobi, out);
+    out.operator_storage = a.storage();
+    out.operator_storage_from = a.storage_from_product();
 }
 
 template <class K>

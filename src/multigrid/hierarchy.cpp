@@ -95,7 +95,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
 }
 
 Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
-                     const PrecisionPlan& plan, std::shared_ptr<const SgDiaMatrix<half>> exact_half)
+                     const PrecisionPlan& plan, ExactHalfSource exact_half)
     : mg_(mg) {
     GalerkinLevels g = galerkin_levels(a, mg);
     coarse_sweeps_ = g.coarse_sweeps;

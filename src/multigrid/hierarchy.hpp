@@ -43,11 +43,11 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
 
 class Hierarchy {
 public:
-    /// Builds all levels from the FP64 finest operator. `exact_half`, when given, is a's values
-    /// in FP16 exactly (truncate<half>(a) without any rounding): level 0 shares it if it stores
-    /// FP16 unscaled (LevelSetup::exact_half).
+    /// Builds all levels from the FP64 finest operator. `exact_half`, when given, makes a's
+    /// values in FP16 if FP16 holds them exactly: level 0 asks for them if it stores FP16
+    /// unscaled, and shares them (LevelSetup::exact_half).
     Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg, const PrecisionPlan& plan,
-              std::shared_ptr<const SgDiaMatrix<half>> exact_half = nullptr);
+              ExactHalfSource exact_half = {});
 
     int num_levels() const { return static_cast<int>(levels_.size()); }
     const std::vector<LevelReport>& report() const { return report_; }

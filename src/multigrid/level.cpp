@@ -23,15 +23,17 @@ constexpr Precision precision_of() {
 }
 
 /// The level's matrix in storage precision S (scaled inside the truncation when so set up), or
-/// the shared exact FP16 copy when the level stores FP16 unscaled and one is given.
+/// the shared exact FP16 copy when the level stores FP16 unscaled and its source gives one.
 template <class S>
 std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
                                                      TruncationCounts& counts) {
     if constexpr (std::is_same_v<S, half>) {
         if (setup.exact_half && setup.s.empty() && !setup.owns) {
-            // What truncate<half> would count on values half holds exactly.
-            counts.subnormal += subnormal_count(*setup.exact_half);
-            return setup.exact_half;
+            if (std::shared_ptr<const SgDiaMatrix<half>> m = setup.exact_half()) {
+                // What truncate<half> would count on values half holds exactly.
+                counts.subnormal += subnormal_count(*m);
+                return m;
+            }
         }
     }
     if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ public:
     virtual const std::vector<std::int64_t>& rows() const = 0;
 };
 
+/// Makes or returns an exact FP16 copy of a level's matrix (null when FP16 does not hold it).
+using ExactHalfSource = std::function<std::shared_ptr<const SgDiaMatrix<half>>()>;
+
 /// The data a level is built from.
 struct LevelSetup {
     const SgDiaMatrix<double>* source = nullptr;  ///< the level's FP64 operator (not owned)
@@ -70,10 +74,11 @@ struct LevelSetup {
     /// False for level 0 of scale-then-setup: the whole hierarchy lives in the scaled
     /// variables, so s applies only at the preconditioner's input and output.
     bool scale_transfers = true;
-    /// The level's matrix already in FP16 and equal to truncate<half>(matrix()) (the Krylov
-    /// operator's exact copy of A, api/solve.cpp): a level that stores FP16 unscaled shares it
-    /// instead of truncating a second copy. Null: none.
-    std::shared_ptr<const SgDiaMatrix<half>> exact_half;
+    /// Gives the level's matrix in FP16 if FP16 holds it exactly (equal to
+    /// truncate<half>(matrix())), else null: the Krylov operator's exact copy of A
+    /// (api/solve.cpp). A level that stores FP16 unscaled asks for it and shares it instead of
+    /// truncating a second copy; empty: no such source.
+    ExactHalfSource exact_half;
     LevelPrecision precision;             ///< storage as finally decided
     const Transfer* to_coarse = nullptr;  ///< transfer to the next level (null on the coarsest)
     SmootherKind smoother = SmootherKind::symgs;

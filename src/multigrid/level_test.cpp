@@ -117,42 +117,49 @@ TEST(LevelInterface, EquilibratedAmgLevel) {
 }
 
 // Level 0 shares an exact FP16 copy of A (the Krylov operator's) instead of truncating its own
-// when it stores FP16 unscaled: the hierarchy holds the same matrix object and gives bit for bit
-// the cycle of a hierarchy that truncated A itself. Other storages, or a scaled level 0, do not
-// take it.
+// when it stores FP16 unscaled: it asks its source once, holds the same matrix object and gives
+// bit for bit the cycle of a hierarchy that truncated A itself. Other storages, or a scaled
+// level 0, do not ask; a source without a copy (null) leaves the level to truncate A.
 TEST(HierarchySharing, Level0TakesTheExactFp16CopyOnlyWhenItStoresFp16Unscaled) {
     const SgDiaMatrix<double> a = laplace27(Box{12, 11, 10});
     std::optional<SgDiaMatrix<half>> copy = exact_copy<half>(a);
     ASSERT_TRUE(copy) << "Laplace's 26 and -1 are exact in FP16";
     const auto exact = std::make_shared<const SgDiaMatrix<half>>(std::move(*copy));
+    int asked = 0;
+    const ExactHalfSource source = [&] {
+        ++asked;
+        return exact;
+    };
     MultigridOptions mg;
     mg.smoother = SmootherKind::symgs;
     const PrecisionPlan fp16 = parse_precision("K64P32D16");
-    Hierarchy shared(a, mg, fp16, exact);
+    Hierarchy shared(a, mg, fp16, source);
+    EXPECT_EQ(asked, 1);
     EXPECT_EQ(exact.use_count(), 2) << "level 0 holds the copy";
     Hierarchy own(a, mg, fp16);
     ASSERT_EQ(shared.report().front().storage, Precision::fp16);
     EXPECT_FALSE(shared.report().front().scaled);
     EXPECT_EQ(shared.report().front().counts.subnormal, own.report().front().counts.subnormal);
     const std::vector<double> r = random_vector(static_cast<std::size_t>(a.rows()), 9);
-    std::vector<double> z1(r.size()), z2(r.size());
+    std::vector<double> z1(r.size()), z2(r.size()), z3(r.size());
     shared.apply(r.data(), z1.data());
     own.apply(r.data(), z2.data());
     EXPECT_EQ(z1, z2);
+    Hierarchy without(a, mg, fp16, [] { return std::shared_ptr<const SgDiaMatrix<half>>(); });
+    without.apply(r.data(), z3.data());
+    EXPECT_EQ(z3, z2) << "a source without a copy: the level truncates A itself";
+    asked = 0;
     {
-        Hierarchy fp32(a, mg, parse_precision("K64P32D32"), exact);
-        EXPECT_EQ(exact.use_count(), 2) << "an FP32 level 0 truncates A itself";
+        Hierarchy fp32(a, mg, parse_precision("K64P32D32"), source);
+        EXPECT_EQ(asked, 0) << "an FP32 level 0 truncates A itself";
     }
-    // Values far outside FP16: level 0 is scaled, the copy (of A, not of the scaled A) unused.
-    const SgDiaMatrix<double> big = laplace27(Box{10, 9, 8}, 1e8);
-    std::optional<SgDiaMatrix<half>> none = exact_copy<half>(big);
-    EXPECT_FALSE(none);
-    SgDiaMatrix<half> wrong(a.box(), a.stencil(), 1);  // zeros: used, it would break the cycle
-    const auto unused = std::make_shared<const SgDiaMatrix<half>>(std::move(wrong));
-    const SgDiaMatrix<double> big_same_box = laplace27(Box{12, 11, 10}, 1e8);
-    Hierarchy scaled(big_same_box, mg, fp16, unused);
+    // Values far outside FP16: level 0 is scaled and does not ask (a copy of A is not a copy
+    // of the scaled A).
+    const SgDiaMatrix<double> big = laplace27(Box{12, 11, 10}, 1e8);
+    EXPECT_FALSE(exact_copy<half>(big));
+    Hierarchy scaled(big, mg, fp16, source);
     ASSERT_TRUE(scaled.report().front().scaled);
-    EXPECT_EQ(unused.use_count(), 1);
+    EXPECT_EQ(asked, 0);
 }
 
 }  // namespace
