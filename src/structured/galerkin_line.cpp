@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/combine_simd.hpp"
+
 namespace mpmg::galerkin {
 
 namespace {
@@ -112,8 +114,18 @@ Runs yz_runs(const Plan& p, const Int3& o, int sp, int cj, int ck) {
     return runs;
 }
 
-/// Adds fine diagonal d, fine row sp (f = 2I + sp) of the coarse x-line (cj, ck) into `acc`.
-void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
+/// Where fine diagonal d, fine row sp (f = 2I + sp) of the coarse x-line (cj, ck) reads: its
+/// runs, the fine x-line, and how a coarse ci maps onto it.
+struct Source {
+    Runs runs;
+    const double* src = nullptr;  ///< the fine x-line (fy, fz) of diagonal d
+    std::int64_t x0 = 0;          ///< fine x of coarse ci: x0 + ci * step
+    std::int64_t cf0 = 0;         ///< fine cell index (for the weights): cf0 + ci * step
+    std::int64_t step = 1;
+};
+
+/// False when the row or its neighbour lies outside along y or z for the whole line.
+bool source_of(const Plan& p, int d, int sp, int cj, int ck, Source& out) {
     const std::size_t dir = p.dir;
     const Int3& o = p.off[static_cast<std::size_t>(d)];
     // The fine cell of coarse cell (ci, cj, ck) is (fx, fy, fz), its coordinate along dir
@@ -123,18 +135,26 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     const int fz = dir == 2 ? 2 * ck + sp : ck;
     if ((dir == 1 && fy >= p.n) || (dir == 2 && fz >= p.n) || fy + o[1] < 0 ||
         fy + o[1] >= p.ext[1] || fz + o[2] < 0 || fz + o[2] >= p.ext[2]) {
-        return;
+        return false;
     }
-    const Runs runs =
-        dir == 0 ? p.xruns[static_cast<std::size_t>(3 * d + sp)] : yz_runs(p, o, sp, cj, ck);
-    // Fine x of coarse ci: x0 + ci * step; cell index (for the weights) cf0 + ci * step.
-    const std::int64_t x0 = dir == 0 ? sp : 0;
-    const std::int64_t cf0 = x0 + p.stride[1] * fy + p.stride[2] * fz;
-    const std::int64_t step = dir == 0 ? 2 : 1;
+    out.runs = dir == 0 ? p.xruns[static_cast<std::size_t>(3 * d + sp)] : yz_runs(p, o, sp, cj, ck);
+    out.x0 = dir == 0 ? sp : 0;
+    out.cf0 = out.x0 + p.stride[1] * fy + p.stride[2] * fz;
+    out.step = dir == 0 ? 2 : 1;
+    out.src = p.in.line(static_cast<std::size_t>(d), fy, fz);
+    return true;
+}
+
+/// Adds fine diagonal d, fine row sp (f = 2I + sp) of the coarse x-line (cj, ck) into `acc`.
+void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
+    Source at;
+    if (!source_of(p, d, sp, cj, ck, at)) return;
+    const Runs& runs = at.runs;
+    const std::int64_t x0 = at.x0, cf0 = at.cf0, step = at.step;
+    const double* src = at.src;
     const std::int64_t lin = p.lin[static_cast<std::size_t>(d)];
     const double* pw = sp == 1 ? nullptr : sp == 0 ? p.wr : p.wl;
     const double pc = sp == 1 ? 1.0 : 0.5;
-    const double* src = p.in.line(static_cast<std::size_t>(d), fy, fz);  // fine x-line (fy, fz)
     for (int k = 0; k < runs.count; ++k) {
         const Run& run = runs.run[static_cast<std::size_t>(k)];
         const Reach reach = run.reach;
@@ -144,11 +164,6 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
             p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(delta + 1)] * p.line;
         const double* qw = reach == Reach::odd ? nullptr : reach == Reach::left ? p.wl : p.wr;
         const double qc = reach == Reach::odd ? 1.0 : 0.5;
-        if (!pw && !qw && p.rr == 1) {
-            const double w = pc * qc;
-            for (int ci = lo; ci < hi; ++ci) dst[ci] += w * src[x0 + ci * step];
-            continue;
-        }
         if (pw && qw && p.rr == 1) {  // operator-dependent weights, scalar
             for (int ci = lo; ci < hi; ++ci) {
                 const std::int64_t cf = cf0 + ci * step;
@@ -165,10 +180,100 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     }
 }
 
+/// One weighted fine line that a coarse output line sums: w src[ci step] for ci in [lo, hi).
+struct Term {
+    const double* src;
+    double w;
+    int lo, hi;
+};
+
+/// The coarse x-line (cj, ck) of a scalar operator with constant weights (1/2), one output
+/// offset at a time: its terms in the order accumulate() would add them (fine diagonal, fine
+/// row, run), summed in registers over the cells every term covers (kernels::weighted_sum)
+/// and one by one at the ends, each output value stored once. Bit for bit accumulate()'s
+/// result: the same products, added in the same order, starting from 0.
+void sum_line(const Plan& p, int cj, int ck, double* acc) {
+    constexpr int kMaxTerms = 27 * 3 * 2;  // offsets x fine rows x runs
+    std::array<Term, kMaxTerms> terms;
+    std::array<int, kMaxTerms> term_dc;
+    std::array<int, 28> first{};  // terms of output dc: sorted[first[dc] .. first[dc + 1])
+    int count = 0;
+    std::int64_t step = 1;
+    const int nd = static_cast<int>(p.off.size());
+    for (int d = 0; d < nd; ++d) {
+        for (int sp = 0; sp < 3; ++sp) {
+            Source at;
+            if (!source_of(p, d, sp, cj, ck, at)) continue;
+            step = at.step;
+            const double pc = sp == 1 ? 1.0 : 0.5;
+            for (int k = 0; k < at.runs.count; ++k) {
+                const Run& run = at.runs.run[static_cast<std::size_t>(k)];
+                const double qc = run.reach == Reach::odd ? 1.0 : 0.5;
+                const int dc =
+                    p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(run.delta + 1)];
+                terms[static_cast<std::size_t>(count)] = {at.src + at.x0, pc * qc, run.lo, run.hi};
+                term_dc[static_cast<std::size_t>(count)] = dc;
+                ++first[static_cast<std::size_t>(dc + 1)];
+                ++count;
+            }
+        }
+    }
+    // Stable bucketing by output offset keeps each output's terms in accumulate()'s order.
+    for (int dc = 0; dc < p.ndc; ++dc) {
+        first[static_cast<std::size_t>(dc + 1)] += first[static_cast<std::size_t>(dc)];
+    }
+    std::array<Term, kMaxTerms> sorted;
+    std::array<int, 28> next = first;
+    for (int t = 0; t < count; ++t) {
+        const int dc = term_dc[static_cast<std::size_t>(t)];
+        sorted[static_cast<std::size_t>(next[static_cast<std::size_t>(dc)]++)] =
+            terms[static_cast<std::size_t>(t)];
+    }
+    std::array<const double*, kMaxTerms> src;
+    std::array<double, kMaxTerms> w;
+    for (int dc = 0; dc < p.ndc; ++dc) {
+        const int t0 = first[static_cast<std::size_t>(dc)];
+        const int m = first[static_cast<std::size_t>(dc + 1)] - t0;
+        if (m == 0) continue;
+        const Term* tm = sorted.data() + t0;
+        double* out = acc + dc * p.line;
+        int lo = tm[0].lo, hi = tm[0].hi, all_lo = tm[0].lo, all_hi = tm[0].hi;
+        for (int k = 1; k < m; ++k) {
+            lo = std::min(lo, tm[k].lo);
+            hi = std::max(hi, tm[k].hi);
+            all_lo = std::max(all_lo, tm[k].lo);
+            all_hi = std::min(all_hi, tm[k].hi);
+        }
+        if (all_lo >= all_hi) all_lo = all_hi = hi;  // no common range: every cell at the ends
+        // The ends, where only some terms apply.
+        const auto one = [&](int ci) {
+            double v = 0.0;
+            for (int k = 0; k < m; ++k) {
+                if (tm[k].lo <= ci && ci < tm[k].hi) v = v + tm[k].w * tm[k].src[ci * step];
+            }
+            out[ci] = v;
+        };
+        for (int ci = lo; ci < all_lo; ++ci) one(ci);
+        for (int ci = all_hi; ci < hi; ++ci) one(ci);
+        if (all_lo < all_hi) {
+            for (int k = 0; k < m; ++k) {
+                src[static_cast<std::size_t>(k)] = tm[k].src + all_lo * step;
+                w[static_cast<std::size_t>(k)] = tm[k].w;
+            }
+            kernels::weighted_sum(src.data(), w.data(), m, static_cast<int>(step), out + all_lo,
+                                  all_hi - all_lo);
+        }
+    }
+}
+
 }  // namespace
 
 void coarse_line(const Plan& p, int cj, int ck, double* acc) {
     std::fill(acc, acc + p.ndc * p.line, 0.0);
+    if (p.rr == 1 && p.wl == nullptr && p.wr == nullptr) {
+        sum_line(p, cj, ck, acc);
+        return;
+    }
     const int nd = static_cast<int>(p.off.size());
     for (int d = 0; d < nd; ++d) {
         for (int sp = 0; sp < 3; ++sp) accumulate(p, d, sp, cj, ck, acc);
