@@ -44,7 +44,7 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
 }
 
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
-                       const PrecisionPlan& plan, LevelReport& rep) {
+                       const PrecisionPlan& plan, LevelReport& rep, bool pretruncate) {
     const bool scale_first = mg.scaling == ScalingKind::scale_then_setup;
     const bool last = l == static_cast<int>(g.mats.size()) - 1;
     const SgDiaMatrix<double>& m = *g.mats[static_cast<std::size_t>(l)];
@@ -67,7 +67,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         // ILU(0) factorisation).
         const bool materialise = mg.smoother == SmootherKind::ilu0;
         StorageDecision dec = decide_storage(m, plan.level(l), may_scale, plan.automatic,
-                                             mg.setup_fallback, materialise);
+                                             mg.setup_fallback, materialise, pretruncate);
         setup.precision = dec.precision;
         setup.source = &m;
         if (dec.scaled && materialise) {
@@ -75,6 +75,8 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
             setup.owns = true;
         } else if (dec.scaled) {
             setup.scale_in_truncation = true;
+            setup.truncated = std::move(dec.truncated);
+            setup.truncated_counts = dec.truncated_counts;
         }
         setup.s = std::move(dec.s);
         rep.scaled = dec.scaled;
@@ -104,7 +106,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
     for (int l = 0; l < nl; ++l) {
         const bool last = l == nl - 1;
         LevelReport rep;
-        LevelSetup setup = level_setup(g, l, mg, plan, rep);
+        LevelSetup setup = level_setup(g, l, mg, plan, rep, /*pretruncate=*/true);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         if (l == 0 && g.mats[0] == &a) setup.exact_half = exact_half;
         levels_.push_back(make_level(l, setup, last && g.direct, rep));

@@ -28,6 +28,10 @@ template <class S>
 std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
                                                      TruncationCounts& counts) {
     if constexpr (std::is_same_v<S, half>) {
+        if (setup.truncated) {
+            counts += setup.truncated_counts;
+            return setup.truncated;
+        }
         if (setup.exact_half && setup.s.empty() && !setup.owns) {
             if (std::shared_ptr<const SgDiaMatrix<half>> m = setup.exact_half()) {
                 // What truncate<half> would count on values half holds exactly.

@@ -79,6 +79,10 @@ struct LevelSetup {
     /// (api/solve.cpp). A level that stores FP16 unscaled asks for it and shares it instead of
     /// truncating a second copy; empty: no such source.
     ExactHalfSource exact_half;
+    /// The level's FP16 storage matrix already truncated (scaled) by the storage decision, with
+    /// its counts (StorageDecision::truncated); null: the level truncates.
+    std::shared_ptr<const SgDiaMatrix<half>> truncated;
+    TruncationCounts truncated_counts;
     LevelPrecision precision;             ///< storage as finally decided
     const Transfer* to_coarse = nullptr;  ///< transfer to the next level (null on the coarsest)
     SmootherKind smoother = SmootherKind::symgs;

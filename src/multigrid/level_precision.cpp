@@ -112,7 +112,8 @@ std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p,
 }  // namespace
 
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
-                               bool may_scale, bool automatic, bool fallback, bool materialise) {
+                               bool may_scale, bool automatic, bool fallback, bool materialise,
+                               bool pretruncate) {
     StorageDecision out;
     out.precision = requested;
     const Precision st = requested.storage;
@@ -139,6 +140,10 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     TruncationCounts c;
     if (out.scaled && materialise) {
         out.scaled_matrix = scale_matrix(a, out.s, limits_for(st), c);
+    } else if (out.scaled && pretruncate && st == Precision::fp16) {
+        out.truncated =
+            std::make_shared<const SgDiaMatrix<half>>(truncate_scaled<half>(a, out.s, c));
+        out.truncated_counts = c;
     } else if (out.scaled) {
         c = count_scaled_truncation(a, out.s, limits_for(st));
     } else if (outside) {

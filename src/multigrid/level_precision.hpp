@@ -2,9 +2,11 @@
 // whether it must fall back to a wider storage precision — with the reason, for the report.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/float16.hpp"
 #include "mpmg/options.hpp"
 #include "mpmg/precision.hpp"
 #include "mpmg/sgdia_matrix.hpp"
@@ -18,6 +20,10 @@ struct StorageDecision {
     std::vector<double> s;  ///< diag(Q^{1/2}) when scaled
     /// Q^{-1/2} A Q^{-1/2} when scaled and asked to materialise it, else empty.
     SgDiaMatrix<double> scaled_matrix;
+    /// With `pretruncate`, a scaled FP16 level's storage matrix (truncate_scaled<half>), built by
+    /// the pass that counts for the decision, and its counts; null otherwise.
+    std::shared_ptr<const SgDiaMatrix<half>> truncated;
+    TruncationCounts truncated_counts;
     std::string note;  ///< decision and reason, empty when nothing to say
 };
 
@@ -27,8 +33,11 @@ struct StorageDecision {
 /// `fallback` false (ablation only): an overflowing level keeps the requested storage.
 /// `materialise` false: a scaled level's Â is not built (its counts and checks are computed
 /// from a and s); the level then scales inside its truncation (truncate_scaled).
+/// `pretruncate` (with materialise false, FP16): the counts come from that truncation itself,
+/// kept in `truncated` for the level (one pass over a instead of a counting pass and then the
+/// truncation); a widened decision drops it.
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
                                bool may_scale, bool automatic, bool fallback = true,
-                               bool materialise = true);
+                               bool materialise = true, bool pretruncate = false);
 
 }  // namespace mpmg

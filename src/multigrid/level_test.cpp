@@ -116,6 +116,42 @@ TEST(LevelInterface, EquilibratedAmgLevel) {
         2e-3);
 }
 
+// A scaled FP16 level whose storage decision truncates while it counts (pretruncate, the serial
+// hierarchy) is the level that truncates itself after a counting pass: same counts, same
+// decision, bit for bit the same smoothing; without pretruncate nothing is kept.
+TEST(LevelSetupPretruncate, ScaledFp16LevelIsTheSameWithOnePassLess) {
+    const SgDiaMatrix<double> a = laplace27(Box{10, 9, 8}, 1e8);  // far outside FP16: scaled
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::symgs;
+    const GalerkinLevels g = galerkin_levels(a, mg);
+    const PrecisionPlan plan = parse_precision("K64P32D16");
+    LevelReport rep_two, rep_one;
+    LevelSetup two = level_setup(g, 0, mg, plan, rep_two);
+    LevelSetup one = level_setup(g, 0, mg, plan, rep_one, /*pretruncate=*/true);
+    ASSERT_TRUE(rep_one.scaled);
+    EXPECT_EQ(two.truncated, nullptr);
+    ASSERT_NE(one.truncated, nullptr);
+    EXPECT_EQ(one.precision.storage, two.precision.storage);
+    EXPECT_EQ(rep_one.note, rep_two.note);
+    two.to_coarse = one.to_coarse = &g.transfers.front();
+    const auto lev_two = make_level(0, two, false, rep_two);
+    const auto lev_one = make_level(0, one, false, rep_one);
+    EXPECT_EQ(one.truncated.use_count(), 2) << "the level holds the decision's matrix";
+    EXPECT_EQ(rep_one.counts.overflow, rep_two.counts.overflow);
+    EXPECT_EQ(rep_one.counts.underflow, rep_two.counts.underflow);
+    EXPECT_EQ(rep_one.counts.subnormal, rep_two.counts.subnormal);
+    const std::vector<double> b = random_vector(static_cast<std::size_t>(a.rows()), 4);
+    std::vector<double> z_two(b.size()), z_one(b.size());
+    for (auto* lev : {lev_two.get(), lev_one.get()}) {
+        lev->set_rhs(b.data());
+        lev->smooth(1, true);
+        lev->smooth(1, false);
+    }
+    lev_two->get_solution(z_two.data());
+    lev_one->get_solution(z_one.data());
+    EXPECT_EQ(z_one, z_two);
+}
+
 // Level 0 shares an exact FP16 copy of A (the Krylov operator's) instead of truncating its own
 // when it stores FP16 unscaled: it asks its source once, holds the same matrix object and gives
 // bit for bit the cycle of a hierarchy that truncated A itself. Other storages, or a scaled
