@@ -1,11 +1,10 @@
 // Vector operations shared by the Krylov solvers (cg, gmres, richardson). Vectors are stored in
 // the iterative precision K; inner products and norms accumulate in double for every K
 // (STYLE.md: errors and numerics), in the SIMD kernels of kernels/vector_simd.hpp (the same bits
-// on every vector width; each thread sums one contiguous block). Loops run
-// under OpenMP when the vector is long enough to pay for the threads.
+// on every vector width; each thread sums one contiguous block). Loops run under OpenMP when the
+// vector is long enough to pay for the threads.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
