@@ -99,9 +99,11 @@ HWY_INLINE void store_narrow(D d, hn::Vec<D> x, S* HWY_RESTRICT dst) {
 /// operations as scale_matrix), and the counts.
 template <bool kScaled, class S>
 TruncationCounts narrow_any(const double* HWY_RESTRICT src, const double* HWY_RESTRICT si,
-                            const double* HWY_RESTRICT sj, S* HWY_RESTRICT dst, std::int64_t n) {
+                            const double* HWY_RESTRICT sj, S* HWY_RESTRICT dst, std::int64_t n,
+                            double* largest = nullptr) {
     const hn::ScalableTag<double> d;
     const double overflow = range_limits<S>().overflow;
+    auto big = hn::Zero(d);  // largest |x| per lane; a comparison, so NaN never enters
     const auto value = [&](std::int64_t i) {
         if constexpr (kScaled) {
             return src[i] / (si[i] * sj[i]);
@@ -114,6 +116,10 @@ TruncationCounts narrow_any(const double* HWY_RESTRICT src, const double* HWY_RE
         auto x = hn::LoadU(d, src + i);
         if constexpr (kScaled) x = hn::Div(x, hn::Mul(hn::LoadU(d, si + i), hn::LoadU(d, sj + i)));
         store_narrow(d, x, dst + i);
+        if constexpr (kScaled) {
+            const auto ax = hn::Abs(x);
+            big = hn::IfThenElse(hn::Gt(ax, big), ax, big);
+        }
         return x;
     };
     HWY_ALIGN double chunk[kCountChunk];  // the scaled values of a chunk that needs counting
@@ -134,7 +140,13 @@ TruncationCounts narrow_any(const double* HWY_RESTRICT src, const double* HWY_RE
     };
     std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, range_limits<S>()),
                                     c, narrowed, redo);
-    for (; k < n; ++k) dst[k] = truncate_counted<S>(value(k), c);
+    double top = hn::GetLane(hn::MaxOfLanes(d, big));
+    for (; k < n; ++k) {
+        const double x = value(k);
+        if (std::fabs(x) > top) top = std::fabs(x);
+        dst[k] = truncate_counted<S>(x, c);
+    }
+    if (largest && n > 0 && top > *largest) *largest = top;
     return c;
 }
 
@@ -151,12 +163,12 @@ TruncationCounts narrow_b(const double* src, bfloat16* dst, std::int64_t n) {
     return narrow_any<false>(src, nullptr, nullptr, dst, n);
 }
 TruncationCounts narrow_scaled_h(const double* src, const double* si, const double* sj, half* dst,
-                                 std::int64_t n) {
-    return narrow_any<true>(src, si, sj, dst, n);
+                                 std::int64_t n, double* largest) {
+    return narrow_any<true>(src, si, sj, dst, n, largest);
 }
 TruncationCounts narrow_scaled_b(const double* src, const double* si, const double* sj,
-                                 bfloat16* dst, std::int64_t n) {
-    return narrow_any<true>(src, si, sj, dst, n);
+                                 bfloat16* dst, std::int64_t n, double* largest) {
+    return narrow_any<true>(src, si, sj, dst, n, largest);
 }
 /// dst = S(src) if S holds every value exactly (returns true); stops at the first chunk with a
 /// value it does not and returns false (dst then partly written). A value is exact when the
@@ -235,12 +247,12 @@ bool narrow_exact(const double* src, half* dst, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_h)(src, dst, n);
 }
 TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, half* dst,
-                               std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(convert::narrow_scaled_h)(src, si, sj, dst, n);
+                               std::int64_t n, double* largest) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_scaled_h)(src, si, sj, dst, n, largest);
 }
 TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, bfloat16* dst,
-                               std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(convert::narrow_scaled_b)(src, si, sj, dst, n);
+                               std::int64_t n, double* largest) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_scaled_b)(src, si, sj, dst, n, largest);
 }
 const char* convert_target_name() {
     return hwy::TargetName(HWY_DYNAMIC_DISPATCH(convert::current_target)());

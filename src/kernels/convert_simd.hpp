@@ -45,11 +45,13 @@ bool narrow_exact(const double* src, half* dst, std::int64_t n);
 
 /// dst[k] = S(src[k] / (si[k] sj[k])) for k < n: the symmetric scaling of setup-then-scale
 /// inside the narrowing (bit for bit narrow() of scale_counted's output, without writing the
-/// FP64 scaled values anywhere), with the counts of the scaled values.
+/// FP64 scaled values anywhere), with the counts of the scaled values. With `largest`, raises
+/// *largest to the largest |src[k] / (si[k] sj[k])| (NaN ignored; Inf counts), computed in the
+/// same pass: what the choice of G checks (multigrid/scaling.hpp).
 TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, half* dst,
-                               std::int64_t n);
+                               std::int64_t n, double* largest = nullptr);
 TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, bfloat16* dst,
-                               std::int64_t n);
+                               std::int64_t n, double* largest = nullptr);
 
 /// Name of the Highway target that dynamic dispatch runs on this CPU (e.g. "AVX2"), honouring
 /// hwy::SetSupportedTargetsForTest.

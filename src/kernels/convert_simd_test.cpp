@@ -153,9 +153,25 @@ void expect_scaled_matches(const std::vector<double>& src, unsigned seed) {
     std::vector<S> want(src.size()), got(src.size());
     const auto n = static_cast<std::int64_t>(src.size());
     const TruncationCounts cw = kernels::narrow(scaled.data(), want.data(), n);
+    double largest = -1.0;  // raised to the largest |scaled| (NaN ignored), from the same pass
     const TruncationCounts cg =
-        kernels::narrow_scaled(src.data(), si.data(), sj.data(), got.data(), n);
+        kernels::narrow_scaled(src.data(), si.data(), sj.data(), got.data(), n, &largest);
     for (std::size_t i = 0; i < src.size(); ++i) ASSERT_EQ(bits_of(got[i]), bits_of(want[i])) << i;
+    double want_largest = -1.0;
+    for (double x : scaled) {
+        if (std::fabs(x) > want_largest) want_largest = std::fabs(x);
+    }
+    EXPECT_EQ(largest, want_largest);
+    for (const std::int64_t part : {std::int64_t{0}, std::int64_t{3}, n / 2 + 1}) {
+        double top = -1.0, want_top = -1.0;  // a prefix: the tail loop and partial chunks
+        kernels::narrow_scaled(src.data(), si.data(), sj.data(), got.data(), part, &top);
+        for (std::int64_t i = 0; i < part; ++i) {
+            if (std::fabs(scaled[static_cast<std::size_t>(i)]) > want_top) {
+                want_top = std::fabs(scaled[static_cast<std::size_t>(i)]);
+            }
+        }
+        EXPECT_EQ(top, part == 0 ? -1.0 : want_top) << part;
+    }
     EXPECT_EQ(cg.overflow, cw.overflow);
     EXPECT_EQ(cg.underflow, cw.underflow);
     EXPECT_EQ(cg.subnormal, cw.subnormal);

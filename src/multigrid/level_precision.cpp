@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <string>
 
 #include "kernels/setup_simd.hpp"
 #include "multigrid/scaling.hpp"
@@ -109,6 +111,48 @@ std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p,
     return -1;
 }
 
+// Setup-then-scale of an FP16 level in one pass over its FP64 values (pretruncate): tries G =
+// largest_g(FP16 max), the G of every level whose min ratio is >= ~1/2 (every SPD level), and
+// truncates. The same pass measures the largest |â_ij|, and G stands when it is <= FP16 max / 2:
+// the factor-2 margin that compute_scaling's G <= G_max / 2 gives, checked on the scaled values
+// themselves (|â_ij| = G / ratio_ij, so it is that rule, up to the last bit of the ratio).
+// Otherwise G is lowered by the power of two the measurement asks for (â scales with G) and the
+// level truncated again; a level that measuring cannot settle (Inf entries, or still too large
+// after a few tries) takes compute_scaling's min-ratio pass. Returns why the level cannot be
+// scaled, or nothing with `out` set (scaled, g, g_max, s, truncated and its counts).
+std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecision& out) {
+    constexpr int kTries = 3;
+    const auto keep = [&](LevelScaling& sc, SgDiaMatrix<half> t, const TruncationCounts& tc) {
+        out.scaled = true;
+        out.g = sc.g;
+        out.g_max = sc.g_max;
+        out.s = std::move(sc.s);
+        out.truncated = std::make_shared<const SgDiaMatrix<half>>(std::move(t));
+        out.truncated_counts = tc;
+    };
+    double g = largest_g(kHalfMax);
+    for (int attempt = 0; attempt < kTries && std::isnormal(g); ++attempt) {
+        LevelScaling sc = scaling_for(a, g);
+        if (!sc.ok) return sc.problem;
+        TruncationCounts tc;
+        double largest = 0.0;
+        SgDiaMatrix<half> t = truncate_scaled<half>(a, sc.s, tc, &largest);
+        if (!(largest > 0.0) || !std::isfinite(largest)) break;
+        if (largest <= kHalfMax / 2) {
+            sc.g_max = kHalfMax * g / largest;  // FP16 max x min ratio
+            keep(sc, std::move(t), tc);
+            return {};
+        }
+        g *= std::exp2(std::floor(std::log2(kHalfMax / 2 / largest)));
+    }
+    LevelScaling sc = compute_scaling(a, kHalfMax);
+    if (!sc.ok) return sc.problem;
+    TruncationCounts tc;
+    SgDiaMatrix<half> t = truncate_scaled<half>(a, sc.s, tc);
+    keep(sc, std::move(t), tc);
+    return {};
+}
+
 }  // namespace
 
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
@@ -127,7 +171,14 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     // Values in {0} ∪ [min normal, max/2] cannot overflow, underflow or turn subnormal: the
     // common in-range level needs no counting pass.
     const bool outside = needs_scaling(a, st);
-    if (may_scale && outside) {
+    // The counts of what will be truncated: Â's, computed while scaling (or without building
+    // Â when the level scales inside its truncation), or a's own.
+    TruncationCounts c;
+    if (may_scale && outside && pretruncate && st == Precision::fp16 && !materialise) {
+        if (std::string why = scale_and_truncate_half(a, out); !why.empty()) {
+            return widen(fmt::format("cannot scale for {}: {}", to_string(st), why));
+        }
+    } else if (may_scale && outside) {
         const LevelScaling sc = compute_scaling(a, st == Precision::fp16 ? kHalfMax : kBf16Max);
         if (!sc.ok) return widen(fmt::format("cannot scale for {}: {}", to_string(st), sc.problem));
         out.scaled = true;
@@ -135,15 +186,10 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.g_max = sc.g_max;
         out.s = sc.s;
     }
-    // The counts of what will be truncated: Â's, computed while scaling (or without building
-    // Â when the level scales inside its truncation), or a's own.
-    TruncationCounts c;
-    if (out.scaled && materialise) {
+    if (out.truncated) {
+        c = out.truncated_counts;
+    } else if (out.scaled && materialise) {
         out.scaled_matrix = scale_matrix(a, out.s, limits_for(st), c);
-    } else if (out.scaled && pretruncate && st == Precision::fp16) {
-        out.truncated =
-            std::make_shared<const SgDiaMatrix<half>>(truncate_scaled<half>(a, out.s, c));
-        out.truncated_counts = c;
     } else if (out.scaled) {
         c = count_scaled_truncation(a, out.s, limits_for(st));
     } else if (outside) {

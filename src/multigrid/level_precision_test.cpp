@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
+#include "io/problems.hpp"
+#include "multigrid/scaling.hpp"
+#include "multigrid/truncate.hpp"
+
 namespace mpmg {
 namespace {
 
@@ -72,6 +79,61 @@ TEST(LevelPrecision, AutoKeepsFp16WhenUnderflowIsBelowTheScaledDiagonalsRounding
     EXPECT_EQ(scaled.precision.storage, Precision::fp16) << scaled.note;
     EXPECT_EQ(scaled.note.find(" 0 of "), std::string::npos)
         << "nothing underflowed: " << scaled.note;
+}
+
+// The serial hierarchy's one-pass scaled FP16 decision (pretruncate: G tried from the top and
+// checked on the largest scaled value) chooses the G of the min-ratio rule (compute_scaling,
+// what the decision without pretruncate uses) and truncates bit for bit what truncate_scaled
+// makes with that rule's s: on levels whose G is the largest (laplace27e8, rhd3t), one whose
+// 4x4 blocks have couplings above their diagonals (oil4c, G = 8192 there), and one whose G is
+// 16x lower (|a_ij| = 20 sqrt(a_ii a_jj)).
+TEST(LevelPrecision, OnePassScaledFp16ChoosesTheMinRatioG) {
+    SgDiaMatrix<double> steep = laplace27(Box{6, 5, 4}, 1e7);
+    steep.value(steep.stencil().find(Offset{1, 0, 0}), 7, 0, 0) = -20 * 26e7;  // ratio 1/20
+    const SgDiaMatrix<double> cases[] = {laplace27(Box{7, 6, 5}, 1e8),
+                                         make_rhd3t(Box{6, 6, 6}, 3).a,
+                                         make_oil4c(Box{6, 6, 6}, 5).a, steep};
+    std::vector<double> gs;
+    for (const SgDiaMatrix<double>& a : cases) {
+        const StorageDecision one = decide_storage(a, kP32D16, true, false, true, false, true);
+        const StorageDecision two = decide_storage(a, kP32D16, true, false, true, false, false);
+        ASSERT_TRUE(one.scaled) << one.note;
+        ASSERT_TRUE(two.scaled) << two.note;
+        ASSERT_NE(one.truncated, nullptr);
+        EXPECT_EQ(one.precision.storage, Precision::fp16);
+        EXPECT_EQ(one.g, two.g);
+        EXPECT_NEAR(one.g_max, two.g_max, 1e-12 * two.g_max);
+        EXPECT_EQ(one.s, two.s);
+        TruncationCounts want_counts;
+        const SgDiaMatrix<half> want = truncate_scaled<half>(a, two.s, want_counts);
+        ASSERT_EQ(one.truncated->values().size(), want.values().size());
+        for (std::size_t k = 0; k < want.values().size(); ++k) {
+            ASSERT_EQ(one.truncated->values()[k].bits, want.values()[k].bits) << k;
+        }
+        EXPECT_EQ(one.truncated_counts.overflow, 0);
+        EXPECT_EQ(one.truncated_counts.underflow, want_counts.underflow);
+        EXPECT_EQ(one.truncated_counts.subnormal, want_counts.subnormal);
+        gs.push_back(one.g);
+    }
+    EXPECT_EQ(gs[0], 16384);
+    EXPECT_EQ(gs[2], 8192);
+    EXPECT_EQ(gs[3], 1024);
+}
+
+// What cannot be scaled widens with the reason, in one pass as with the min-ratio rule.
+TEST(LevelPrecision, OnePassScaledFp16WidensWhatCannotBeScaled) {
+    SgDiaMatrix<double> negative = laplace27(Box{5, 5, 5}, 1e8);
+    negative.value(negative.stencil().center(), 9, 0, 0) = -1.0;
+    SgDiaMatrix<double> infinite = laplace27(Box{5, 5, 5}, 1e8);
+    infinite.value(0, 62, 0, 0) = std::numeric_limits<double>::infinity();  // cell (2, 2, 2)
+    for (const SgDiaMatrix<double>* a : {&negative, &infinite}) {
+        const StorageDecision one = decide_storage(*a, kP32D16, true, false, true, false, true);
+        const StorageDecision two = decide_storage(*a, kP32D16, true, false, true, false, false);
+        EXPECT_EQ(one.precision.storage, Precision::fp32);
+        EXPECT_EQ(one.truncated, nullptr);
+        EXPECT_EQ(one.note, two.note);
+        EXPECT_NE(one.note.find("cannot scale"), std::string::npos) << one.note;
+    }
 }
 
 }  // namespace

@@ -10,8 +10,11 @@
 #include "multigrid/truncate.hpp"
 
 namespace mpmg {
-LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
-    LevelScaling out;
+namespace {
+
+/// The diagonal of `a` (rows in order), or nothing with out.problem set when an entry is not a
+/// positive finite number.
+std::vector<double> positive_diagonal(const SgDiaMatrix<double>& a, LevelScaling& out) {
     const int r = a.block();
     const int center = a.stencil().center();
     const std::int64_t cells = a.box().cells();
@@ -21,11 +24,28 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
             const double v = a.value(center, c, k, k);
             if (!(v > 0.0) || !std::isfinite(v)) {
                 out.problem = fmt::format("non-positive diagonal {} at row {}", v, c * r + k);
-                return out;
+                return {};
             }
             diag[static_cast<std::size_t>(c * r + k)] = v;
         }
     }
+    return diag;
+}
+
+void set_s(const std::vector<double>& diag, LevelScaling& out) {
+    out.s.resize(diag.size());
+    for (std::size_t i = 0; i < diag.size(); ++i) out.s[i] = std::sqrt(diag[i] / out.g);
+    out.ok = true;
+}
+
+}  // namespace
+
+double largest_g(double g_max) { return std::exp2(std::floor(std::log2(g_max / 2.0))); }
+
+LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
+    LevelScaling out;
+    const std::vector<double> diag = positive_diagonal(a, out);
+    if (!out.problem.empty()) return out;
     // min over stored nonzeros of sqrt(a_ii a_jj) / |a_ij|; the minimum does not depend on the
     // order, so the SIMD runs give exactly the scalar loop's value.
     double min_ratio = std::numeric_limits<double>::infinity();
@@ -43,10 +63,17 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
         out.problem = fmt::format("G_max = {} is not a positive finite number", out.g_max);
         return out;
     }
-    out.g = std::exp2(std::floor(std::log2(out.g_max / 2.0)));
-    out.s.resize(diag.size());
-    for (std::size_t i = 0; i < diag.size(); ++i) out.s[i] = std::sqrt(diag[i] / out.g);
-    out.ok = true;
+    out.g = largest_g(out.g_max);
+    set_s(diag, out);
+    return out;
+}
+
+LevelScaling scaling_for(const SgDiaMatrix<double>& a, double g) {
+    LevelScaling out;
+    const std::vector<double> diag = positive_diagonal(a, out);
+    if (!out.problem.empty()) return out;
+    out.g = g;
+    set_s(diag, out);
     return out;
 }
 

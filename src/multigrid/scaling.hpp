@@ -31,6 +31,18 @@ struct LevelScaling {
 /// Computes G_max for storage whose largest finite value is `storage_max`, chooses G and s.
 LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max);
 
+/// The largest power of two <= g_max / 2: the G chosen for G_max = g_max. With g_max the
+/// storage's largest value it is the largest G any level can get (min ratio 1, which the
+/// diagonal entries always give). FP16: 16384, the G of every level whose entries satisfy
+/// |a_ij| <= ~2 sqrt(a_ii a_jj) (every SPD level: there |a_ij| < sqrt(a_ii a_jj)).
+double largest_g(double g_max);
+
+/// s for a given G (s_i = sqrt(a_ii / G)) and G; g_max is left 0. Not ok when the diagonal is
+/// not positive. The caller checks the scaled range itself: the largest |â_ij| must stay
+/// <= storage_max / 2, which is G <= G_max / 2 (truncate_scaled reports it in the same pass as
+/// the truncation, so the separate min-ratio pass of compute_scaling is not needed).
+LevelScaling scaling_for(const SgDiaMatrix<double>& a, double g);
+
 /// Returns Â with â_ij = a_ij / (s_i s_j).
 SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s);
 /// The same, adding to `counts` what truncating Â into a format with limits `lim` would count

@@ -3,6 +3,7 @@
 // one diagonal per OpenMP iteration (diagonals are disjoint slices of the value array).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -56,18 +57,23 @@ SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) 
 /// truncate<S>(scale_matrix(a, s)) bit for bit, without the FP64 scaled matrix: each value is
 /// scaled, a_ij / (s_i s_j), inside the narrowing (setup-then-scale, ICPP'24 §4.1). S is half
 /// or bfloat16 (the storage formats that are scaled).
+/// With `largest`, also sets *largest to the largest |a_ij / (s_i s_j)| (NaN ignored), from
+/// the same pass.
 template <class S>
 SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<double>& s,
-                               TruncationCounts& counts) {
+                               TruncationCounts& counts, double* largest = nullptr) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
+    std::vector<double> per_diagonal(static_cast<std::size_t>(a.stencil().size()), 0.0);
     counts += detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
         const double* v = a.diagonal(d);
         S* w = out.diagonal(d);
+        double* top = &per_diagonal[static_cast<std::size_t>(d)];
         for_each_inside_scaled_run(
             a, s, d, [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
-                c += kernels::narrow_scaled(v + at, si, sj, w + at, n);
+                c += kernels::narrow_scaled(v + at, si, sj, w + at, n, largest ? top : nullptr);
             });
     });
+    if (largest) *largest = *std::max_element(per_diagonal.begin(), per_diagonal.end());
     return out;
 }
 
