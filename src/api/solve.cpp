@@ -109,6 +109,11 @@ private:
     mutable int half_from_ = 1, single_from_ = 1;
 };
 
+/// A pointer to `m` that owns nothing: for callees that share a matrix which outlives them.
+std::shared_ptr<const SgDiaMatrix<double>> not_owned(const SgDiaMatrix<double>& m) {
+    return {std::shared_ptr<const void>(), &m};
+}
+
 /// A on the AMG path in iterative precision K.
 template <class K>
 class CsrOperator final : public LinearOperator<K> {
@@ -136,8 +141,8 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
-        return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<Built<Hierarchy>>(p.a, mg, plan, [&a] { return a.exact_half(); }));
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<Built<Hierarchy>>(
+            p.a, mg, plan, [&a] { return a.exact_half(); }, not_owned(p.a)));
     };
     run_guarded<K>(a, p.b, build, o, SmootherKind::jacobi, out);
     out.operator_storage = a.storage();

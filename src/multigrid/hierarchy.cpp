@@ -96,8 +96,31 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
     return setup;
 }
 
+namespace {
+
+/// The level's FP64 operator to share when it stores it unscaled in FP64 (LevelSetup::
+/// shared_fp64): the caller's A for level 0 (when given), else the Galerkin product, moved out
+/// of `g` (its pointer in g.mats and setup.source follow it). Null: the level copies.
+std::shared_ptr<const SgDiaMatrix<double>> fp64_to_share(
+    GalerkinLevels& g, int l, const SgDiaMatrix<double>& a,
+    const std::shared_ptr<const SgDiaMatrix<double>>& shared_a, LevelSetup& setup) {
+    if (setup.precision.storage != Precision::fp64 || !setup.s.empty() || setup.owns) return {};
+    const SgDiaMatrix<double>* m = g.mats[static_cast<std::size_t>(l)];
+    if (m == &a) return shared_a.get() == &a ? shared_a : nullptr;
+    for (SgDiaMatrix<double>& owned : g.owned) {
+        if (&owned != m) continue;
+        auto moved = std::make_shared<const SgDiaMatrix<double>>(std::move(owned));
+        g.mats[static_cast<std::size_t>(l)] = setup.source = moved.get();
+        return moved;
+    }
+    return {};
+}
+
+}  // namespace
+
 Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
-                     const PrecisionPlan& plan, ExactHalfSource exact_half)
+                     const PrecisionPlan& plan, ExactHalfSource exact_half,
+                     std::shared_ptr<const SgDiaMatrix<double>> shared_a)
     : mg_(mg) {
     GalerkinLevels g = galerkin_levels(a, mg);
     coarse_sweeps_ = g.coarse_sweeps;
@@ -109,6 +132,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         LevelSetup setup = level_setup(g, l, mg, plan, rep, /*pretruncate=*/true);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         if (l == 0 && g.mats[0] == &a) setup.exact_half = exact_half;
+        setup.shared_fp64 = fp64_to_share(g, l, a, shared_a, setup);
         levels_.push_back(make_level(l, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         if (rep.counts.overflow > 0 && mg.setup_fallback) {

@@ -47,9 +47,13 @@ class Hierarchy {
 public:
     /// Builds all levels from the FP64 finest operator. `exact_half`, when given, makes a's
     /// values in FP16 if FP16 holds them exactly: level 0 asks for them if it stores FP16
-    /// unscaled, and shares them (LevelSetup::exact_half).
+    /// unscaled, and shares them (LevelSetup::exact_half). `shared_a`, when given, points to a
+    /// itself, kept alive as long as the hierarchy (an owner, or none when the caller keeps a
+    /// alive): level 0 reads it if it stores FP64 unscaled, instead of a copy. Coarse FP64
+    /// levels always keep their Galerkin matrix instead of a copy.
     Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg, const PrecisionPlan& plan,
-              ExactHalfSource exact_half = {});
+              ExactHalfSource exact_half = {},
+              std::shared_ptr<const SgDiaMatrix<double>> shared_a = {});
 
     int num_levels() const { return static_cast<int>(levels_.size()); }
     const std::vector<LevelReport>& report() const { return report_; }

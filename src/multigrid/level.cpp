@@ -23,7 +23,8 @@ constexpr Precision precision_of() {
 }
 
 /// The level's matrix in storage precision S (scaled inside the truncation when so set up), or
-/// the shared exact FP16 copy when the level stores FP16 unscaled and its source gives one.
+/// the shared exact FP16 copy when the level stores FP16 unscaled and its source gives one, or
+/// the FP64 operator itself (LevelSetup::shared_fp64) when it stores FP64 unscaled.
 template <class S>
 std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
                                                      TruncationCounts& counts) {
@@ -38,6 +39,12 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
                 counts.subnormal += subnormal_count(*m);
                 return m;
             }
+        }
+    }
+    if constexpr (std::is_same_v<S, double>) {
+        if (setup.shared_fp64 && setup.s.empty() && !setup.owns) {
+            counts += count_truncation<double>(*setup.shared_fp64);  // subnormals, as the copy's
+            return setup.shared_fp64;
         }
     }
     if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {

@@ -79,6 +79,10 @@ struct LevelSetup {
     /// (api/solve.cpp). A level that stores FP16 unscaled asks for it and shares it instead of
     /// truncating a second copy; empty: no such source.
     ExactHalfSource exact_half;
+    /// The level's FP64 operator itself, for a level that stores it unscaled in FP64: the level
+    /// holds this pointer (shared ownership, or none where the owner outlives the level, as the
+    /// caller's A for level 0) instead of copying the matrix. Null: the level copies.
+    std::shared_ptr<const SgDiaMatrix<double>> shared_fp64;
     /// The level's FP16 storage matrix already truncated (scaled) by the storage decision, with
     /// its counts (StorageDecision::truncated); null: the level truncates.
     std::shared_ptr<const SgDiaMatrix<half>> truncated;

@@ -81,7 +81,8 @@ SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<d
 /// rounding thresholds of S (range_limits), one memory-bound pass with no conversion.
 template <class S>
 TruncationCounts count_truncation(const SgDiaMatrix<double>& a) {
-    static_assert(std::is_same_v<S, half> || std::is_same_v<S, bfloat16>);
+    static_assert(std::is_same_v<S, half> || std::is_same_v<S, bfloat16> ||
+                  std::is_same_v<S, double>);
     constexpr RangeLimits lim = range_limits<S>();
     const std::int64_t rr = std::int64_t{a.block()} * a.block();
     return detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
