@@ -97,11 +97,12 @@ SgDiaMatrix<double> galerkin_step(const SgDiaMatrix<double>& a, const Directiona
 #pragma omp parallel if (cb.cells() > kParallelCells)
     {
         std::vector<double> acc(static_cast<std::size_t>(p.ndc * p.line));
+        galerkin::LineCache cache;
         std::vector<char> mine(nonzero.size(), 0);
 #pragma omp for collapse(2) schedule(static)
         for (int ck = 0; ck < cb.nz; ++ck) {
             for (int cj = 0; cj < cb.ny; ++cj) {
-                galerkin::coarse_line(p, cj, ck, acc.data());
+                galerkin::coarse_line(p, cj, ck, acc.data(), cache);
                 store_line(p, acc.data(), out, cj, ck, mine);
             }
         }
@@ -149,11 +150,12 @@ std::optional<SgDiaMatrix<double>> galerkin_steps(const SgDiaMatrix<double>& a,
             acc_size = std::max(acc_size, static_cast<std::size_t>(plans[u].ndc * plans[u].line));
         }
         std::vector<double> acc(acc_size);
+        std::vector<galerkin::LineCache> cache(static_cast<std::size_t>(ns));  // one per step
         std::vector<std::vector<char>> mine = nonzero;
         const auto lines = [&](int i, int ck) {
             const auto u = static_cast<std::size_t>(i);
             for (int cj = 0; cj < steps[u].coarse.ny; ++cj) {
-                galerkin::coarse_line(plans[u], cj, ck, acc.data());
+                galerkin::coarse_line(plans[u], cj, ck, acc.data(), cache[u]);
                 store_line(plans[u], acc.data(), to[u], cj, ck, mine[u]);
             }
         };

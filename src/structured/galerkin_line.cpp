@@ -18,6 +18,26 @@ int coarse_j(int g, Reach r) {
 }
 
 Int3 comps(const Offset& o) { return {o.dx, o.dy, o.dz}; }
+
+/// True when coarse line cj has, for every fine offset and fine row, its fine row and neighbour
+/// inside along y and (y step) every coarse neighbour J the neighbour reaches: what
+/// source_of() and yz_runs() decide from cj.
+bool every_term_along_y(const Plan& p, int cj) {
+    for (const Int3& o : p.off) {
+        for (int sp = 0; sp < 3; ++sp) {
+            const int fy = p.dir == 1 ? 2 * cj + sp : cj;
+            if ((p.dir == 1 && fy >= p.n) || fy + o[1] < 0 || fy + o[1] >= p.ext[1]) return false;
+            if (p.dir != 1) continue;
+            const int g = fy + o[1];
+            for (const Reach reach : {Reach::odd, Reach::left, Reach::right}) {
+                if (((g & 1) != 0) != (reach == Reach::odd)) continue;
+                const int j = coarse_j(g, reach);
+                if (j < 0 || j >= p.nc) return false;
+            }
+        }
+    }
+    return true;
+}
 int lex27(const Int3& o) { return (o[2] + 1) * 9 + (o[1] + 1) * 3 + (o[0] + 1); }
 
 }  // namespace
@@ -93,6 +113,18 @@ Plan make_plan(const Stencil& fine, int block, const DirectionalTransfer& s, con
             }
         }
     }
+    // The lines with every term: an interval (the conditions are monotone in cj); anything
+    // else caches nothing.
+    const int ny = s.coarse.ny;
+    int lo = 0;
+    while (lo < ny && !every_term_along_y(p, lo)) ++lo;
+    int hi = lo;
+    while (hi < ny && every_term_along_y(p, hi)) ++hi;
+    for (int cj = hi; cj < ny; ++cj) {
+        if (every_term_along_y(p, cj)) hi = lo;
+    }
+    p.full_lo = lo;
+    p.full_hi = hi;
     return p;
 }
 
@@ -180,63 +212,50 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     }
 }
 
-/// One weighted fine line that a coarse output line sums: w src[ci step] for ci in [lo, hi).
-struct Term {
-    const double* src;
-    double w;
-    int lo, hi;
-};
-
-/// The coarse x-line (cj, ck) of a scalar operator with constant weights (1/2), one output
-/// offset at a time: its terms in the order accumulate() would add them (fine diagonal, fine
-/// row, run), summed in registers over the cells every term covers (kernels::weighted_sum)
-/// and one by one at the ends, each output value stored once. Bit for bit accumulate()'s
-/// result: the same products, added in the same order, starting from 0.
-void sum_line(const Plan& p, int cj, int ck, double* acc) {
-    constexpr int kMaxTerms = 27 * 3 * 2;  // offsets x fine rows x runs
-    std::array<Term, kMaxTerms> terms;
-    std::array<int, kMaxTerms> term_dc;
-    std::array<int, 28> first{};  // terms of output dc: sorted[first[dc] .. first[dc + 1])
-    int count = 0;
-    std::int64_t step = 1;
+/// Builds the terms of the coarse x-line (cj, ck) of a scalar operator with constant weights
+/// (1/2) into `t`: in the order accumulate() would add them (fine diagonal, fine row, run),
+/// stably bucketed by output offset, with each output's covered ranges.
+void build_terms(const Plan& p, int cj, int ck, LineCache& t) {
+    std::array<Term, LineCache::kMaxTerms> terms;
+    std::array<int, LineCache::kMaxTerms> term_dc;
+    t.first.fill(0);
+    t.count = 0;
+    t.step = 1;
     const int nd = static_cast<int>(p.off.size());
     for (int d = 0; d < nd; ++d) {
         for (int sp = 0; sp < 3; ++sp) {
             Source at;
             if (!source_of(p, d, sp, cj, ck, at)) continue;
-            step = at.step;
+            t.step = at.step;
             const double pc = sp == 1 ? 1.0 : 0.5;
             for (int k = 0; k < at.runs.count; ++k) {
                 const Run& run = at.runs.run[static_cast<std::size_t>(k)];
                 const double qc = run.reach == Reach::odd ? 1.0 : 0.5;
                 const int dc =
                     p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(run.delta + 1)];
-                terms[static_cast<std::size_t>(count)] = {at.src + at.x0, pc * qc, run.lo, run.hi};
-                term_dc[static_cast<std::size_t>(count)] = dc;
-                ++first[static_cast<std::size_t>(dc + 1)];
-                ++count;
+                terms[static_cast<std::size_t>(t.count)] = {at.src + at.x0, pc * qc, run.lo,
+                                                            run.hi};
+                term_dc[static_cast<std::size_t>(t.count)] = dc;
+                ++t.first[static_cast<std::size_t>(dc + 1)];
+                ++t.count;
             }
         }
     }
     // Stable bucketing by output offset keeps each output's terms in accumulate()'s order.
     for (int dc = 0; dc < p.ndc; ++dc) {
-        first[static_cast<std::size_t>(dc + 1)] += first[static_cast<std::size_t>(dc)];
+        t.first[static_cast<std::size_t>(dc + 1)] += t.first[static_cast<std::size_t>(dc)];
     }
-    std::array<Term, kMaxTerms> sorted;
-    std::array<int, 28> next = first;
-    for (int t = 0; t < count; ++t) {
-        const int dc = term_dc[static_cast<std::size_t>(t)];
-        sorted[static_cast<std::size_t>(next[static_cast<std::size_t>(dc)]++)] =
-            terms[static_cast<std::size_t>(t)];
+    std::array<int, 28> next = t.first;
+    for (int k = 0; k < t.count; ++k) {
+        const int dc = term_dc[static_cast<std::size_t>(k)];
+        t.sorted[static_cast<std::size_t>(next[static_cast<std::size_t>(dc)]++)] =
+            terms[static_cast<std::size_t>(k)];
     }
-    std::array<const double*, kMaxTerms> src;
-    std::array<double, kMaxTerms> w;
     for (int dc = 0; dc < p.ndc; ++dc) {
-        const int t0 = first[static_cast<std::size_t>(dc)];
-        const int m = first[static_cast<std::size_t>(dc + 1)] - t0;
+        const auto u = static_cast<std::size_t>(dc);
+        const int t0 = t.first[u], m = t.first[u + 1] - t0;
         if (m == 0) continue;
-        const Term* tm = sorted.data() + t0;
-        double* out = acc + dc * p.line;
+        const Term* tm = t.sorted.data() + t0;
         int lo = tm[0].lo, hi = tm[0].hi, all_lo = tm[0].lo, all_hi = tm[0].hi;
         for (int k = 1; k < m; ++k) {
             lo = std::min(lo, tm[k].lo);
@@ -245,33 +264,74 @@ void sum_line(const Plan& p, int cj, int ck, double* acc) {
             all_hi = std::min(all_hi, tm[k].hi);
         }
         if (all_lo >= all_hi) all_lo = all_hi = hi;  // no common range: every cell at the ends
+        t.lo[u] = lo;
+        t.hi[u] = hi;
+        t.all_lo[u] = all_lo;
+        t.all_hi[u] = all_hi;
+    }
+}
+
+/// Sums the terms of `t`, their fine lines moved by `shift` values, into the coarse line:
+/// in registers over the cells every term covers (kernels::weighted_sum) and one by one at the
+/// ends, each output value stored once. Bit for bit accumulate()'s result: the same products,
+/// added in the same order, starting from 0.
+void sum_terms(const Plan& p, const LineCache& t, std::ptrdiff_t shift, double* acc) {
+    std::array<const double*, LineCache::kMaxTerms> src;
+    std::array<double, LineCache::kMaxTerms> w;
+    const std::int64_t step = t.step;
+    for (int dc = 0; dc < p.ndc; ++dc) {
+        const auto u = static_cast<std::size_t>(dc);
+        const int t0 = t.first[u], m = t.first[u + 1] - t0;
+        if (m == 0) continue;
+        const Term* tm = t.sorted.data() + t0;
+        for (int k = 0; k < m; ++k) {
+            src[static_cast<std::size_t>(k)] = tm[k].src + shift;
+            w[static_cast<std::size_t>(k)] = tm[k].w;
+        }
+        double* out = acc + dc * p.line;
         // The ends, where only some terms apply.
         const auto one = [&](int ci) {
             double v = 0.0;
             for (int k = 0; k < m; ++k) {
-                if (tm[k].lo <= ci && ci < tm[k].hi) v = v + tm[k].w * tm[k].src[ci * step];
+                if (tm[k].lo <= ci && ci < tm[k].hi) {
+                    v = v + tm[k].w * src[static_cast<std::size_t>(k)][ci * step];
+                }
             }
             out[ci] = v;
         };
-        for (int ci = lo; ci < all_lo; ++ci) one(ci);
-        for (int ci = all_hi; ci < hi; ++ci) one(ci);
+        const int all_lo = t.all_lo[u], all_hi = t.all_hi[u];
+        for (int ci = t.lo[u]; ci < all_lo; ++ci) one(ci);
+        for (int ci = all_hi; ci < t.hi[u]; ++ci) one(ci);
         if (all_lo < all_hi) {
-            for (int k = 0; k < m; ++k) {
-                src[static_cast<std::size_t>(k)] = tm[k].src + all_lo * step;
-                w[static_cast<std::size_t>(k)] = tm[k].w;
-            }
+            for (int k = 0; k < m; ++k) src[static_cast<std::size_t>(k)] += all_lo * step;
             kernels::weighted_sum(src.data(), w.data(), m, static_cast<int>(step), out + all_lo,
                                   all_hi - all_lo);
         }
     }
 }
 
+/// The coarse x-line (cj, ck) by sum_terms, reusing the cached terms when both lines have
+/// every term and lie in the same plane: the fine lines then move by whole rows.
+void sum_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache) {
+    const auto full = [&](int j) { return j >= p.full_lo && j < p.full_hi; };
+    if (cache.valid && cache.ck == ck && full(cj) && full(cache.cj)) {
+        const std::ptrdiff_t rows = p.dir == 1 ? 2 * (cj - cache.cj) : cj - cache.cj;
+        sum_terms(p, cache, static_cast<std::ptrdiff_t>(rows * p.in.row), acc);
+        return;
+    }
+    build_terms(p, cj, ck, cache);
+    cache.valid = true;
+    cache.cj = cj;
+    cache.ck = ck;
+    sum_terms(p, cache, 0, acc);
+}
+
 }  // namespace
 
-void coarse_line(const Plan& p, int cj, int ck, double* acc) {
+void coarse_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache) {
     std::fill(acc, acc + p.ndc * p.line, 0.0);
     if (p.rr == 1 && p.wl == nullptr && p.wr == nullptr) {
-        sum_line(p, cj, ck, acc);
+        sum_line(p, cj, ck, acc, cache);
         return;
     }
     const int nd = static_cast<int>(p.off.size());

@@ -71,6 +71,34 @@ struct Plan {
     /// dir = 0: the loops of fine offset d and row sp, [3 d + sp]; along x they are the same
     /// on every line (only the line's y and z decide whether it has them at all).
     std::vector<Runs> xruns{};
+    /// Coarse lines cj in [full_lo, full_hi) have every term (each fine offset, fine row and
+    /// reach whose coarse neighbour lies inside along x), whatever their y: within one ck their
+    /// terms differ only by where the fine lines start (LineCache).
+    int full_lo = 0, full_hi = 0;
+};
+
+/// One weighted fine line that a coarse output line sums: w src[ci step] for ci in [lo, hi).
+struct Term {
+    const double* src;
+    double w;
+    int lo, hi;
+};
+
+/// The terms of a scalar operator's coarse x-line with constant (1/2) weights, bucketed by
+/// output offset, kept for the next line of the same plane: lines with every term share
+/// them, the fine lines shifted by a whole number of rows (built once per plane instead of
+/// once per line). One per thread.
+struct LineCache {
+    static constexpr int kMaxTerms = 27 * 3 * 2;  // offsets x fine rows x runs
+    bool valid = false;
+    int cj = 0, ck = 0;  ///< the line the terms were built for
+    std::int64_t step = 1;
+    int count = 0;
+    std::array<Term, kMaxTerms> sorted{};
+    std::array<int, 28> first{};  ///< terms of output dc: sorted[first[dc] .. first[dc + 1])
+    /// Per output dc: the cells some term covers [lo, hi) and the cells all cover [all_lo,
+    /// all_hi) (empty: all_lo = all_hi = hi).
+    std::array<int, 27> lo{}, hi{}, all_lo{}, all_hi{};
 };
 
 /// Coarse structure: the perpendicular part of every fine offset with each J - I in {-1,0,1}.
@@ -82,6 +110,7 @@ Plan make_plan(const Stencil& fine, int block, const DirectionalTransfer& s, con
                Lines<const double> in);
 
 /// Coarse x-line (cj, ck) of every coarse offset dc into acc[dc * p.line ...] (zeroed first).
-void coarse_line(const Plan& p, int cj, int ck, double* acc);
+/// `cache` carries the terms from one line to the next (LineCache).
+void coarse_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache);
 
 }  // namespace mpmg::galerkin

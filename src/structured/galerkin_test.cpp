@@ -76,7 +76,8 @@ TEST(Galerkin, StepsAtOnceEqualStepByStep) {
 // (kernels::weighted_sum); explicit weight arrays that hold 1/2 take the general read-modify-
 // write loops. Both must give the same bits: same products, added in the same order.
 TEST(Galerkin, LineSumsEqualTheGeneralLoopsBitForBit) {
-    for (const Box& box : {Box{9, 8, 7}, Box{6, 7, 10}, Box{4, 5, 3}, Box{33, 2, 5}}) {
+    for (const Box& box :
+         {Box{9, 8, 7}, Box{6, 7, 10}, Box{4, 5, 3}, Box{33, 2, 5}, Box{12, 13, 11}}) {
         for (const char* st : {"3d7", "3d19", "3d27"}) {
             SgDiaMatrix<double> a =
                 test::random27(box, 1, false, 5u + static_cast<unsigned>(box.nx));
