@@ -26,6 +26,10 @@ Stencil::Stencil(std::vector<Offset> offsets) : offsets_(std::move(offsets)) {
     std::sort(offsets_.begin(), offsets_.end(),
               [](const Offset& a, const Offset& b) { return lex(a) < lex(b); });
     offsets_.erase(std::unique(offsets_.begin(), offsets_.end()), offsets_.end());
+    index_.fill(-1);
+    for (std::size_t d = 0; d < offsets_.size(); ++d) {
+        index_[static_cast<std::size_t>(lex(offsets_[d]))] = static_cast<std::int8_t>(d);
+    }
     center_ = find(Offset{0, 0, 0});
     if (center_ < 0) throw InvalidInput("stencil has no centre offset (0,0,0)");
 }
@@ -56,11 +60,6 @@ Stencil Stencil::named(const std::string& name) {
 }
 
 Stencil Stencil::full27() { return named("3d27"); }
-
-int Stencil::find(const Offset& o) const {
-    const auto it = std::find(offsets_.begin(), offsets_.end(), o);
-    return it == offsets_.end() ? -1 : static_cast<int>(it - offsets_.begin());
-}
 
 std::string Stencil::name() const {
     for (const char* n : {"3d7", "3d15", "3d19", "3d27"}) {

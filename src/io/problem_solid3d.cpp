@@ -95,6 +95,16 @@ StructuredProblem make_solid3d(Box box) {
     const ElementMatrix ke = q1_stiffness(kH);
     StructuredProblem p;
     p.a = SgDiaMatrix<double>(box, Stencil::named("3d27"), 3);
+    // The stencil offset that local node lb is from local node la: the same in every element.
+    std::array<std::array<int, 8>, 8> offset_of{};
+    for (int la = 0; la < 8; ++la) {
+        for (int lb = 0; lb < 8; ++lb) {
+            const Offset o{(lb & 1) - (la & 1), ((lb >> 1) & 1) - ((la >> 1) & 1),
+                           ((lb >> 2) & 1) - ((la >> 2) & 1)};
+            offset_of[static_cast<std::size_t>(la)][static_cast<std::size_t>(lb)] =
+                p.a.stencil().find(o);
+        }
+    }
     for (int ez = 0; ez + 1 < box.nz; ++ez) {
         for (int ey = 0; ey + 1 < box.ny; ++ey) {
             for (int ex = 0; ex < box.nx; ++ex) {
@@ -104,15 +114,14 @@ StructuredProblem make_solid3d(Box box) {
                     if (ax < 0) continue;  // clamped node
                     const std::int64_t cell = cell_index(box, ax, ay, az);
                     for (int lb = 0; lb < 8; ++lb) {
-                        const int bx = ex + (lb & 1) - 1;
-                        if (bx < 0) continue;
-                        const Offset o{bx - ax, ((lb >> 1) & 1) - ((la >> 1) & 1),
-                                       ((lb >> 2) & 1) - ((la >> 2) & 1)};
+                        if (ex + (lb & 1) - 1 < 0) continue;  // clamped node
+                        const int d =
+                            offset_of[static_cast<std::size_t>(la)][static_cast<std::size_t>(lb)];
                         for (int ca = 0; ca < 3; ++ca) {
                             for (int cb = 0; cb < 3; ++cb) {
-                                add(p.a, cell, o, ca, cb,
+                                p.a.value(d, cell, ca, cb) +=
                                     ke[static_cast<std::size_t>(3 * la + ca)]
-                                      [static_cast<std::size_t>(3 * lb + cb)]);
+                                      [static_cast<std::size_t>(3 * lb + cb)];
                             }
                         }
                     }
