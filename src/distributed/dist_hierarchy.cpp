@@ -42,6 +42,18 @@ LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm co
     s.boundary =
         std::make_shared<HaloBoundary>(global.matrix(), p, global.precision.storage, comm, counts,
                                        global.scale_in_truncation ? &global.s : nullptr);
+    // An unscaled FP64 level keeps its block instead of a copy: the caller's (which outlives
+    // the hierarchy: no owner), or the one extracted here.
+    if (s.precision.storage == Precision::fp64 && s.s.empty()) {
+        if (block != nullptr) {
+            s.shared_fp64 = {std::shared_ptr<const void>(), block};
+        } else {
+            auto m = std::make_shared<const SgDiaMatrix<double>>(std::move(s.owned));
+            s.source = m.get();
+            s.owns = false;
+            s.shared_fp64 = std::move(m);
+        }
+    }
     return s;
 }
 
@@ -111,6 +123,7 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
         LevelReport rep;
         LevelSetup setup = level_setup(g, l, mg, plan, rep);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
+        setup.shared_fp64 = fp64_to_share(g, l, a, nullptr, setup);
         tail_.push_back(make_level(l, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         report_.push_back(std::move(rep));

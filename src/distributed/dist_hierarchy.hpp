@@ -28,7 +28,8 @@ namespace mpmg::dist {
 class DistHierarchy {
 public:
     /// `a`: the whole fine operator (every process passes the same); `p`: its partition;
-    /// `block0`: this process's block of `a` when the caller has it (null: extracted here).
+    /// `block0`: this process's block of `a` when the caller has it (null: extracted here); it
+    /// must outlive the hierarchy (an FP64 level 0 reads it instead of a copy).
     DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p, const MultigridOptions& mg,
                   const PrecisionPlan& plan, MPI_Comm comm,
                   const SgDiaMatrix<double>* block0 = nullptr);

@@ -96,11 +96,6 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
     return setup;
 }
 
-namespace {
-
-/// The level's FP64 operator to share when it stores it unscaled in FP64 (LevelSetup::
-/// shared_fp64): the caller's A for level 0 (when given), else the Galerkin product, moved out
-/// of `g` (its pointer in g.mats and setup.source follow it). Null: the level copies.
 std::shared_ptr<const SgDiaMatrix<double>> fp64_to_share(
     GalerkinLevels& g, int l, const SgDiaMatrix<double>& a,
     const std::shared_ptr<const SgDiaMatrix<double>>& shared_a, LevelSetup& setup) {
@@ -115,8 +110,6 @@ std::shared_ptr<const SgDiaMatrix<double>> fp64_to_share(
     }
     return {};
 }
-
-}  // namespace
 
 Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
                      const PrecisionPlan& plan, ExactHalfSource exact_half,

@@ -43,6 +43,13 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
                        const PrecisionPlan& plan, LevelReport& rep, bool pretruncate = false);
 
+/// The level's FP64 operator for LevelSetup::shared_fp64 when level l stores it unscaled in FP64
+/// (else null: the level copies): `shared_a` for level 0 when it points to `a` itself, else the
+/// Galerkin product, moved out of `g` (g.mats[l] and setup.source follow it).
+std::shared_ptr<const SgDiaMatrix<double>> fp64_to_share(
+    GalerkinLevels& g, int l, const SgDiaMatrix<double>& a,
+    const std::shared_ptr<const SgDiaMatrix<double>>& shared_a, LevelSetup& setup);
+
 class Hierarchy {
 public:
     /// Builds all levels from the FP64 finest operator. `exact_half`, when given, makes a's
