@@ -47,7 +47,12 @@ public:
     /// Index of `o` in this stencil, or -1 (a table lookup: generators call it per entry).
     int find(const Offset& o) const {
         if (o.dx < -1 || o.dx > 1 || o.dy < -1 || o.dy > 1 || o.dz < -1 || o.dz > 1) return -1;
-        return index_[static_cast<std::size_t>((o.dz + 1) * 9 + (o.dy + 1) * 3 + (o.dx + 1))];
+        return index_[static_cast<std::size_t>(lex(o))];
+    }
+    /// Position of `o` (components in {-1,0,1}) in the 27-point neighbourhood ordered by
+    /// (dz, dy, dx): the order of the offsets.
+    static constexpr int lex(const Offset& o) {
+        return (o.dz + 1) * 9 + (o.dy + 1) * 3 + (o.dx + 1);
     }
     /// "3d7" etc. when it is one of the named stencils, else "3d<size>".
     std::string name() const;
@@ -55,7 +60,7 @@ public:
 private:
     std::vector<Offset> offsets_;
     int center_ = -1;
-    /// Offset index by (dz + 1) 9 + (dy + 1) 3 + (dx + 1), -1 where absent.
+    /// Offset index by lex(), -1 where absent.
     std::array<std::int8_t, 27> index_ = filled_minus_one();
     static constexpr std::array<std::int8_t, 27> filled_minus_one() {
         std::array<std::int8_t, 27> a{};

@@ -109,11 +109,6 @@ private:
     mutable int half_from_ = 1, single_from_ = 1;
 };
 
-/// A pointer to `m` that owns nothing: for callees that share a matrix which outlives them.
-std::shared_ptr<const SgDiaMatrix<double>> not_owned(const SgDiaMatrix<double>& m) {
-    return {std::shared_ptr<const void>(), &m};
-}
-
 /// A on the AMG path in iterative precision K.
 template <class K>
 class CsrOperator final : public LinearOperator<K> {

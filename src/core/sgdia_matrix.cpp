@@ -10,10 +10,6 @@
 
 namespace mpmg {
 
-namespace {
-int lex(const Offset& o) { return (o.dz + 1) * 9 + (o.dy + 1) * 3 + (o.dx + 1); }
-}  // namespace
-
 Stencil::Stencil(std::vector<Offset> offsets) : offsets_(std::move(offsets)) {
     for (const Offset& o : offsets_) {
         if (std::abs(o.dx) > 1 || std::abs(o.dy) > 1 || std::abs(o.dz) > 1) {
@@ -26,7 +22,6 @@ Stencil::Stencil(std::vector<Offset> offsets) : offsets_(std::move(offsets)) {
     std::sort(offsets_.begin(), offsets_.end(),
               [](const Offset& a, const Offset& b) { return lex(a) < lex(b); });
     offsets_.erase(std::unique(offsets_.begin(), offsets_.end()), offsets_.end());
-    index_.fill(-1);
     for (std::size_t d = 0; d < offsets_.size(); ++d) {
         index_[static_cast<std::size_t>(lex(offsets_[d]))] = static_cast<std::int8_t>(d);
     }

@@ -46,7 +46,7 @@ LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm co
     // the hierarchy: no owner), or the one extracted here.
     if (s.precision.storage == Precision::fp64 && s.s.empty()) {
         if (block != nullptr) {
-            s.shared_fp64 = {std::shared_ptr<const void>(), block};
+            s.shared_fp64 = not_owned(*block);
         } else {
             auto m = std::make_shared<const SgDiaMatrix<double>>(std::move(s.owned));
             s.source = m.get();

@@ -58,6 +58,12 @@ public:
 /// Makes or returns an exact FP16 copy of a level's matrix (null when FP16 does not hold it).
 using ExactHalfSource = std::function<std::shared_ptr<const SgDiaMatrix<half>>()>;
 
+/// A pointer to `m` that owns nothing (LevelSetup::shared_fp64 of a matrix that outlives the
+/// level, such as the caller's A).
+inline std::shared_ptr<const SgDiaMatrix<double>> not_owned(const SgDiaMatrix<double>& m) {
+    return {std::shared_ptr<const void>(), &m};
+}
+
 /// The data a level is built from.
 struct LevelSetup {
     const SgDiaMatrix<double>* source = nullptr;  ///< the level's FP64 operator (not owned)

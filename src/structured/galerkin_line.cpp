@@ -19,6 +19,8 @@ int coarse_j(int g, Reach r) {
 
 Int3 comps(const Offset& o) { return {o.dx, o.dy, o.dz}; }
 
+int lex27(const Int3& o) { return (o[2] + 1) * 9 + (o[1] + 1) * 3 + (o[0] + 1); }
+
 /// True when coarse line cj has, for every fine offset and fine row, its fine row and neighbour
 /// inside along y and (y step) every coarse neighbour J the neighbour reaches: what
 /// source_of() and yz_runs() decide from cj.
@@ -38,7 +40,6 @@ bool every_term_along_y(const Plan& p, int cj) {
     }
     return true;
 }
-int lex27(const Int3& o) { return (o[2] + 1) * 9 + (o[1] + 1) * 3 + (o[0] + 1); }
 
 }  // namespace
 
