@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/convert.hpp"
 #include "kernels/sgdia_simd.hpp"
@@ -41,9 +42,23 @@ bool offset_span(const SgDiaGeom& g, const Offset& o, int j, int k, int i0, int 
 /// The block rows of n cells: out[i r + ra] += sum_rb av[(i r + ra) r + rb] xv[i r + rb], with
 /// r fixed at compile time so that a cell's x values stay in registers and its r row sums are
 /// independent chains (restrict: nothing the loop writes is read through another pointer).
+/// Each cell also prefetches the cache lines of the block `ahead` cells further on: the same
+/// offset's values on the next line, which the next line's pass over this offset reads. A
+/// line's offsets are read one after the other in short runs (3d27, r = 3, nx = 42: 27 runs of
+/// 3 KB), which the hardware prefetcher follows poorly: the FP64 Krylov product of solid3d n = 42
+/// took 17.4-17.7 ms without, 13.7-14.0 ms with (rhd3t n = 65: 16.2 -> 14.4 ms; one thread).
 template <int r, class S, class C>
-void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C* __restrict out) {
+void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C* __restrict out,
+                       std::int64_t ahead) {
+    constexpr int kBlockBytes = r * r * static_cast<int>(sizeof(S));
     for (int i = 0; i < n; ++i) {
+        // An address, not a pointer into the array: on the last line it lies past the end.
+        const std::uintptr_t next = reinterpret_cast<std::uintptr_t>(av) +
+                                    static_cast<std::uintptr_t>(i + ahead) * kBlockBytes;
+        for (int b = 0; b < kBlockBytes; b += 64) {
+            __builtin_prefetch(
+                reinterpret_cast<const void*>(next + static_cast<std::uintptr_t>(b)));
+        }
         C xb[r];
         for (int rb = 0; rb < r; ++rb) xb[rb] = xv[i * r + rb];
         for (int ra = 0; ra < r; ++ra) {
@@ -56,9 +71,11 @@ void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C*
     }
 }
 
-/// acc[(i - i0) r + ra] += sum_rb A_d(c0 + i)[ra][rb] x[(c0 + i + shift) r + rb], i in [lo, hi).
+/// acc[(i - i0) r + ra] += sum_rb A_d(c0 + i)[ra][rb] x[(c0 + i + shift) r + rb], i in [lo, hi);
+/// nx: cells per line (the prefetch distance of the block loops).
 template <class S, class C>
-void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0, const Span& s) {
+void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0, const Span& s,
+                int nx) {
     const int n = s.hi - s.lo;
     const std::int64_t c = c0 + s.lo;  // first cell of the stream
     C* out = acc + std::int64_t{s.lo - i0} * r;
@@ -72,11 +89,11 @@ void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0,
     const C* xv = x + (c + s.shift) * r;
     switch (r) {
         case 2:
-            return accumulate_blocks<2>(n, av, xv, out);
+            return accumulate_blocks<2>(n, av, xv, out, nx);
         case 3:
-            return accumulate_blocks<3>(n, av, xv, out);
+            return accumulate_blocks<3>(n, av, xv, out, nx);
         case 4:
-            return accumulate_blocks<4>(n, av, xv, out);
+            return accumulate_blocks<4>(n, av, xv, out, nx);
         default:
             break;
     }
@@ -104,7 +121,7 @@ void apply_chunk(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_
         Span s;
         if (d == skip1 || d == skip2 || !offset_span(g, g.offsets[d], j, k, i0, i1, s)) continue;
         if (upper_only && s.shift <= 0) continue;
-        accumulate(g.block, a + d * g.diag_stride, x, acc, c0, i0, s);
+        accumulate(g.block, a + d * g.diag_stride, x, acc, c0, i0, s, g.nx);
     }
 }
 
