@@ -46,7 +46,8 @@ bool offset_span(const SgDiaGeom& g, const Offset& o, int j, int k, int i0, int 
 /// offset's values on the next line, which the next line's pass over this offset reads. A
 /// line's offsets are read one after the other in short runs (3d27, r = 3, nx = 42: 27 runs of
 /// 3 KB), which the hardware prefetcher follows poorly: the FP64 Krylov product of solid3d n = 42
-/// took 17.4-17.7 ms without, 13.7-14.0 ms with (rhd3t n = 65: 16.2 -> 14.4 ms; one thread).
+/// took 16.4-16.8 ms without, 12.3-12.9 ms with (rhd3t n = 65: 15.1-15.9 -> 11.2-12.9 ms; one
+/// thread, a throwaway driver, fastest of 9 calls in two alternating runs).
 template <int r, class S, class C>
 void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C* __restrict out,
                        std::int64_t ahead) {

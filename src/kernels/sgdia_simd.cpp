@@ -12,8 +12,9 @@
 // follow in memory, so it also covers the line change); backward Gauss-Seidel sweeps walk the
 // streams downwards and prefetch below (without it they ran 2.5-3x slower than forward ones).
 // The single vectors after the pairs prefetch too: without, a line whose vector count is odd
-// left a gap in the prefetched lines three lines ahead (3d27 FP16 90 x 86 x 86 sweeps ~5 %
-// slower).
+// leaves a gap in the prefetched lines three lines ahead (3d27 FP16 sweeps on 90 x 86 x 86: ~5 %
+// faster with it in two rounds of a throwaway driver, no difference in a third; whole solves
+// within +-3 %).
 // Gauss-Seidel solves the coupling to the in-line neighbour in registers (solve_inline); 3d27
 // lines sum their fixed part segment by segment in groups of equal dz first (gs_line_dir).
 #undef HWY_TARGET_INCLUDE

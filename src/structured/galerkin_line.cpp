@@ -19,8 +19,6 @@ int coarse_j(int g, Reach r) {
 
 Int3 comps(const Offset& o) { return {o.dx, o.dy, o.dz}; }
 
-int lex27(const Int3& o) { return (o[2] + 1) * 9 + (o[1] + 1) * 3 + (o[0] + 1); }
-
 /// True when coarse line cj has, for every fine offset and fine row, its fine row and neighbour
 /// inside along y and (y step) every coarse neighbour J the neighbour reaches: what
 /// source_of() and yz_runs() decide from cj.
@@ -49,7 +47,7 @@ Stencil coarse_stencil(const Stencil& fine, std::size_t dir) {
         Int3 c = comps(o);
         for (int big_o = -1; big_o <= 1; ++big_o) {
             c[dir] = big_o;
-            present[static_cast<std::size_t>(lex27(c))] = true;
+            present[static_cast<std::size_t>(Stencil::lex(Offset{c[0], c[1], c[2]}))] = true;
         }
     }
     std::vector<Offset> offsets;
