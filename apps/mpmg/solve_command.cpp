@@ -224,8 +224,9 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--solver", a->solver,
                     "auto|cg|gmres|richardson|mg (auto: CG if symmetric, else GMRES)");
     cmd->add_option("--cycle", a->cycle, "V|W|F");
-    cmd->add_option("--smoother", a->smoother,
-                    "auto (the problem's own) | symgs | ilu0 | jacobi | l1-jacobi | chebyshev");
+    cmd->add_option(
+        "--smoother", a->smoother,
+        "auto (the problem's own) | symgs | ilu0 | jacobi | block-jacobi | l1-jacobi | chebyshev");
     cmd->add_option("--interpolation", a->interpolation,
                     "auto (the problem's own) | linear | operator (structured path)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");

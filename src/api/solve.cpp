@@ -173,9 +173,11 @@ void check_smoother(const SolverOptions& o) {
             "--smoother {}: the structured path offers symgs, ilu0, jacobi", to_string(s)));
     }
     if (o.method == MethodKind::amg && s != SmootherKind::symgs && s != SmootherKind::jacobi &&
-        s != SmootherKind::l1_jacobi && s != SmootherKind::chebyshev) {
+        s != SmootherKind::l1_jacobi && s != SmootherKind::chebyshev &&
+        s != SmootherKind::block_jacobi) {
         throw Unsupported(fmt::format(
-            "--smoother {}: the AMG path offers jacobi, l1-jacobi, chebyshev, symgs (hybrid)",
+            "--smoother {}: the AMG path offers jacobi, block-jacobi, l1-jacobi, chebyshev, "
+            "symgs (hybrid)",
             to_string(s)));
     }
 }

@@ -30,10 +30,15 @@ public:
           u_(f_.size()),
           w1_(f_.size()),
           w2_(f_.size()) {
-        sm_.inv_diag.clear();  // kept in S below; the FP64 copy is dropped
+        sm_.inv_diag.clear();  // kept in S below; the FP64 copies are dropped
+        sm_.inv_blocks.clear();
         inv_d_.resize(setup.smoother.inv_diag.size());
         for (std::size_t i = 0; i < inv_d_.size(); ++i) {
             inv_d_[i] = truncate_counted<S>(setup.smoother.inv_diag[i], report.counts);
+        }
+        inv_b_.resize(setup.smoother.inv_blocks.size());
+        for (std::size_t i = 0; i < inv_b_.size(); ++i) {
+            inv_b_[i] = truncate_counted<S>(setup.smoother.inv_blocks[i], report.counts);
         }
         if (!setup.row_scale.empty()) {
             inv_r_.resize(f_.size());
@@ -52,6 +57,15 @@ public:
         if (a_.compact()) {
             report.note += report.note.empty() ? "" : "; ";
             report.note += "columns as row base + uint16 offsets";
+        }
+        if (sm_.kind == SmootherKind::block_jacobi) {
+            report.note += report.note.empty() ? "" : "; ";
+            report.note += fmt::format("block Jacobi: {} blocks of <= {} rows",
+                                       sm_.block_ptr.size() - 1, sm_.largest_block);
+            if (sm_.diagonal_blocks > 0) {
+                report.note += fmt::format(" ({} near-singular ones replaced by their diagonal)",
+                                           sm_.diagonal_blocks);
+            }
         }
     }
 
@@ -72,6 +86,12 @@ public:
                 case SmootherKind::automatic:  // unresolved (library use): the default, SymGS
                 case SmootherKind::symgs:
                     cs::hybrid_gs(a_, inv_d_.data(), f_.data(), u_.data(), w1_.data(), pre);
+                    break;
+                case SmootherKind::block_jacobi:
+                    cs::block_jacobi(a_, sm_.block_ptr.data(), sm_.inv_ptr.data(),
+                                     static_cast<std::int64_t>(sm_.block_ptr.size()) - 1,
+                                     inv_b_.data(), static_cast<C>(sm_.omega), f_.data(), u_.data(),
+                                     w1_.data(), u_zero_);
                     break;
                 case SmootherKind::chebyshev:
                     cs::chebyshev(a_, inv_d_.data(), sm_.alpha, sm_.beta, kChebyshevDegree,
@@ -198,6 +218,7 @@ private:
 
     TypedCsr<S> a_;
     std::vector<S> inv_d_;  // smoother data in storage precision
+    std::vector<S> inv_b_;  // block Jacobi: the inverse blocks in storage precision
     const AmgTransfer* to_coarse_;
     SmootherData sm_;
     std::vector<C> f_, u_, w1_, w2_;

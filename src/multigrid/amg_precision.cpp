@@ -34,6 +34,35 @@ bool needs_scaling(const CsrMatrix& a, Precision p) {
     return false;
 }
 
+// The inverse blocks of block Jacobi: every entry must not overflow; the diagonal entries must
+// not underflow either (small off-diagonal entries of an inverse may: they are negligible next
+// to their row's diagonal, as in the structured path's scaled levels). `underflow` and
+// `subnormal` count the diagonal entries only.
+TruncationCounts block_counts(Precision p, const SmootherData& s) {
+    TruncationCounts out;
+    const std::size_t nb = s.block_ptr.empty() ? 0 : s.block_ptr.size() - 1;
+    for (std::size_t b = 0; b < nb; ++b) {
+        const std::int64_t m = s.block_ptr[b + 1] - s.block_ptr[b];
+        for (std::int64_t i = 0; i < m; ++i) {
+            for (std::int64_t j = 0; j < m; ++j) {
+                TruncationCounts c;
+                const double v = s.inv_blocks[static_cast<std::size_t>(s.inv_ptr[b] + i * m + j)];
+                if (p == Precision::fp16) {
+                    truncate_counted<half>(v, c);
+                } else {
+                    truncate_counted<bfloat16>(v, c);
+                }
+                out.overflow += c.overflow;
+                if (i == j) {
+                    out.underflow += c.underflow;
+                    out.subnormal += c.subnormal;
+                }
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision requested,
@@ -83,6 +112,13 @@ AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision request
     }
     out.smoother = smoother_setup(out.matrix, mg.smoother, mg.jacobi_weight, index);
     const TruncationCounts d = count_for(st, out.smoother.inv_diag);
+    if (const TruncationCounts b = block_counts(st, out.smoother);
+        b.overflow + b.underflow + b.subnormal > 0) {
+        return keep(
+            fmt::format("inverted diagonal blocks out of {} range ({} overflow, {} diagonal "
+                        "entries underflow or subnormal)",
+                        to_string(st), b.overflow, b.underflow + b.subnormal));
+    }
     if (d.overflow + d.underflow + d.subnormal > 0) {
         return keep(
             fmt::format("inverted diagonal out of {} range ({} overflow, {} underflow, "

@@ -33,6 +33,33 @@ void jacobi_from_zero(const TypedCsr<S>& a, const S* inv_d, C omega, const C* f,
     for (std::int64_t i = 0; i < n; ++i) u[i] = omega * kernels::to_compute<C>(inv_d[i]) * f[i];
 }
 
+/// u += omega B^{-1} (f - A u): block Jacobi, block b holding rows block_ptr[b] ..
+/// block_ptr[b+1]-1 and its inverse (row-major, stored in S) at inv + inv_ptr[b]; sums in C.
+/// With `u_zero` (u = 0 on entry) u = omega B^{-1} f, without the product A 0. `r` is a work
+/// vector.
+template <class S, class C>
+void block_jacobi(const TypedCsr<S>& a, const std::int64_t* block_ptr, const std::int64_t* inv_ptr,
+                  std::int64_t blocks, const S* inv, C omega, const C* f, C* u, C* r, bool u_zero) {
+    const C* res = f;
+    if (!u_zero) {
+        residual(a, f, u, r);
+        res = r;
+    }
+#pragma omp parallel for schedule(static) if (a.rows > kParallelRows)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t r0 = block_ptr[b], m = block_ptr[b + 1] - r0;
+        const S* blk = inv + inv_ptr[b];
+        const C* x = res + r0;
+        for (std::int64_t i = 0; i < m; ++i) {
+            C acc{0};
+            for (std::int64_t j = 0; j < m; ++j) {
+                acc += kernels::to_compute<C>(blk[i * m + j]) * x[j];
+            }
+            u[r0 + i] = (u_zero ? C{0} : u[r0 + i]) + omega * acc;
+        }
+    }
+}
+
 /// One hybrid Gauss-Seidel sweep (forward or backward): rows split into one contiguous block
 /// per thread; inside a block, newest values; across blocks, the values at the start of the
 /// sweep (kept in `w1`), so the result is deterministic for a given thread count.

@@ -2,12 +2,110 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
 
 #include "mpmg/errors.hpp"
 
+extern "C" {
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
+             const int* lwork, int* info);
+}
+
 namespace mpmg {
 namespace {
+
+std::vector<double> diagonal(const CsrMatrix& a, bool l1);
+
+// A block whose LU pivots span more than this (largest / smallest |u_ii|) counts as singular.
+constexpr double kMaxPivotSpread = 1e14;
+
+bool same_pattern(const CsrMatrix& a, std::int64_t i, std::int64_t j) {
+    const std::int64_t n = a.row_ptr[i + 1] - a.row_ptr[i];
+    if (a.row_ptr[j + 1] - a.row_ptr[j] != n) return false;
+    return std::equal(a.col.begin() + a.row_ptr[i], a.col.begin() + a.row_ptr[i + 1],
+                      a.col.begin() + a.row_ptr[j]);
+}
+
+// Inverts the dense block rows/columns [r0, r0 + m) of `a` into `inv` (row-major, m * m); false
+// when it is singular or nearly so (then `inv` is unspecified).
+bool invert_block(const CsrMatrix& a, std::int64_t r0, int m, double* inv) {
+    std::fill(inv, inv + std::int64_t{m} * m, 0.0);
+    for (int i = 0; i < m; ++i) {  // column-major for LAPACK: inv[j * m + i] = a(r0+i, r0+j)
+        for (std::int64_t p = a.row_ptr[r0 + i]; p < a.row_ptr[r0 + i + 1]; ++p) {
+            const std::int64_t j = a.col[p] - r0;
+            if (j >= 0 && j < m) inv[j * m + i] = a.val[p];
+        }
+    }
+    for (int k = 0; k < m * m; ++k) {
+        if (!std::isfinite(inv[k])) return false;
+    }
+    std::vector<int> piv(static_cast<std::size_t>(m));
+    int info = 0;
+    dgetrf_(&m, &m, inv, &m, piv.data(), &info);
+    if (info != 0) return false;
+    double big = 0.0, small = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < m; ++i) {
+        big = std::max(big, std::fabs(inv[i * m + i]));
+        small = std::min(small, std::fabs(inv[i * m + i]));
+    }
+    if (!(small * kMaxPivotSpread > big)) return false;
+    const int lwork = std::max(1, m * m);
+    std::vector<double> work(static_cast<std::size_t>(lwork));
+    dgetri_(&m, inv, &m, piv.data(), work.data(), &lwork, &info);
+    if (info != 0) return false;
+    for (int i = 0; i < m; ++i) {  // column-major -> row-major: transpose in place
+        for (int j = i + 1; j < m; ++j) std::swap(inv[i * m + j], inv[j * m + i]);
+    }
+    for (int k = 0; k < m * m; ++k) {
+        if (!std::isfinite(inv[k])) return false;
+    }
+    return true;
+}
+
+// Block Jacobi data (see smoother_setup.hpp); NumericalError when a block that must fall back to
+// its diagonal has a zero diagonal entry.
+void block_setup(const CsrMatrix& a, int max_block, int level, SmootherData& s) {
+    s.block_ptr = jacobi_blocks(a, max_block);
+    const auto nb = static_cast<std::int64_t>(s.block_ptr.size()) - 1;
+    s.inv_ptr.assign(static_cast<std::size_t>(nb + 1), 0);
+    for (std::int64_t b = 0; b < nb; ++b) {
+        const std::int64_t m = s.block_ptr[b + 1] - s.block_ptr[b];
+        s.inv_ptr[b + 1] = s.inv_ptr[b] + m * m;
+        s.largest_block = std::max(s.largest_block, static_cast<int>(m));
+    }
+    s.inv_blocks.assign(static_cast<std::size_t>(s.inv_ptr.back()), 0.0);
+    const std::vector<double> d = diagonal(a, false);
+    std::int64_t fallback = 0, bad_row = -1;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : fallback) if (nb > 256)
+    for (std::int64_t b = 0; b < nb; ++b) {
+        const std::int64_t r0 = s.block_ptr[b];
+        const int m = static_cast<int>(s.block_ptr[b + 1] - r0);
+        double* inv = s.inv_blocks.data() + s.inv_ptr[b];
+        if (invert_block(a, r0, m, inv)) continue;
+        ++fallback;
+        std::fill(inv, inv + std::int64_t{m} * m, 0.0);
+        for (int i = 0; i < m; ++i) {
+            const double di = d[static_cast<std::size_t>(r0 + i)];
+            if (di == 0.0 || !std::isfinite(di)) {
+#pragma omp critical(mpmg_block_jacobi_bad_row)
+                bad_row = bad_row < 0 ? r0 + i : std::min(bad_row, r0 + i);
+                continue;
+            }
+            inv[i * m + i] = 1.0 / di;
+        }
+    }
+    if (bad_row >= 0) {
+        throw NumericalError(fmt::format(
+            "AMG level {}: the block Jacobi block of row {} is singular and its diagonal {} at "
+            "row {} cannot replace it",
+            level, bad_row, d[static_cast<std::size_t>(bad_row)], bad_row));
+    }
+    s.diagonal_blocks = fallback;
+}
 
 std::vector<double> diagonal(const CsrMatrix& a, bool l1) {
     std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
@@ -50,15 +148,44 @@ double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d) {
 
 }  // namespace
 
-SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight,
-                            int level) {
-    if (kind == SmootherKind::ilu0 || kind == SmootherKind::block_jacobi) {
+std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block) {
+    max_block = std::max(1, max_block);
+    std::vector<std::int64_t> ptr{0};
+    std::int64_t start = 0;  // first row of the block being grown
+    std::int64_t i = 0;
+    while (i < a.rows) {
+        std::int64_t end = i + 1;  // the supervariable starting at i: rows i .. end-1
+        while (end < a.rows && same_pattern(a, i, end)) ++end;
+        // A supervariable longer than max_block is cut into max_block pieces.
+        for (std::int64_t at = i; at < end;) {
+            const std::int64_t piece = std::min<std::int64_t>(end - at, max_block);
+            if (at + piece - start > max_block) {
+                ptr.push_back(at);
+                start = at;
+            }
+            at += piece;
+        }
+        i = end;
+    }
+    if (ptr.back() != a.rows) ptr.push_back(a.rows);
+    return ptr;
+}
+
+SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level,
+                            int max_block) {
+    if (kind == SmootherKind::ilu0) {
         throw Unsupported(fmt::format(
-            "--smoother {}: the AMG path offers jacobi, l1-jacobi, symgs (hybrid) and chebyshev",
+            "--smoother {}: the AMG path offers jacobi, block-jacobi, l1-jacobi, symgs (hybrid) "
+            "and chebyshev",
             to_string(kind)));
     }
     SmootherData s;
     s.kind = kind;
+    if (kind == SmootherKind::block_jacobi) {
+        s.omega = jacobi_weight;
+        block_setup(a, max_block, level, s);
+        return s;
+    }
     const bool l1 = kind == SmootherKind::l1_jacobi || kind == SmootherKind::chebyshev;
     const std::vector<double> d = diagonal(a, l1);
     s.inv_diag.resize(d.size());

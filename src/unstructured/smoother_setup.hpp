@@ -5,8 +5,16 @@
 //   symgs      hybrid symmetric Gauss-Seidel: GS inside each thread's row block, Jacobi across
 //   chebyshev  Chebyshev polynomial in D_l1^{-1} A on [alpha, beta] = [0.3, 1.1] * lambda_max,
 //              lambda_max estimated by kPowerIterations power iterations (FGCS'23 [32]).
+//   block_jacobi x += omega B^{-1} (b - A x), B the block diagonal of A (FGCS'23 §4.2.3: all
+//              settings as scalar Jacobi but the block size, at most kMaxJacobiBlock = 32).
+//              Blocks as Ginkgo's block Jacobi finds them: runs of consecutive rows with the same
+//              column pattern (supervariables: the unknowns of one node of a vector PDE), then
+//              consecutive supervariables merged while the block stays <= 32 rows. Each block is
+//              inverted in FP64 by LAPACK (dgetrf/dgetri); a block that is singular or whose
+//              pivots span more than 1e14 is replaced by its diagonal (point Jacobi on its rows).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +25,7 @@ namespace mpmg {
 
 inline constexpr int kPowerIterations = 10;
 inline constexpr int kChebyshevDegree = 2;  // FGCS'23 §4.2.3: 2 iterations per smoothing
+inline constexpr int kMaxJacobiBlock = 32;  // FGCS'23 §4.2.3: Ginkgo's maximum block size
 
 struct SmootherData {
     SmootherKind kind = SmootherKind::jacobi;
@@ -24,10 +33,21 @@ struct SmootherData {
     double omega = 1.0;              ///< Jacobi weight (1 for the others)
     double alpha = 0.0, beta = 0.0;  ///< Chebyshev interval
     double lambda_max = 0.0;         ///< estimate of the largest eigenvalue of D_l1^{-1} A
+    /// block_jacobi: block b holds rows block_ptr[b] .. block_ptr[b+1]-1; its inverse (row-major,
+    /// size^2 values) starts at inv_blocks[inv_ptr[b]]. inv_diag is left empty.
+    std::vector<std::int64_t> block_ptr, inv_ptr;
+    std::vector<double> inv_blocks;
+    std::int64_t diagonal_blocks = 0;  ///< blocks replaced by their diagonal (near singular)
+    int largest_block = 0;
 };
 
-/// Computes the smoother data of `a`. Throws Unsupported for ilu0/block_jacobi, NumericalError
-/// naming `level` and the row for a zero (or non-finite) diagonal.
-SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level);
+/// Block boundaries of block Jacobi (see above): ptr[0] = 0, ptr.back() = a.rows, every block
+/// at most `max_block` rows.
+std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block = kMaxJacobiBlock);
+
+/// Computes the smoother data of `a`. Throws Unsupported for ilu0, NumericalError naming `level`
+/// and the row for a zero (or non-finite) diagonal.
+SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level,
+                            int max_block = kMaxJacobiBlock);
 
 }  // namespace mpmg
