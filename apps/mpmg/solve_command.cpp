@@ -24,7 +24,7 @@ namespace {
 
 struct SolveArgs {
     std::string problem, matrix, rhs, grid, precision, work, matrix_precision, scaling, method,
-        solver, cycle, smoother, interpolation, config, json;
+        solver, cycle, smoother, interpolation, aggregation, config, json;
     int n = 0, shift_level = -1, max_iter = 0, threads = 0, restart = 0;
     std::uint64_t seed = 1;
     double rtol = 0.0;
@@ -85,6 +85,9 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
     if (given("--solver")) o.solver = parse_solver(a.solver, "--solver");
     if (given("--cycle")) o.multigrid.cycle = parse_cycle(a.cycle, "--cycle");
     if (given("--smoother")) o.multigrid.smoother = parse_smoother(a.smoother, "--smoother");
+    if (given("--aggregation")) {
+        o.multigrid.aggregation = parse_aggregation(a.aggregation, "--aggregation");
+    }
     if (given("--interpolation")) {
         o.multigrid.interpolation = parse_interpolation(a.interpolation, "--interpolation");
     }
@@ -229,6 +232,9 @@ std::function<int()> add_solve(CLI::App& app) {
         "auto (the problem's own) | symgs | ilu0 | jacobi | block-jacobi | l1-jacobi | chebyshev");
     cmd->add_option("--interpolation", a->interpolation,
                     "auto (the problem's own) | linear | operator (structured path)");
+    cmd->add_option("--aggregation", a->aggregation,
+                    "auto (pgm) | pgm | smoothed (AMG path: piecewise-constant or smoothed "
+                    "aggregation)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
     cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
     cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");

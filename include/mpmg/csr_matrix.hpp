@@ -21,6 +21,9 @@ struct CsrMatrix {
     CsrMatrix transpose() const;
 };
 
+/// True when A is square with a symmetric pattern and |a_ij - a_ji| <= 1e-12 max |a| everywhere.
+bool is_symmetric(const CsrMatrix& a);
+
 /// C = A * B (FP64, straightforward; for tests and setup of small operators).
 CsrMatrix multiply(const CsrMatrix& a, const CsrMatrix& b);
 

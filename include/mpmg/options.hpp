@@ -23,6 +23,9 @@ enum class ScalingKind { automatic, setup_then_scale, scale_then_setup, none };
 /// Structured interpolation weights: 1/2 (linear), or from the operator's collapsed stencil
 /// (follows coefficient jumps; ICPP'24 §4.1 lists both).
 enum class InterpolationKind { automatic, linear, operator_dependent };
+/// AMG coarsening: Ginkgo's PGM pairwise aggregation with piecewise-constant transfers
+/// (FGCS'23 §4.2), or smoothed aggregation (Vaněk, Mandel, Brezina 1996) on PGM aggregates.
+enum class AggregationKind { automatic, pgm, smoothed };
 
 std::string_view to_string(SolverKind k);
 std::string_view to_string(MethodKind k);
@@ -30,6 +33,7 @@ std::string_view to_string(CycleKind k);
 std::string_view to_string(SmootherKind k);
 std::string_view to_string(ScalingKind k);
 std::string_view to_string(InterpolationKind k);
+std::string_view to_string(AggregationKind k);
 
 /// Parse a choice by name; throws InvalidInput naming `where` and listing the valid names.
 SolverKind parse_solver(std::string_view s, std::string_view where);
@@ -38,6 +42,7 @@ CycleKind parse_cycle(std::string_view s, std::string_view where);
 SmootherKind parse_smoother(std::string_view s, std::string_view where);
 ScalingKind parse_scaling(std::string_view s, std::string_view where);
 InterpolationKind parse_interpolation(std::string_view s, std::string_view where);
+AggregationKind parse_aggregation(std::string_view s, std::string_view where);
 
 /// What to solve: a built-in problem or a Matrix Market file.
 struct ProblemOptions {
@@ -62,6 +67,8 @@ struct MultigridOptions {
     /// auto: the problem's own (operator-dependent for jump7, linear for the other built-ins and
     /// files; docs/problems.md). Structured path only.
     InterpolationKind interpolation = InterpolationKind::automatic;
+    /// auto: PGM (the paper's). AMG path only.
+    AggregationKind aggregation = AggregationKind::automatic;
     int max_levels = 20;          ///< including the finest
     int max_coarse_rows = 512;    ///< direct (LAPACK) solve once a level has at most this many rows
     double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest

@@ -45,17 +45,6 @@ void right_hand_side(const CsrMatrix& a, const ProblemOptions& po, std::vector<d
 
 }  // namespace
 
-bool is_symmetric(const CsrMatrix& a) {
-    const CsrMatrix t = a.transpose();
-    if (t.col != a.col) return false;
-    double scale = 0.0;
-    for (double v : a.val) scale = std::max(scale, std::fabs(v));
-    for (std::size_t i = 0; i < a.val.size(); ++i) {
-        if (std::fabs(a.val[i] - t.val[i]) > 1e-12 * scale) return false;
-    }
-    return true;
-}
-
 StructuredProblem load_structured(const ProblemOptions& po) {
     const CsrMatrix csr = read_matrix_market(po.matrix);
     const int r = std::max(po.components, 1);

@@ -19,9 +19,6 @@ struct CsrProblem {
     SolverKind solver = SolverKind::cg;
 };
 
-/// Symmetric to 1e-12 of the largest entry (pattern and values).
-bool is_symmetric(const CsrMatrix& a);
-
 /// --matrix A.mtx [--rhs b.mtx] --grid NX,NY,NZ[,R]: the file's matrix on the structured path.
 StructuredProblem load_structured(const ProblemOptions& po);
 

@@ -165,6 +165,13 @@ void check_smoother(const SolverOptions& o) {
             "interpolation applies to the structured path",
             to_string(o.multigrid.interpolation)));
     }
+    if (o.method == MethodKind::structured &&
+        o.multigrid.aggregation != AggregationKind::automatic) {
+        throw Unsupported(fmt::format(
+            "--aggregation {}: aggregation applies to the AMG path (--matrix without --grid, or "
+            "--method amg); the structured path coarsens geometrically",
+            to_string(o.multigrid.aggregation)));
+    }
     const SmootherKind s = o.multigrid.smoother;
     if (s == SmootherKind::automatic) return;  // resolved per problem below
     if (o.method == MethodKind::structured && s != SmootherKind::symgs &&

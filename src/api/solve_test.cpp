@@ -89,6 +89,24 @@ TEST(InterpolationAuto, Jump7TakesOperatorDependentWeightsAndConvergesFaster) {
     EXPECT_EQ(lap.options.multigrid.interpolation, InterpolationKind::linear);
 }
 
+// The AMG path's own options through the API: smoothed aggregation and block Jacobi, in FP16,
+// with the choice echoed in the resolved options and the levels' notes.
+TEST(AmgOptions, SmoothedAggregationWithBlockJacobiSolvesInHalf) {
+    SolverOptions o = laplace("laplace27", 20, "K64P32D16");
+    o.method = MethodKind::amg;
+    o.multigrid.aggregation = AggregationKind::smoothed;
+    o.multigrid.smoother = SmootherKind::block_jacobi;
+    const SolveResult r = solve(o);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_TRUE(r.guard_events.empty());
+    EXPECT_EQ(r.options.multigrid.aggregation, AggregationKind::smoothed);
+    EXPECT_EQ(r.options.multigrid.smoother, SmootherKind::block_jacobi);
+    ASSERT_GE(r.levels.size(), 2u);
+    EXPECT_NE(r.levels[0].note.find("smoothed P"), std::string::npos) << r.levels[0].note;
+    EXPECT_NE(r.levels[0].note.find("block Jacobi"), std::string::npos) << r.levels[0].note;
+    EXPECT_EQ(r.levels[0].storage, Precision::fp16);
+}
+
 TEST(Laplace27e8, NoScalingNeverReturnsNaN) {
     SolverOptions o = laplace("laplace27e8", 24, "K64P32D16");
     o.multigrid.scaling = ScalingKind::none;

@@ -1,6 +1,7 @@
 #include "mpmg/csr_matrix.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace mpmg {
@@ -11,6 +12,18 @@ void CsrMatrix::multiply(const double* x, double* y) const {
         for (std::int64_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) s += val[p] * x[col[p]];
         y[i] = s;
     }
+}
+
+bool is_symmetric(const CsrMatrix& a) {
+    if (a.rows != a.cols) return false;
+    const CsrMatrix t = a.transpose();
+    if (t.col != a.col) return false;
+    double scale = 0.0;
+    for (double v : a.val) scale = std::max(scale, std::fabs(v));
+    for (std::size_t i = 0; i < a.val.size(); ++i) {
+        if (std::fabs(a.val[i] - t.val[i]) > 1e-12 * scale) return false;
+    }
+    return true;
 }
 
 CsrMatrix CsrMatrix::transpose() const {

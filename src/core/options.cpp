@@ -60,6 +60,13 @@ const NameTable<InterpolationKind>& interpolation_names() {
     return t;
 }
 
+const NameTable<AggregationKind>& aggregation_names() {
+    static const NameTable<AggregationKind> t{{AggregationKind::automatic, "auto"},
+                                              {AggregationKind::pgm, "pgm"},
+                                              {AggregationKind::smoothed, "smoothed"}};
+    return t;
+}
+
 template <class E>
 std::string_view name_of(const NameTable<E>& t, E e) {
     for (const auto& [k, n] : t) {
@@ -88,6 +95,7 @@ std::string_view to_string(CycleKind k) { return name_of(cycle_names(), k); }
 std::string_view to_string(SmootherKind k) { return name_of(smoother_names(), k); }
 std::string_view to_string(ScalingKind k) { return name_of(scaling_names(), k); }
 std::string_view to_string(InterpolationKind k) { return name_of(interpolation_names(), k); }
+std::string_view to_string(AggregationKind k) { return name_of(aggregation_names(), k); }
 
 SolverKind parse_solver(std::string_view s, std::string_view w) {
     return parse_name(solver_names(), s, w);
@@ -106,6 +114,9 @@ ScalingKind parse_scaling(std::string_view s, std::string_view w) {
 }
 InterpolationKind parse_interpolation(std::string_view s, std::string_view w) {
     return parse_name(interpolation_names(), s, w);
+}
+AggregationKind parse_aggregation(std::string_view s, std::string_view w) {
+    return parse_name(aggregation_names(), s, w);
 }
 
 void validate(const SolverOptions& o) {

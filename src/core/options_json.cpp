@@ -98,6 +98,10 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) {
                m.interpolation = parse_interpolation(str(v, at), "config " + at);
            }},
+          {"aggregation",
+           [&](const json& v, const std::string& at) {
+               m.aggregation = parse_aggregation(str(v, at), "config " + at);
+           }},
           {"pre_sweeps",
            [&](const json& v, const std::string& at) { m.pre_sweeps = get_int(v, at); }},
           {"post_sweeps",
@@ -199,6 +203,7 @@ json to_json(const SolverOptions& o) {
                   {"smoother", to_string(m.smoother)},
                   {"scaling", to_string(m.scaling)},
                   {"interpolation", to_string(m.interpolation)},
+                  {"aggregation", to_string(m.aggregation)},
                   {"pre_sweeps", m.pre_sweeps},
                   {"post_sweeps", m.post_sweeps},
                   {"jacobi_weight", m.jacobi_weight},

@@ -18,6 +18,7 @@ TEST(Options, JsonRoundTrip) {
     o.multigrid.cycle = CycleKind::w;
     o.multigrid.smoother = SmootherKind::jacobi;
     o.multigrid.interpolation = InterpolationKind::operator_dependent;
+    o.multigrid.aggregation = AggregationKind::smoothed;
     o.precision = parse_ginkgo_precision("DP-SP", "DP-SP-HP");
     o.precision.shift_level = 3;
     o.solver = SolverKind::gmres;
@@ -27,6 +28,7 @@ TEST(Options, JsonRoundTrip) {
     EXPECT_EQ(back.precision.level(3).storage, Precision::fp32);
     EXPECT_EQ(back.multigrid.cycle, CycleKind::w);
     EXPECT_EQ(back.multigrid.interpolation, InterpolationKind::operator_dependent);
+    EXPECT_EQ(back.multigrid.aggregation, AggregationKind::smoothed);
 }
 
 TEST(Options, ConfigOverridesOnlyGivenKeys) {
@@ -52,6 +54,8 @@ TEST(Options, UnknownKeysAndWrongTypesNameThePath) {
     EXPECT_NE(message(R"({"rtol": "small"})").find("rtol"), std::string::npos);
     EXPECT_NE(message(R"({"multigrid": {"smoother": "magic"}})").find("symgs"), std::string::npos);
     EXPECT_NE(message(R"({"multigrid": {"interpolation": "cubic"}})").find("operator"),
+              std::string::npos);
+    EXPECT_NE(message(R"({"multigrid": {"aggregation": "rs"}})").find("smoothed"),
               std::string::npos);
     EXPECT_NE(message(R"({"precision": "K64P16D16"})").find("K64P16D16"), std::string::npos);
     EXPECT_NE(message(R"({"problem": {"grid": [1, 2]}})").find("problem.grid"), std::string::npos);

@@ -123,7 +123,8 @@ std::vector<double> diagonal(const CsrMatrix& a, bool l1) {
     return d;
 }
 
-// Largest |eigenvalue| of D^{-1} A by power iteration from a fixed, non-smooth start vector.
+}  // namespace
+
 double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d) {
     const auto n = static_cast<std::size_t>(a.rows);
     std::vector<double> x(n), y(n);
@@ -145,8 +146,6 @@ double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d) {
     }
     return lambda;
 }
-
-}  // namespace
 
 std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block) {
     max_block = std::max(1, max_block);

@@ -41,6 +41,10 @@ struct SmootherData {
     int largest_block = 0;
 };
 
+/// Largest |eigenvalue| of D^{-1} A (D = diag(1 / inv_d)) by kPowerIterations power iterations
+/// from a fixed, non-smooth start vector (an estimate from below).
+double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d);
+
 /// Block boundaries of block Jacobi (see above): ptr[0] = 0, ptr.back() = a.rows, every block
 /// at most `max_block` rows.
 std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block = kMaxJacobiBlock);
