@@ -102,11 +102,19 @@ void check_sweep(double tol) {
     const SmootherData s = smoother_setup(a, SmootherKind::block_jacobi, 0.8, 0, 32);
     TruncationCounts counts;
     const TypedCsr<S> t = to_typed<S>(a, counts);
+    // The kernel reads the inverses column-major; the reference reads them row-major.
     std::vector<S> inv(s.inv_blocks.size());
     std::vector<double> inv_ref(inv.size());
-    for (std::size_t i = 0; i < inv.size(); ++i) {
-        inv[i] = truncate_counted<S>(s.inv_blocks[i], counts);
-        inv_ref[i] = to_double(inv[i]);
+    for (std::size_t b = 0; b + 1 < s.block_ptr.size(); ++b) {
+        const std::int64_t m = s.block_ptr[b + 1] - s.block_ptr[b], at = s.inv_ptr[b];
+        for (std::int64_t i = 0; i < m; ++i) {
+            for (std::int64_t j = 0; j < m; ++j) {
+                const auto rm = static_cast<std::size_t>(at + i * m + j);
+                const auto cm = static_cast<std::size_t>(at + j * m + i);
+                inv[cm] = truncate_counted<S>(s.inv_blocks[rm], counts);
+                inv_ref[rm] = to_double(inv[cm]);
+            }
+        }
     }
     const auto n = static_cast<std::size_t>(a.rows);
     std::vector<C> f(n), u(n), r(n);
