@@ -69,8 +69,9 @@ public:
         }
         if (sm_.kind == SmootherKind::block_jacobi) {
             report.note += report.note.empty() ? "" : "; ";
-            report.note += fmt::format("block Jacobi: {} blocks of <= {} rows",
-                                       sm_.block_ptr.size() - 1, sm_.largest_block);
+            report.note +=
+                fmt::format("block Jacobi: {} blocks of <= {} rows, condition <= {:.2g}",
+                            sm_.block_ptr.size() - 1, sm_.largest_block, sm_.max_condition);
             if (sm_.diagonal_blocks > 0) {
                 report.note += fmt::format(" ({} near-singular ones replaced by their diagonal)",
                                            sm_.diagonal_blocks);

@@ -66,6 +66,29 @@ bool invert_block(const CsrMatrix& a, std::int64_t r0, int m, double* inv) {
     return true;
 }
 
+// ||B||_1 of the block rows/columns [r0, r0 + m) of `a` (largest column sum).
+double block_norm1(const CsrMatrix& a, std::int64_t r0, int m) {
+    std::vector<double> col(static_cast<std::size_t>(m), 0.0);
+    for (int i = 0; i < m; ++i) {
+        for (std::int64_t p = a.row_ptr[r0 + i]; p < a.row_ptr[r0 + i + 1]; ++p) {
+            const std::int64_t j = a.col[p] - r0;
+            if (j >= 0 && j < m) col[static_cast<std::size_t>(j)] += std::fabs(a.val[p]);
+        }
+    }
+    return *std::max_element(col.begin(), col.end());
+}
+
+// ||B^{-1}||_1 of a row-major m x m inverse.
+double inverse_norm1(const double* inv, int m) {
+    double best = 0.0;
+    for (int j = 0; j < m; ++j) {
+        double sum = 0.0;
+        for (int i = 0; i < m; ++i) sum += std::fabs(inv[i * m + j]);
+        best = std::max(best, sum);
+    }
+    return best;
+}
+
 // Block Jacobi data (see smoother_setup.hpp); NumericalError when a block that must fall back to
 // its diagonal has a zero diagonal entry.
 void block_setup(const CsrMatrix& a, int max_block, int level, SmootherData& s) {
@@ -80,12 +103,17 @@ void block_setup(const CsrMatrix& a, int max_block, int level, SmootherData& s) 
     s.inv_blocks.assign(static_cast<std::size_t>(s.inv_ptr.back()), 0.0);
     const std::vector<double> d = diagonal(a, false);
     std::int64_t fallback = 0, bad_row = -1;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : fallback) if (nb > 256)
+    double kappa = 0.0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : fallback) reduction(max : kappa) \
+    if (nb > 256)
     for (std::int64_t b = 0; b < nb; ++b) {
         const std::int64_t r0 = s.block_ptr[b];
         const int m = static_cast<int>(s.block_ptr[b + 1] - r0);
         double* inv = s.inv_blocks.data() + s.inv_ptr[b];
-        if (invert_block(a, r0, m, inv)) continue;
+        if (invert_block(a, r0, m, inv)) {
+            kappa = std::max(kappa, block_norm1(a, r0, m) * inverse_norm1(inv, m));
+            continue;
+        }
         ++fallback;
         std::fill(inv, inv + std::int64_t{m} * m, 0.0);
         for (int i = 0; i < m; ++i) {
@@ -105,6 +133,7 @@ void block_setup(const CsrMatrix& a, int max_block, int level, SmootherData& s) 
             level, bad_row, d[static_cast<std::size_t>(bad_row)], bad_row));
     }
     s.diagonal_blocks = fallback;
+    s.max_condition = kappa;
 }
 
 std::vector<double> diagonal(const CsrMatrix& a, bool l1) {

@@ -39,6 +39,9 @@ struct SmootherData {
     std::vector<double> inv_blocks;
     std::int64_t diagonal_blocks = 0;  ///< blocks replaced by their diagonal (near singular)
     int largest_block = 0;
+    /// Largest 1-norm condition number ||B||_1 ||B^{-1}||_1 over the inverted blocks: B^{-1}
+    /// rounded to a format with unit roundoff u applies with a relative error up to ~kappa u.
+    double max_condition = 0.0;
 };
 
 /// Largest |eigenvalue| of D^{-1} A (D = diag(1 / inv_d)) by kPowerIterations power iterations
