@@ -273,6 +273,8 @@ TEST(BadInput, UnknownOrContradictoryOptions) {
         {"solve --problem laplace27 --n 4 --method amg --interpolation operator",
          {"--interpolation operator", "AMG"}},
         {p + "--aggregation rs", {"--aggregation", "'rs'", "smoothed"}},
+        {p + "--reorder metis", {"--reorder", "'metis'", "rcm"}},
+        {"solve --problem laplace27 --n 4 --reorder rcm", {"--reorder rcm", "AMG path"}},
         {"solve --problem laplace27 --n 4 --aggregation smoothed",
          {"--aggregation smoothed", "AMG path"}},
         {"solve --problem laplace27 --n 4 --smoother block-jacobi",

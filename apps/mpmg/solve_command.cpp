@@ -24,7 +24,7 @@ namespace {
 
 struct SolveArgs {
     std::string problem, matrix, rhs, grid, precision, work, matrix_precision, scaling, method,
-        solver, cycle, smoother, interpolation, aggregation, config, json;
+        solver, cycle, smoother, interpolation, aggregation, reorder, config, json;
     int n = 0, shift_level = -1, max_iter = 0, threads = 0, restart = 0;
     std::uint64_t seed = 1;
     double rtol = 0.0;
@@ -85,6 +85,7 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
     if (given("--solver")) o.solver = parse_solver(a.solver, "--solver");
     if (given("--cycle")) o.multigrid.cycle = parse_cycle(a.cycle, "--cycle");
     if (given("--smoother")) o.multigrid.smoother = parse_smoother(a.smoother, "--smoother");
+    if (given("--reorder")) o.multigrid.reorder = parse_reorder(a.reorder, "--reorder");
     if (given("--aggregation")) {
         o.multigrid.aggregation = parse_aggregation(a.aggregation, "--aggregation");
     }
@@ -120,8 +121,9 @@ SolverOptions read_config(const std::string& path) {
 }
 
 void print_hierarchy(const SolveResult& r) {
-    fmt::print("hierarchy: {} levels, grid complexity {:.3f}, operator complexity {:.3f}\n",
-               r.levels.size(), r.grid_complexity, r.operator_complexity);
+    fmt::print("hierarchy: {} levels, grid complexity {:.3f}, operator complexity {:.3f}{}\n",
+               r.levels.size(), r.grid_complexity, r.operator_complexity,
+               r.reordered.empty() ? "" : fmt::format(", unknowns renumbered ({})", r.reordered));
     if (r.operator_storage != r.options.precision.krylov) {
         fmt::print(
             "Krylov products: A stored in {} (holds every value of A exactly){}, computed in "
@@ -235,6 +237,9 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--aggregation", a->aggregation,
                     "auto (pgm) | pgm | smoothed (AMG path: piecewise-constant or smoothed "
                     "aggregation)");
+    cmd->add_option("--reorder", a->reorder,
+                    "auto (none) | none | rcm (AMG path: reverse Cuthill-McKee renumbering before "
+                    "setup)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
     cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
     cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");

@@ -26,6 +26,8 @@ enum class InterpolationKind { automatic, linear, operator_dependent };
 /// AMG coarsening: Ginkgo's PGM pairwise aggregation with piecewise-constant transfers
 /// (FGCS'23 §4.2), or smoothed aggregation (Vaněk, Mandel, Brezina 1996) on PGM aggregates.
 enum class AggregationKind { automatic, pgm, smoothed };
+/// AMG path: renumber the unknowns before setup (reverse Cuthill-McKee) or keep the file's order.
+enum class ReorderKind { automatic, none, rcm };
 
 std::string_view to_string(SolverKind k);
 std::string_view to_string(MethodKind k);
@@ -34,6 +36,7 @@ std::string_view to_string(SmootherKind k);
 std::string_view to_string(ScalingKind k);
 std::string_view to_string(InterpolationKind k);
 std::string_view to_string(AggregationKind k);
+std::string_view to_string(ReorderKind k);
 
 /// Parse a choice by name; throws InvalidInput naming `where` and listing the valid names.
 SolverKind parse_solver(std::string_view s, std::string_view where);
@@ -43,6 +46,7 @@ SmootherKind parse_smoother(std::string_view s, std::string_view where);
 ScalingKind parse_scaling(std::string_view s, std::string_view where);
 InterpolationKind parse_interpolation(std::string_view s, std::string_view where);
 AggregationKind parse_aggregation(std::string_view s, std::string_view where);
+ReorderKind parse_reorder(std::string_view s, std::string_view where);
 
 /// What to solve: a built-in problem or a Matrix Market file.
 struct ProblemOptions {
@@ -69,6 +73,9 @@ struct MultigridOptions {
     InterpolationKind interpolation = InterpolationKind::automatic;
     /// auto: PGM (the paper's). AMG path only.
     AggregationKind aggregation = AggregationKind::automatic;
+    /// auto: the given order (RCM costs more setup than it saves in one solve on the mfem
+    /// matrices; README "AMG"). rcm: reverse Cuthill-McKee before setup. AMG path only.
+    ReorderKind reorder = ReorderKind::automatic;
     int max_levels = 20;          ///< including the finest
     int max_coarse_rows = 512;    ///< direct (LAPACK) solve once a level has at most this many rows
     double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest

@@ -70,6 +70,8 @@ struct SolveResult {
     std::optional<double> error_vs_exact;    ///< ||x - x_exact||_2 / ||x_exact||_2 if known
     std::vector<double> x;                   ///< the solution (never NaN)
     std::optional<PartitionInfo> partition;  ///< distributed runs only
+    /// AMG path: the renumbering applied before setup ("rcm"), empty when none.
+    std::string reordered;
 };
 
 /// Validates the options, builds the problem and the preconditioner, and solves. Throws

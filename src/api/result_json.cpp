@@ -85,7 +85,8 @@ json to_json(const SolveResult& r) {
                 {"hierarchy",
                  {{"levels", levels},
                   {"grid_complexity", r.grid_complexity},
-                  {"operator_complexity", r.operator_complexity}}},
+                  {"operator_complexity", r.operator_complexity},
+                  {"reordered", r.reordered.empty() ? json(nullptr) : json(r.reordered)}}},
                 {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)},
                 {"partition", partition_json(r.partition)}};
 }

@@ -21,6 +21,7 @@
 #include "multigrid/truncate.hpp"
 #include "structured/sgdia_ops.hpp"
 #include "unstructured/csr_typed.hpp"
+#include "unstructured/rcm.hpp"
 
 namespace mpmg {
 namespace {
@@ -144,8 +145,40 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     out.operator_storage_from = a.storage_from_product();
 }
 
+// The AMG path's renumbering (options.hpp ReorderKind): the permutation, or empty to keep the
+// given order (auto).
+std::vector<std::int64_t> amg_order(const CsrMatrix& a, ReorderKind k) {
+    if (k != ReorderKind::rcm) return {};
+    return rcm_order(a);
+}
+
+template <class K>
+void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult& out);
+
+/// Renumbers (when the options ask), solves, and hands x back in the caller's order.
 template <class K>
 void solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
+    const Clock::time_point t0 = Clock::now();
+    const std::vector<std::int64_t> perm = amg_order(p.a, o.multigrid.reorder);
+    if (perm.empty()) {
+        solve_amg_ordered<K>(p, o, out);
+        return;
+    }
+    CsrProblem q;
+    q.a = permute(p.a, perm);
+    q.b.resize(p.b.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) q.b[i] = p.b[static_cast<std::size_t>(perm[i])];
+    const double reorder_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    solve_amg_ordered<K>(q, o, out);
+    std::vector<double> x(out.x.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) x[static_cast<std::size_t>(perm[i])] = out.x[i];
+    out.x = std::move(x);
+    out.setup_s += reorder_s;
+    out.reordered = "rcm";
+}
+
+template <class K>
+void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     TruncationCounts counts;
     const CsrOperator<K> a(to_typed<K>(p.a, counts));
     check_k(counts, o.precision.krylov);
@@ -171,6 +204,12 @@ void check_smoother(const SolverOptions& o) {
             "--aggregation {}: aggregation applies to the AMG path (--matrix without --grid, or "
             "--method amg); the structured path coarsens geometrically",
             to_string(o.multigrid.aggregation)));
+    }
+    if (o.method == MethodKind::structured && o.multigrid.reorder != ReorderKind::automatic) {
+        throw Unsupported(fmt::format(
+            "--reorder {}: reordering applies to the AMG path; the structured path keeps the "
+            "grid's lexicographic order",
+            to_string(o.multigrid.reorder)));
     }
     const SmootherKind s = o.multigrid.smoother;
     if (s == SmootherKind::automatic) return;  // resolved per problem below

@@ -67,6 +67,12 @@ const NameTable<AggregationKind>& aggregation_names() {
     return t;
 }
 
+const NameTable<ReorderKind>& reorder_names() {
+    static const NameTable<ReorderKind> t{
+        {ReorderKind::automatic, "auto"}, {ReorderKind::none, "none"}, {ReorderKind::rcm, "rcm"}};
+    return t;
+}
+
 template <class E>
 std::string_view name_of(const NameTable<E>& t, E e) {
     for (const auto& [k, n] : t) {
@@ -96,6 +102,7 @@ std::string_view to_string(SmootherKind k) { return name_of(smoother_names(), k)
 std::string_view to_string(ScalingKind k) { return name_of(scaling_names(), k); }
 std::string_view to_string(InterpolationKind k) { return name_of(interpolation_names(), k); }
 std::string_view to_string(AggregationKind k) { return name_of(aggregation_names(), k); }
+std::string_view to_string(ReorderKind k) { return name_of(reorder_names(), k); }
 
 SolverKind parse_solver(std::string_view s, std::string_view w) {
     return parse_name(solver_names(), s, w);
@@ -117,6 +124,9 @@ InterpolationKind parse_interpolation(std::string_view s, std::string_view w) {
 }
 AggregationKind parse_aggregation(std::string_view s, std::string_view w) {
     return parse_name(aggregation_names(), s, w);
+}
+ReorderKind parse_reorder(std::string_view s, std::string_view w) {
+    return parse_name(reorder_names(), s, w);
 }
 
 void validate(const SolverOptions& o) {

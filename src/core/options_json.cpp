@@ -102,6 +102,10 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) {
                m.aggregation = parse_aggregation(str(v, at), "config " + at);
            }},
+          {"reorder",
+           [&](const json& v, const std::string& at) {
+               m.reorder = parse_reorder(str(v, at), "config " + at);
+           }},
           {"pre_sweeps",
            [&](const json& v, const std::string& at) { m.pre_sweeps = get_int(v, at); }},
           {"post_sweeps",
@@ -204,6 +208,7 @@ json to_json(const SolverOptions& o) {
                   {"scaling", to_string(m.scaling)},
                   {"interpolation", to_string(m.interpolation)},
                   {"aggregation", to_string(m.aggregation)},
+                  {"reorder", to_string(m.reorder)},
                   {"pre_sweeps", m.pre_sweeps},
                   {"post_sweeps", m.post_sweeps},
                   {"jacobi_weight", m.jacobi_weight},

@@ -19,6 +19,7 @@ TEST(Options, JsonRoundTrip) {
     o.multigrid.smoother = SmootherKind::jacobi;
     o.multigrid.interpolation = InterpolationKind::operator_dependent;
     o.multigrid.aggregation = AggregationKind::smoothed;
+    o.multigrid.reorder = ReorderKind::rcm;
     o.precision = parse_ginkgo_precision("DP-SP", "DP-SP-HP");
     o.precision.shift_level = 3;
     o.solver = SolverKind::gmres;
@@ -29,6 +30,7 @@ TEST(Options, JsonRoundTrip) {
     EXPECT_EQ(back.multigrid.cycle, CycleKind::w);
     EXPECT_EQ(back.multigrid.interpolation, InterpolationKind::operator_dependent);
     EXPECT_EQ(back.multigrid.aggregation, AggregationKind::smoothed);
+    EXPECT_EQ(back.multigrid.reorder, ReorderKind::rcm);
 }
 
 TEST(Options, ConfigOverridesOnlyGivenKeys) {

@@ -1,0 +1,167 @@
+#include "unstructured/rcm.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mpmg {
+namespace {
+
+// The symmetrised pattern of A without the diagonal, rows sorted.
+CsrMatrix symmetric_pattern(const CsrMatrix& a) {
+    const CsrMatrix t = a.transpose();
+    CsrMatrix g;
+    g.rows = g.cols = a.rows;
+    g.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
+        const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
+        while (p < pe || q < qe) {  // merge two sorted rows
+            std::int64_t j;
+            if (q >= qe || (p < pe && a.col[p] < t.col[q])) {
+                j = a.col[p++];
+            } else if (p >= pe || t.col[q] < a.col[p]) {
+                j = t.col[q++];
+            } else {
+                j = a.col[p++];
+                ++q;
+            }
+            if (j != i) g.col.push_back(j);
+        }
+        g.row_ptr.push_back(g.nnz());
+    }
+    return g;
+}
+
+// Breadth-first search from `root` over unvisited rows; appends the visit order (neighbours by
+// increasing degree, then index) to `order` and returns the number of levels.
+int bfs(const CsrMatrix& g, std::int64_t root, std::vector<char>& seen,
+        std::vector<std::int64_t>& order) {
+    const auto degree = [&](std::int64_t i) { return g.row_ptr[i + 1] - g.row_ptr[i]; };
+    std::size_t head = order.size();
+    order.push_back(root);
+    seen[static_cast<std::size_t>(root)] = 1;
+    int levels = 0;
+    std::vector<std::int64_t> next;
+    while (head < order.size()) {
+        const std::size_t level_end = order.size();
+        ++levels;
+        for (; head < level_end; ++head) {
+            const std::int64_t i = order[head];
+            next.clear();
+            for (std::int64_t p = g.row_ptr[i]; p < g.row_ptr[i + 1]; ++p) {
+                const std::int64_t j = g.col[p];
+                if (!seen[static_cast<std::size_t>(j)]) {
+                    seen[static_cast<std::size_t>(j)] = 1;
+                    next.push_back(j);
+                }
+            }
+            std::sort(next.begin(), next.end(), [&](std::int64_t x, std::int64_t y) {
+                return degree(x) != degree(y) ? degree(x) < degree(y) : x < y;
+            });
+            order.insert(order.end(), next.begin(), next.end());
+        }
+    }
+    return levels;
+}
+
+// A pseudo-peripheral row of root's component (George & Liu's algorithm): a BFS from the row
+// of smallest degree in the last level of the previous BFS, while the number of levels grows.
+// `seen` and `dist` are all-clear / all -1 on entry and on return (only the component is
+// touched, so many small components cost no more than one large one).
+std::int64_t pseudo_peripheral(const CsrMatrix& g, std::int64_t root, std::vector<char>& seen,
+                               std::vector<std::int64_t>& dist) {
+    const auto degree = [&](std::int64_t i) { return g.row_ptr[i + 1] - g.row_ptr[i]; };
+    std::vector<std::int64_t> order;
+    int levels = bfs(g, root, seen, order);
+    for (int round = 0; round < 8; ++round) {
+        dist[static_cast<std::size_t>(order.front())] = 0;
+        std::int64_t far = 0;
+        for (std::int64_t i : order) {  // BFS order: a row's distance is set before its turn
+            for (std::int64_t p = g.row_ptr[i]; p < g.row_ptr[i + 1]; ++p) {
+                auto& d = dist[static_cast<std::size_t>(g.col[p])];
+                if (d < 0) d = dist[static_cast<std::size_t>(i)] + 1;
+            }
+            far = std::max(far, dist[static_cast<std::size_t>(i)]);
+        }
+        std::int64_t best = -1;
+        for (std::int64_t i : order) {
+            if (dist[static_cast<std::size_t>(i)] == far &&
+                (best < 0 || degree(i) < degree(best))) {
+                best = i;
+            }
+        }
+        for (std::int64_t i : order) {
+            seen[static_cast<std::size_t>(i)] = 0;
+            dist[static_cast<std::size_t>(i)] = -1;
+        }
+        std::vector<std::int64_t> trial;
+        const int l = bfs(g, best, seen, trial);
+        for (std::int64_t i : trial) seen[static_cast<std::size_t>(i)] = 0;
+        if (l <= levels) return best;
+        levels = l;
+        order = std::move(trial);
+        for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 1;
+    }
+    for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 0;
+    return order.front();
+}
+
+}  // namespace
+
+std::vector<std::int64_t> rcm_order(const CsrMatrix& a) {
+    const CsrMatrix g = symmetric_pattern(a);
+    const auto n = static_cast<std::size_t>(a.rows);
+    std::vector<char> seen(n, 0), probe(n, 0);
+    std::vector<std::int64_t> dist(n, -1);
+    std::vector<std::int64_t> order;
+    order.reserve(n);
+    // Each component in turn, found from its smallest row index.
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        if (seen[static_cast<std::size_t>(i)]) continue;
+        bfs(g, pseudo_peripheral(g, i, probe, dist), seen, order);
+    }
+    std::reverse(order.begin(), order.end());
+    return order;
+}
+
+CsrMatrix permute(const CsrMatrix& a, const std::vector<std::int64_t>& perm) {
+    std::vector<std::int64_t> inv(perm.size());
+    for (std::size_t k = 0; k < perm.size(); ++k) inv[static_cast<std::size_t>(perm[k])] = k;
+    CsrMatrix b;
+    b.rows = a.rows;
+    b.cols = a.cols;
+    b.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        const std::int64_t old = perm[static_cast<std::size_t>(i)];
+        b.row_ptr[i + 1] = b.row_ptr[i] + (a.row_ptr[old + 1] - a.row_ptr[old]);
+    }
+    b.col.resize(static_cast<std::size_t>(a.nnz()));
+    b.val.resize(b.col.size());
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        const std::int64_t old = perm[static_cast<std::size_t>(i)];
+        std::vector<std::pair<std::int64_t, double>> row;
+        row.reserve(static_cast<std::size_t>(a.row_ptr[old + 1] - a.row_ptr[old]));
+        for (std::int64_t p = a.row_ptr[old]; p < a.row_ptr[old + 1]; ++p) {
+            row.emplace_back(inv[static_cast<std::size_t>(a.col[p])], a.val[p]);
+        }
+        std::sort(row.begin(), row.end());
+        std::int64_t at = b.row_ptr[i];
+        for (const auto& [j, v] : row) {
+            b.col[static_cast<std::size_t>(at)] = j;
+            b.val[static_cast<std::size_t>(at++)] = v;
+        }
+    }
+    return b;
+}
+
+std::int64_t max_row_span(const CsrMatrix& a) {
+    std::int64_t span = 0;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        if (a.row_ptr[i + 1] == a.row_ptr[i]) continue;
+        span = std::max(span, a.col[a.row_ptr[i + 1] - 1] - a.col[a.row_ptr[i]] + 1);
+    }
+    return span;
+}
+
+}  // namespace mpmg

@@ -1,0 +1,123 @@
+#include "unstructured/rcm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include <unistd.h>
+
+#include "io/matrix_market.hpp"
+#include "mpmg/solver.hpp"
+#include "unstructured/csr_test_util.hpp"
+
+namespace mpmg {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A randomly renumbered 2D Poisson matrix: its rows span almost all columns.
+CsrMatrix shuffled_poisson(int n, std::vector<std::int64_t>* shuffle = nullptr) {
+    const CsrMatrix a = csr_test::poisson(n, 2);
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(a.rows));
+    std::iota(perm.begin(), perm.end(), 0);
+    std::mt19937_64 gen(7);
+    std::shuffle(perm.begin(), perm.end(), gen);
+    if (shuffle != nullptr) *shuffle = perm;
+    return permute(a, perm);
+}
+
+TEST(Rcm, PermuteIsSymmetricRenumbering) {
+    const CsrMatrix a = csr_test::random_csr(50, 4, 3, false);
+    std::vector<std::int64_t> perm(50);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::reverse(perm.begin(), perm.end());
+    const CsrMatrix b = permute(a, perm);
+    ASSERT_EQ(b.nnz(), a.nnz());
+    std::vector<double> x(50), y(50), xp(50), yp(50);
+    for (int i = 0; i < 50; ++i) x[static_cast<std::size_t>(i)] = 1.0 + 0.1 * i;
+    for (int i = 0; i < 50; ++i)
+        xp[static_cast<std::size_t>(i)] = x[static_cast<std::size_t>(perm[i])];
+    a.multiply(x.data(), y.data());
+    b.multiply(xp.data(), yp.data());
+    for (int i = 0; i < 50; ++i) {
+        // Same products, summed in another column order: equal to rounding.
+        EXPECT_NEAR(yp[static_cast<std::size_t>(i)], y[static_cast<std::size_t>(perm[i])], 1e-14);
+    }
+    for (std::int64_t i = 0; i < b.rows; ++i) {
+        EXPECT_TRUE(std::is_sorted(b.col.begin() + b.row_ptr[i], b.col.begin() + b.row_ptr[i + 1]));
+    }
+}
+
+TEST(Rcm, OrderIsAPermutationThatShrinksTheBandwidth) {
+    const CsrMatrix a = shuffled_poisson(300);  // 90000 rows
+    ASSERT_GE(max_row_span(a), 65536);
+    const std::vector<std::int64_t> perm = rcm_order(a);
+    std::vector<std::int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i)
+        ASSERT_EQ(sorted[i], static_cast<std::int64_t>(i));
+    // A 300 x 300 grid ordered by BFS fronts (diagonals of the grid): bandwidth ~2 * 300.
+    EXPECT_LE(max_row_span(permute(a, perm)), 2 * 2 * 300 + 1);
+}
+
+TEST(Rcm, DisconnectedComponentsAndIsolatedRows) {
+    // Two decoupled Poisson blocks and a diagonal-only row in between.
+    const CsrMatrix p = csr_test::poisson(4, 2);
+    CsrMatrix a;
+    a.rows = a.cols = 2 * p.rows + 1;
+    for (int part = 0; part < 2; ++part) {
+        const std::int64_t off = part == 0 ? 0 : p.rows + 1;
+        for (std::int64_t i = 0; i < p.rows; ++i) {
+            for (std::int64_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
+                a.col.push_back(p.col[k] + off);
+                a.val.push_back(p.val[k]);
+            }
+            a.row_ptr.push_back(a.nnz());
+        }
+        if (part == 0) {
+            a.col.push_back(p.rows);
+            a.val.push_back(1.0);
+            a.row_ptr.push_back(a.nnz());
+        }
+    }
+    std::vector<std::int64_t> perm = rcm_order(a);
+    ASSERT_EQ(perm.size(), static_cast<std::size_t>(a.rows));
+    std::sort(perm.begin(), perm.end());
+    for (std::size_t i = 0; i < perm.size(); ++i) EXPECT_EQ(perm[i], static_cast<std::int64_t>(i));
+}
+
+TEST(Rcm, ReorderedAmgSolveReturnsXInTheCallersOrderWithCompactIndices) {
+    const CsrMatrix a = shuffled_poisson(260);  // 67600 rows: spans >= 65536 columns
+    ASSERT_GE(max_row_span(a), 65536);
+    const fs::path dir = fs::temp_directory_path() / ("mpmg_rcm_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string file = (dir / "shuffled.mtx").string();
+    write_matrix_market(file, a);
+    SolverOptions o;
+    o.problem.matrix = file;
+    o.precision = parse_precision("K64P32D16");
+    o.multigrid.smoother = SmootherKind::jacobi;
+    const SolveResult given = solve(o);
+    o.multigrid.reorder = ReorderKind::rcm;
+    const SolveResult rcm = solve(o);
+    fs::remove_all(dir);
+    ASSERT_TRUE(given.converged) << given.message;
+    ASSERT_TRUE(rcm.converged) << rcm.message;
+    EXPECT_TRUE(given.reordered.empty());
+    EXPECT_EQ(rcm.reordered, "rcm");
+    // b = A 1: both solutions are 1 in the caller's numbering.
+    ASSERT_TRUE(rcm.error_vs_exact.has_value());
+    EXPECT_LT(*rcm.error_vs_exact, 1e-7);
+    EXPECT_LT(*given.error_vs_exact, 1e-7);
+    EXPECT_LE(std::abs(rcm.iterations - given.iterations), 3);
+    // The finest level is FP16: only the renumbered one fits 16-bit column offsets.
+    ASSERT_EQ(rcm.levels[0].storage, Precision::fp16);
+    EXPECT_NE(rcm.levels[0].note.find("uint16"), std::string::npos) << rcm.levels[0].note;
+    EXPECT_EQ(given.levels[0].note.find("uint16"), std::string::npos) << given.levels[0].note;
+}
+
+}  // namespace
+}  // namespace mpmg
