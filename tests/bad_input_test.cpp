@@ -274,6 +274,7 @@ TEST(BadInput, UnknownOrContradictoryOptions) {
          {"--interpolation operator", "AMG"}},
         {p + "--aggregation rs", {"--aggregation", "'rs'", "smoothed"}},
         {p + "--reorder metis", {"--reorder", "'metis'", "rcm"}},
+        {p + "--coarse-solver amg", {"--coarse-solver", "'amg'", "direct"}},
         {"solve --problem laplace27 --n 4 --reorder rcm", {"--reorder rcm", "AMG path"}},
         {"solve --problem laplace27 --n 4 --aggregation smoothed",
          {"--aggregation smoothed", "AMG path"}},
@@ -324,6 +325,10 @@ TEST(BadInput, BadConfigFiles) {
     write("newline_key.json", "{\"a\\nb\": 1}");
     write("empty.json", "");
     write("range.json", R"({"problem": {"name": "laplace27", "n": 4}, "max_iter": -1})");
+    write("big_lu.json", R"({"problem": {"name": "laplace27", "n": 32},
+        "multigrid": {"coarse_solver": "direct", "max_levels": 1}})");
+    write("sweeps.json", R"({"problem": {"name": "laplace27", "n": 4},
+        "multigrid": {"coarse_sweeps": 0}})");
     fs::create_directories(dir() / "config_dir");
     const std::vector<BadOption> cases = {
         {"unknown_key.json", {"unknown_key.json", "multigrid.cylce"}},
@@ -336,6 +341,8 @@ TEST(BadInput, BadConfigFiles) {
         {"newline_key.json", {"newline_key.json", "a\\nb"}},
         {"empty.json", {"empty.json", "not valid JSON"}},
         {"range.json", {"--max-iter -1"}},
+        {"big_lu.json", {"coarse_solver direct", "32768 rows", "20000"}},
+        {"sweeps.json", {"multigrid.coarse_sweeps 0"}},
         {"missing.json", {"missing.json", "cannot open"}},
         {"config_dir", {"config_dir", "directory"}},
     };

@@ -24,7 +24,7 @@ namespace {
 
 struct SolveArgs {
     std::string problem, matrix, rhs, grid, precision, work, matrix_precision, scaling, method,
-        solver, cycle, smoother, interpolation, aggregation, reorder, config, json;
+        solver, cycle, smoother, interpolation, aggregation, reorder, coarse_solver, config, json;
     int n = 0, shift_level = -1, max_iter = 0, threads = 0, restart = 0;
     std::uint64_t seed = 1;
     double rtol = 0.0;
@@ -86,6 +86,9 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
     if (given("--cycle")) o.multigrid.cycle = parse_cycle(a.cycle, "--cycle");
     if (given("--smoother")) o.multigrid.smoother = parse_smoother(a.smoother, "--smoother");
     if (given("--reorder")) o.multigrid.reorder = parse_reorder(a.reorder, "--reorder");
+    if (given("--coarse-solver")) {
+        o.multigrid.coarse_solver = parse_coarse_solver(a.coarse_solver, "--coarse-solver");
+    }
     if (given("--aggregation")) {
         o.multigrid.aggregation = parse_aggregation(a.aggregation, "--aggregation");
     }
@@ -237,6 +240,9 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--aggregation", a->aggregation,
                     "auto (pgm) | pgm | smoothed (AMG path: piecewise-constant or smoothed "
                     "aggregation)");
+    cmd->add_option("--coarse-solver", a->coarse_solver,
+                    "auto | direct | smoother (the coarsest level: LU, or multigrid.coarse_sweeps "
+                    "symmetric sweeps; auto: LU up to 4096 rows)");
     cmd->add_option("--reorder", a->reorder,
                     "auto (none) | none | rcm (AMG path: reverse Cuthill-McKee renumbering before "
                     "setup)");

@@ -28,6 +28,8 @@ enum class InterpolationKind { automatic, linear, operator_dependent };
 enum class AggregationKind { automatic, pgm, smoothed };
 /// AMG path: renumber the unknowns before setup (reverse Cuthill-McKee) or keep the file's order.
 enum class ReorderKind { automatic, none, rcm };
+/// The coarsest level's solve: dense LU (FP64, LAPACK) or symmetric smoothing sweeps.
+enum class CoarseSolverKind { automatic, direct, smoother };
 
 std::string_view to_string(SolverKind k);
 std::string_view to_string(MethodKind k);
@@ -37,6 +39,7 @@ std::string_view to_string(ScalingKind k);
 std::string_view to_string(InterpolationKind k);
 std::string_view to_string(AggregationKind k);
 std::string_view to_string(ReorderKind k);
+std::string_view to_string(CoarseSolverKind k);
 
 /// Parse a choice by name; throws InvalidInput naming `where` and listing the valid names.
 SolverKind parse_solver(std::string_view s, std::string_view where);
@@ -47,6 +50,7 @@ ScalingKind parse_scaling(std::string_view s, std::string_view where);
 InterpolationKind parse_interpolation(std::string_view s, std::string_view where);
 AggregationKind parse_aggregation(std::string_view s, std::string_view where);
 ReorderKind parse_reorder(std::string_view s, std::string_view where);
+CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view where);
 
 /// What to solve: a built-in problem or a Matrix Market file.
 struct ProblemOptions {
@@ -76,8 +80,13 @@ struct MultigridOptions {
     /// auto: the given order (RCM costs more setup than it saves in one solve on the mfem
     /// matrices; README "AMG"). rcm: reverse Cuthill-McKee before setup. AMG path only.
     ReorderKind reorder = ReorderKind::automatic;
-    int max_levels = 20;          ///< including the finest
-    int max_coarse_rows = 512;    ///< direct (LAPACK) solve once a level has at most this many rows
+    int max_levels = 20;        ///< including the finest
+    int max_coarse_rows = 512;  ///< direct (LAPACK) solve once a level has at most this many rows
+    /// auto: LU when the coarsest level has <= 4096 rows (max_levels or a stalling coarsening can
+    /// leave it larger), else coarse_sweeps symmetric sweeps. direct: LU up to 20000 rows (an
+    /// error beyond). smoother: always coarse_sweeps symmetric sweeps (FGCS'23 §4.2.3 uses 2).
+    CoarseSolverKind coarse_solver = CoarseSolverKind::automatic;
+    int coarse_sweeps = 20;  ///< symmetric sweeps (forward + backward) of a smoothed coarsest level
     double semi_threshold = 0.5;  ///< coarsen directions with strength >= this * strongest
     /// A level whose values overflow its storage precision is stored in its compute precision
     /// instead (DESIGN.md Safety §4). false only for the ablation study: the overflowed level

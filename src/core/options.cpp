@@ -73,6 +73,13 @@ const NameTable<ReorderKind>& reorder_names() {
     return t;
 }
 
+const NameTable<CoarseSolverKind>& coarse_solver_names() {
+    static const NameTable<CoarseSolverKind> t{{CoarseSolverKind::automatic, "auto"},
+                                               {CoarseSolverKind::direct, "direct"},
+                                               {CoarseSolverKind::smoother, "smoother"}};
+    return t;
+}
+
 template <class E>
 std::string_view name_of(const NameTable<E>& t, E e) {
     for (const auto& [k, n] : t) {
@@ -103,6 +110,7 @@ std::string_view to_string(ScalingKind k) { return name_of(scaling_names(), k); 
 std::string_view to_string(InterpolationKind k) { return name_of(interpolation_names(), k); }
 std::string_view to_string(AggregationKind k) { return name_of(aggregation_names(), k); }
 std::string_view to_string(ReorderKind k) { return name_of(reorder_names(), k); }
+std::string_view to_string(CoarseSolverKind k) { return name_of(coarse_solver_names(), k); }
 
 SolverKind parse_solver(std::string_view s, std::string_view w) {
     return parse_name(solver_names(), s, w);
@@ -127,6 +135,9 @@ AggregationKind parse_aggregation(std::string_view s, std::string_view w) {
 }
 ReorderKind parse_reorder(std::string_view s, std::string_view w) {
     return parse_name(reorder_names(), s, w);
+}
+CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view w) {
+    return parse_name(coarse_solver_names(), s, w);
 }
 
 void validate(const SolverOptions& o) {
@@ -169,6 +180,9 @@ void validate(const SolverOptions& o) {
     if (m.max_levels < 1 || m.max_levels > 64) fail("multigrid.max_levels must be in 1..64");
     if (m.max_coarse_rows < 1 || m.max_coarse_rows > 20000) {
         fail("multigrid.max_coarse_rows must be in 1..20000 (a dense LAPACK solve)");
+    }
+    if (m.coarse_sweeps < 1 || m.coarse_sweeps > 1000) {
+        fail(fmt::format("multigrid.coarse_sweeps {}: must be in 1..1000", m.coarse_sweeps));
     }
     if (!(m.semi_threshold >= 0.0 && m.semi_threshold <= 1.0)) {
         fail("multigrid.semi_threshold must be in [0, 1]");

@@ -102,6 +102,12 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) {
                m.aggregation = parse_aggregation(str(v, at), "config " + at);
            }},
+          {"coarse_solver",
+           [&](const json& v, const std::string& at) {
+               m.coarse_solver = parse_coarse_solver(str(v, at), "config " + at);
+           }},
+          {"coarse_sweeps",
+           [&](const json& v, const std::string& at) { m.coarse_sweeps = get_int(v, at); }},
           {"reorder",
            [&](const json& v, const std::string& at) {
                m.reorder = parse_reorder(str(v, at), "config " + at);
@@ -209,6 +215,8 @@ json to_json(const SolverOptions& o) {
                   {"interpolation", to_string(m.interpolation)},
                   {"aggregation", to_string(m.aggregation)},
                   {"reorder", to_string(m.reorder)},
+                  {"coarse_solver", to_string(m.coarse_solver)},
+                  {"coarse_sweeps", m.coarse_sweeps},
                   {"pre_sweeps", m.pre_sweeps},
                   {"post_sweeps", m.post_sweeps},
                   {"jacobi_weight", m.jacobi_weight},

@@ -20,6 +20,8 @@ TEST(Options, JsonRoundTrip) {
     o.multigrid.interpolation = InterpolationKind::operator_dependent;
     o.multigrid.aggregation = AggregationKind::smoothed;
     o.multigrid.reorder = ReorderKind::rcm;
+    o.multigrid.coarse_solver = CoarseSolverKind::smoother;
+    o.multigrid.coarse_sweeps = 7;
     o.precision = parse_ginkgo_precision("DP-SP", "DP-SP-HP");
     o.precision.shift_level = 3;
     o.solver = SolverKind::gmres;
@@ -31,6 +33,8 @@ TEST(Options, JsonRoundTrip) {
     EXPECT_EQ(back.multigrid.interpolation, InterpolationKind::operator_dependent);
     EXPECT_EQ(back.multigrid.aggregation, AggregationKind::smoothed);
     EXPECT_EQ(back.multigrid.reorder, ReorderKind::rcm);
+    EXPECT_EQ(back.multigrid.coarse_solver, CoarseSolverKind::smoother);
+    EXPECT_EQ(back.multigrid.coarse_sweeps, 7);
 }
 
 TEST(Options, ConfigOverridesOnlyGivenKeys) {

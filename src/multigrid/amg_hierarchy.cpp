@@ -16,10 +16,6 @@
 namespace mpmg {
 namespace {
 
-// Largest coarsest level solved by dense LU; a larger one (when max_levels or stagnating
-// coarsening stops early) is smoothed with kCoarseSweeps symmetric sweeps instead.
-constexpr std::int64_t kMaxDirectRows = 4096;
-constexpr int kCoarseSweeps = 20;
 constexpr double kRestrictionScale = 0.5;  // FGCS'23 §4.2.2
 
 }  // namespace
@@ -80,8 +76,8 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         mats.push_back(std::move(next));
     }
     const int nl = static_cast<int>(mats.size());
-    const bool direct = mats.back().rows <= kMaxDirectRows;
-    if (!direct) coarse_sweeps_ = kCoarseSweeps;
+    coarse_sweeps_ = coarse_sweeps_for(mg, mats.back().rows);
+    const bool direct = coarse_sweeps_ == 0;
 
     for (int l = 0; l < nl; ++l) {
         const bool last = l == nl - 1;
@@ -110,7 +106,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
             setup.smoother = std::move(dec.smoother);
             rep.scaled = dec.scaled;
             rep.note = std::move(dec.note);
-            rep.solve = last ? fmt::format("{} smoother sweeps", 2 * kCoarseSweeps) : "smoother";
+            rep.solve = last ? fmt::format("{} smoother sweeps", 2 * coarse_sweeps_) : "smoother";
         }
         if (!last) {
             const std::string& cn = coarsening_notes[static_cast<std::size_t>(l)];

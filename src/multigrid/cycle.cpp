@@ -1,6 +1,28 @@
 #include "multigrid/cycle.hpp"
 
+#include <fmt/format.h>
+
+#include "mpmg/errors.hpp"
+
 namespace mpmg {
+
+int coarse_sweeps_for(const MultigridOptions& mg, std::int64_t rows) {
+    switch (mg.coarse_solver) {
+        case CoarseSolverKind::smoother:
+            return mg.coarse_sweeps;
+        case CoarseSolverKind::direct:
+            if (rows > kMaxDirectRows) {
+                throw InvalidInput(fmt::format(
+                    "multigrid.coarse_solver direct: the coarsest level has {} rows, more than "
+                    "the {} a dense LU takes; raise multigrid.max_levels or use the smoother",
+                    rows, kMaxDirectRows));
+            }
+            return 0;
+        case CoarseSolverKind::automatic:
+            break;
+    }
+    return rows <= kAutoDirectRows ? 0 : mg.coarse_sweeps;
+}
 
 void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kind,
                const MultigridOptions& mg, int coarse_sweeps) {

@@ -8,14 +8,7 @@
 #include "multigrid/scaling.hpp"
 
 namespace mpmg {
-namespace {
-
-// Largest coarsest level solved by dense LU; a larger one (only when max_levels stops the
-// coarsening early) is smoothed with this many symmetric sweeps instead.
-constexpr std::int64_t kMaxDirectRows = 4096;
-constexpr int kCoarseSweeps = 20;
-
-}  // namespace
+namespace {}  // namespace
 
 GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOptions& mg) {
     GalerkinLevels g;
@@ -38,8 +31,8 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
         g.transfers.push_back(std::move(next->transfer));
         g.mats.push_back(&g.owned.emplace_back(std::move(next->a)));
     }
-    g.direct = g.mats.back()->rows() <= kMaxDirectRows;
-    if (!g.direct) g.coarse_sweeps = kCoarseSweeps;
+    g.coarse_sweeps = coarse_sweeps_for(mg, g.mats.back()->rows());
+    g.direct = g.coarse_sweeps == 0;
     return g;
 }
 
@@ -83,7 +76,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         rep.scale_g = dec.g;
         rep.scale_g_max = dec.g_max;
         rep.note = std::move(dec.note);
-        rep.solve = last ? fmt::format("{} smoother sweeps", 2 * kCoarseSweeps) : "smoother";
+        rep.solve = last ? fmt::format("{} smoother sweeps", 2 * g.coarse_sweeps) : "smoother";
     }
     if (scale_first && l == 0) {
         setup.s = g.s0;
