@@ -137,19 +137,22 @@ CsrMatrix permute(const CsrMatrix& a, const std::vector<std::int64_t>& perm) {
     }
     b.col.resize(static_cast<std::size_t>(a.nnz()));
     b.val.resize(b.col.size());
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        const std::int64_t old = perm[static_cast<std::size_t>(i)];
-        std::vector<std::pair<std::int64_t, double>> row;
-        row.reserve(static_cast<std::size_t>(a.row_ptr[old + 1] - a.row_ptr[old]));
-        for (std::int64_t p = a.row_ptr[old]; p < a.row_ptr[old + 1]; ++p) {
-            row.emplace_back(inv[static_cast<std::size_t>(a.col[p])], a.val[p]);
-        }
-        std::sort(row.begin(), row.end());
-        std::int64_t at = b.row_ptr[i];
-        for (const auto& [j, v] : row) {
-            b.col[static_cast<std::size_t>(at)] = j;
-            b.val[static_cast<std::size_t>(at++)] = v;
+#pragma omp parallel
+    {
+        std::vector<std::pair<std::int64_t, double>> row;  // one buffer per thread
+#pragma omp for schedule(dynamic, 1024)
+        for (std::int64_t i = 0; i < a.rows; ++i) {
+            const std::int64_t old = perm[static_cast<std::size_t>(i)];
+            row.clear();
+            for (std::int64_t p = a.row_ptr[old]; p < a.row_ptr[old + 1]; ++p) {
+                row.emplace_back(inv[static_cast<std::size_t>(a.col[p])], a.val[p]);
+            }
+            std::sort(row.begin(), row.end());
+            std::int64_t at = b.row_ptr[i];
+            for (const auto& [j, v] : row) {
+                b.col[static_cast<std::size_t>(at)] = j;
+                b.val[static_cast<std::size_t>(at++)] = v;
+            }
         }
     }
     return b;
