@@ -116,6 +116,32 @@ TYPED_TEST(KrylovGmres, CompleteStagnationIsReported) {
     EXPECT_NE(r.message.find("stagnates"), std::string::npos) << r.message;
 }
 
+TYPED_TEST(KrylovGmres, NearStagnationIsReported) {
+    using K = TypeParam;
+    // Cyclic shift plus 1e-3 I: each GMRES(4) cycle gains ~1e-9 of the residual, some progress
+    // but hopeless (before kMinCycleReduction it ran to max_iter).
+    Sparse a;
+    a.n = 12;
+    for (std::int64_t i = 0; i < a.n; ++i) {
+        const std::int64_t j = (i + a.n - 1) % a.n;
+        if (j < i) a.add(j, 1.0);
+        a.add(i, 1e-3);
+        if (j > i) a.add(j, 1.0);
+        a.end_row();
+    }
+    SparseOp<K> op(a);
+    std::vector<K> b(a.n, K(0));
+    b[0] = K(1);
+    std::vector<K> x(a.n, K(0));
+    KrylovOptions opt;
+    opt.restart = 4;
+    opt.max_iter = 400;
+    const KrylovResult r = gmres<K>(op, nullptr, b.data(), x.data(), opt);
+    EXPECT_EQ(r.status, SolveStatus::stagnated) << r.message;
+    EXPECT_EQ(r.iterations, 4);
+    EXPECT_LT(r.relative_residual, 1.0);
+}
+
 TYPED_TEST(KrylovGmres, RejectsRestartBelowOne) {
     using K = TypeParam;
     const Sparse a = convdiff_problem(4);
