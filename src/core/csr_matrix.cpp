@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include <omp.h>
+
 namespace mpmg {
 
 void CsrMatrix::multiply(const double* x, double* y) const {
@@ -27,20 +29,51 @@ bool is_symmetric(const CsrMatrix& a) {
 }
 
 CsrMatrix CsrMatrix::transpose() const {
+    // Per-thread column counts over contiguous row chunks, then each thread scatters its chunk:
+    // chunks are in row order, so every row of the transpose comes out sorted, as serially.
     CsrMatrix t;
     t.rows = cols;
     t.cols = rows;
-    t.row_ptr.assign(static_cast<std::size_t>(cols + 1), 0);
-    for (std::int64_t c : col) ++t.row_ptr[static_cast<std::size_t>(c + 1)];
-    for (std::int64_t i = 0; i < cols; ++i) t.row_ptr[i + 1] += t.row_ptr[i];
+    const std::int64_t nnz_total = nnz();
+    // The counts take threads x cols entries: at most about nnz (as much as t.col).
+    const std::int64_t by_memory = cols > 0 ? std::max<std::int64_t>(1, nnz_total / cols) : 1;
+    const int nt = nnz_total > (std::int64_t{1} << 18)
+                       ? static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), by_memory))
+                       : 1;
+    const auto ncols = static_cast<std::size_t>(cols);
+    // offset[k * cols + c]: where chunk k's entries of column c go.
+    std::vector<std::int64_t> offset(static_cast<std::size_t>(nt) * ncols, 0);
+    const auto chunk_begin = [&](int k) { return rows * k / nt; };
     t.col.resize(col.size());
     t.val.resize(val.size());
-    std::vector<std::int64_t> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
-    for (std::int64_t i = 0; i < rows; ++i) {
-        for (std::int64_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
-            const std::int64_t q = next[static_cast<std::size_t>(col[p])]++;
-            t.col[q] = i;
-            t.val[q] = val[p];
+    t.row_ptr.assign(ncols + 1, 0);
+#pragma omp parallel num_threads(nt)
+    {
+        const int k = omp_get_thread_num();
+        std::int64_t* cnt = offset.data() + static_cast<std::size_t>(k) * ncols;
+        for (std::int64_t p = row_ptr[chunk_begin(k)]; p < row_ptr[chunk_begin(k + 1)]; ++p) {
+            ++cnt[col[p]];
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            std::int64_t at = 0;
+            for (std::size_t c = 0; c < ncols; ++c) {
+                t.row_ptr[c] = at;
+                for (int q = 0; q < nt; ++q) {
+                    const std::int64_t n = offset[static_cast<std::size_t>(q) * ncols + c];
+                    offset[static_cast<std::size_t>(q) * ncols + c] = at;
+                    at += n;
+                }
+            }
+            t.row_ptr[ncols] = at;
+        }
+        for (std::int64_t i = chunk_begin(k); i < chunk_begin(k + 1); ++i) {
+            for (std::int64_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
+                const std::int64_t q = cnt[col[p]]++;
+                t.col[static_cast<std::size_t>(q)] = i;
+                t.val[static_cast<std::size_t>(q)] = val[p];
+            }
         }
     }
     return t;

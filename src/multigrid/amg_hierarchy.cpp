@@ -34,6 +34,9 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     std::vector<std::string> coarsening_notes;
     const bool smoothed = mg.aggregation == AggregationKind::smoothed;
     const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
+    // Galerkin products with R = P^T keep a symmetric A symmetric, so the finest level decides
+    // (a transpose of A, only for smoothed aggregation).
+    const bool symmetric = smoothed && is_symmetric(mats.front());
     while (static_cast<int>(mats.size()) < max_levels && mats.back().rows > mg.max_coarse_rows) {
         const CsrMatrix& fine = mats.back();
         const Aggregation g = pgm_aggregate(fine, passes);
@@ -53,7 +56,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
             note += fmt::format("; smoothed P: omega {:.3g} (rho {:.3g}), {:.1f} entries per row",
                                 sp.omega, sp.rho,
                                 static_cast<double>(sp.p.nnz()) / static_cast<double>(fine.rows));
-            if (!is_symmetric(fine)) {
+            if (!symmetric) {
                 // Nonsymmetric: R = P_t^T (Petrov-Galerkin with the tentative restriction).
                 // R = P^T made V-cycles diverge on BentPipe2D100 (convection-diffusion: the
                 // coarse operator P^T A P nearly singular), and R from the smoothed prolongation
