@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 #include <random>
@@ -117,6 +118,38 @@ TEST(Rcm, ReorderedAmgSolveReturnsXInTheCallersOrderWithCompactIndices) {
     ASSERT_EQ(rcm.levels[0].storage, Precision::fp16);
     EXPECT_NE(rcm.levels[0].note.find("uint16"), std::string::npos) << rcm.levels[0].note;
     EXPECT_EQ(given.levels[0].note.find("uint16"), std::string::npos) << given.levels[0].note;
+}
+
+}  // namespace
+}  // namespace mpmg
+
+namespace mpmg {
+namespace {
+
+TEST(CsrTranspose, LargeMatrixOnThreadsEqualsTheDefinition) {
+    // Above the threshold where transpose() splits rows over threads: every entry lands once,
+    // rows sorted, and (A^T)^T = A exactly.
+    const CsrMatrix a = csr_test::random_csr(60000, 6, 11, false);
+    ASSERT_GT(a.nnz(), std::int64_t{1} << 18);
+    const CsrMatrix t = a.transpose();
+    ASSERT_EQ(t.nnz(), a.nnz());
+    for (std::int64_t i = 0; i < t.rows; ++i) {
+        ASSERT_TRUE(std::is_sorted(t.col.begin() + t.row_ptr[i], t.col.begin() + t.row_ptr[i + 1]));
+    }
+    const CsrMatrix back = t.transpose();
+    EXPECT_EQ(back.row_ptr, a.row_ptr);
+    EXPECT_EQ(back.col, a.col);
+    EXPECT_EQ(back.val, a.val);
+    // y = A^T x against the scatter of A's rows.
+    std::vector<double> x(60000), y(60000), ref(60000, 0.0);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.01 * static_cast<double>(i));
+    t.multiply(x.data(), y.data());
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            ref[static_cast<std::size_t>(a.col[p])] += a.val[p] * x[static_cast<std::size_t>(i)];
+        }
+    }
+    for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], ref[i], 1e-12);
 }
 
 }  // namespace
