@@ -177,7 +177,7 @@ double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d) {
 }
 
 std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block) {
-    max_block = std::max(1, max_block);
+    max_block = std::clamp(max_block, 1, kMaxJacobiBlock);  // the sweep's accumulator size
     std::vector<std::int64_t> ptr{0};
     std::int64_t start = 0;  // first row of the block being grown
     std::int64_t i = 0;

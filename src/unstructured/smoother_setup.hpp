@@ -49,7 +49,7 @@ struct SmootherData {
 double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d);
 
 /// Block boundaries of block Jacobi (see above): ptr[0] = 0, ptr.back() = a.rows, every block
-/// at most `max_block` rows.
+/// at most `max_block` rows (clamped to 1 .. kMaxJacobiBlock).
 std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block = kMaxJacobiBlock);
 
 /// Computes the smoother data of `a`. Throws Unsupported for ilu0, NumericalError naming `level`
