@@ -4,9 +4,30 @@
 #include <cmath>
 #include <map>
 
+#ifdef _OPENMP  // the fuzz build (.ci/fuzz) compiles src/core without OpenMP
 #include <omp.h>
+#endif
 
 namespace mpmg {
+namespace {
+
+int max_threads() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+int thread_num() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+}  // namespace
 
 void CsrMatrix::multiply(const double* x, double* y) const {
     for (std::int64_t i = 0; i < rows; ++i) {
@@ -38,7 +59,7 @@ CsrMatrix CsrMatrix::transpose() const {
     // The counts take threads x cols entries: at most about nnz (as much as t.col).
     const std::int64_t by_memory = cols > 0 ? std::max<std::int64_t>(1, nnz_total / cols) : 1;
     const int nt = nnz_total > (std::int64_t{1} << 18)
-                       ? static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), by_memory))
+                       ? static_cast<int>(std::min<std::int64_t>(max_threads(), by_memory))
                        : 1;
     const auto ncols = static_cast<std::size_t>(cols);
     // offset[k * cols + c]: where chunk k's entries of column c go.
@@ -49,7 +70,7 @@ CsrMatrix CsrMatrix::transpose() const {
     t.row_ptr.assign(ncols + 1, 0);
 #pragma omp parallel num_threads(nt)
     {
-        const int k = omp_get_thread_num();
+        const int k = thread_num();
         std::int64_t* cnt = offset.data() + static_cast<std::size_t>(k) * ncols;
         for (std::int64_t p = row_ptr[chunk_begin(k)]; p < row_ptr[chunk_begin(k + 1)]; ++p) {
             ++cnt[col[p]];
