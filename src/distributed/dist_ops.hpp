@@ -119,8 +119,6 @@ CommStats& comm_stats();
 
 /// Sum over all processes of `comm`.
 double allreduce_sum(double local, MPI_Comm comm);
-/// The same for `count` values in place, in one reduction.
-void allreduce_sum(double* values, int count, MPI_Comm comm);
 TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm);
 
 }  // namespace mpmg::dist

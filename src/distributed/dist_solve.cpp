@@ -48,9 +48,6 @@ public:
         coupling_.add(halo_.values(), y, 1.0);
     }
     double global_sum(double local) const override { return allreduce_sum(local, comm_); }
-    void global_sum(double* local, int count) const override {
-        allreduce_sum(local, count, comm_);
-    }
 
 private:
     MPI_Comm comm_;

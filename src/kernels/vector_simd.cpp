@@ -68,24 +68,13 @@ HWY_INLINE hn::Vec<D> widen(D d, hn::Vec<hn::Rebind<K, D>> v) {
 }
 
 /// Adds f(k), the double products of elements [k, k + N), of every whole group of eight into
-/// slots[0..8) (slot = k mod 8, added to what the slots hold); returns where the groups end.
+/// slots[0..8) (slot = k mod 8); returns where the groups end.
 template <class F>
 HWY_INLINE std::int64_t groups(std::int64_t n, double* slots, F&& f) {
     const D d;
     const auto N = static_cast<std::int64_t>(hn::Lanes(d));
     const std::int64_t end = n - n % kSlots;
-    auto a0 = hn::LoadU(d, slots), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    if (N < 8) a1 = hn::LoadU(d, slots + N);
-    if (N < 4) {
-        a2 = hn::LoadU(d, slots + 2 * N);
-        a3 = hn::LoadU(d, slots + 3 * N);
-    }
-    if (N < 2) {
-        a4 = hn::LoadU(d, slots + 4);
-        a5 = hn::LoadU(d, slots + 5);
-        a6 = hn::LoadU(d, slots + 6);
-        a7 = hn::LoadU(d, slots + 7);
-    }
+    auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (std::int64_t k = 0; k < end; k += kSlots) {
         a0 = hn::Add(a0, f(k));
         if (N < 8) a1 = hn::Add(a1, f(k + N));
@@ -155,86 +144,6 @@ double axpy_dot_t(double alpha, const K* x, K* y, const K* z, std::int64_t n) {
     return vec_detail::sum_slots(slots);
 }
 
-/// Elements per chunk of the multi-vector kernels: w's chunk (8 KiB in double) stays in L1
-/// while the basis vectors stream. A multiple of kSlots, so slot = k mod 8 holds across chunks.
-constexpr std::int64_t kChunk = 1024;
-/// Vectors per batch of multi_dot (their slots live on the stack).
-constexpr int kBatch = 16;
-
-template <class K>
-void multi_dot_t(const K* const* v, int m, const K* w, std::int64_t n, double* out) {
-    const D d;
-    const hn::Rebind<K, D> dk;
-    const std::int64_t whole = tiles() ? n - n % kSlots : 0;
-    for (int b0 = 0; b0 < m; b0 += kBatch) {
-        const int nb = m - b0 < kBatch ? m - b0 : kBatch;
-        double slots[kBatch][kSlots] = {};
-        for (std::int64_t c0 = 0; c0 < whole; c0 += kChunk) {
-            const std::int64_t len = whole - c0 < kChunk ? whole - c0 : kChunk;
-            const K* wc = w + c0;
-            for (int i = 0; i < nb; ++i) {
-                const K* vc = v[b0 + i] + c0;
-                groups(len, slots[i], [&](std::int64_t k) HWY_ATTR {
-                    return hn::Mul(widen<K>(d, hn::LoadU(dk, vc + k)),
-                                   widen<K>(d, hn::LoadU(dk, wc + k)));
-                });
-            }
-        }
-        for (int i = 0; i < nb; ++i) {
-            vec_detail::dot_tail(whole, n, v[b0 + i], w, slots[i]);
-            out[b0 + i] = vec_detail::sum_slots(slots[i]);
-        }
-    }
-}
-
-template <class K>
-double multi_axpy_norm_t(const K* const* v, const double* alpha, int m, K* w, std::int64_t n) {
-    const D d;
-    const hn::Rebind<K, D> dk;
-    const auto NK = static_cast<std::int64_t>(hn::Lanes(dk));
-    const std::int64_t whole = tiles() ? n - n % kSlots : 0;
-    double slots[kSlots] = {};
-    for (std::int64_t c0 = 0; c0 < whole; c0 += kChunk) {
-        const std::int64_t len = whole - c0 < kChunk ? whole - c0 : kChunk;
-        K* wc = w + c0;
-        for (int i = 0; i < m; ++i) {
-            const auto va = hn::Set(dk, static_cast<K>(alpha[i]));
-            const K* vc = v[i] + c0;
-            for (std::int64_t k = 0; k < len; k += NK) {
-                hn::StoreU(hn::Add(hn::LoadU(dk, wc + k), hn::Mul(va, hn::LoadU(dk, vc + k))), dk,
-                           wc + k);
-            }
-        }
-        groups(len, slots, [&](std::int64_t k) HWY_ATTR {
-            const auto wk = widen<K>(d, hn::LoadU(dk, wc + k));
-            return hn::Mul(wk, wk);
-        });
-    }
-    for (std::int64_t k = whole; k < n; ++k) {
-        for (int i = 0; i < m; ++i) {
-            const K t = static_cast<K>(alpha[i]) * v[i][k];
-            w[k] = w[k] + t;
-        }
-        slots[k % kSlots] += static_cast<double>(w[k]) * static_cast<double>(w[k]);
-    }
-    return vec_detail::sum_slots(slots);
-}
-
-void multi_dot_d(const double* const* v, int m, const double* w, std::int64_t n, double* out) {
-    multi_dot_t(v, m, w, n, out);
-}
-void multi_dot_f(const float* const* v, int m, const float* w, std::int64_t n, double* out) {
-    multi_dot_t(v, m, w, n, out);
-}
-double multi_axpy_norm_d(const double* const* v, const double* alpha, int m, double* w,
-                         std::int64_t n) {
-    return multi_axpy_norm_t(v, alpha, m, w, n);
-}
-double multi_axpy_norm_f(const float* const* v, const double* alpha, int m, float* w,
-                         std::int64_t n) {
-    return multi_axpy_norm_t(v, alpha, m, w, n);
-}
-
 double dot_d(const double* x, const double* y, std::int64_t n) { return dot_t(x, y, n); }
 double dot_f(const float* x, const float* y, std::int64_t n) { return dot_t(x, y, n); }
 double axpy_dot_d(double alpha, const double* x, double* y, const double* z, std::int64_t n) {
@@ -256,27 +165,8 @@ HWY_EXPORT(dot_d);
 HWY_EXPORT(dot_f);
 HWY_EXPORT(axpy_dot_d);
 HWY_EXPORT(axpy_dot_f);
-HWY_EXPORT(multi_dot_d);
-HWY_EXPORT(multi_dot_f);
-HWY_EXPORT(multi_axpy_norm_d);
-HWY_EXPORT(multi_axpy_norm_f);
 
 }  // namespace vec
-
-void multi_dot(const double* const* v, int m, const double* w, std::int64_t n, double* out) {
-    HWY_DYNAMIC_DISPATCH(vec::multi_dot_d)(v, m, w, n, out);
-}
-void multi_dot(const float* const* v, int m, const float* w, std::int64_t n, double* out) {
-    HWY_DYNAMIC_DISPATCH(vec::multi_dot_f)(v, m, w, n, out);
-}
-double multi_axpy_norm(const double* const* v, const double* alpha, int m, double* w,
-                       std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(vec::multi_axpy_norm_d)(v, alpha, m, w, n);
-}
-double multi_axpy_norm(const float* const* v, const double* alpha, int m, float* w,
-                       std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(vec::multi_axpy_norm_f)(v, alpha, m, w, n);
-}
 
 double dot(const double* x, const double* y, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(vec::dot_d)(x, y, n);

@@ -27,17 +27,4 @@ double dot(const float* x, const float* y, std::int64_t n);
 double axpy_dot(double alpha, const double* x, double* y, const double* z, std::int64_t n);
 double axpy_dot(double alpha, const float* x, float* y, const float* z, std::int64_t n);
 
-/// out[i] = sum_k v[i][k] w[k] for i < m, each in the order above (the same bits as
-/// dot(v[i], w, n)), in one pass over the row range: w is read once per chunk of 1024 elements
-/// (from L1) while the m vectors stream, which classical Gram-Schmidt needs (GMRES).
-void multi_dot(const double* const* v, int m, const double* w, std::int64_t n, double* out);
-void multi_dot(const float* const* v, int m, const float* w, std::int64_t n, double* out);
-
-/// w[k] = w[k] + K(alpha[i]) v[i][k] for i = 0, 1, .., m-1 in turn (a product and a sum in K
-/// each, as axpy_dot), then returns sum_k w[k]^2 over the updated w in the order above. One pass:
-/// w is read and written once while the m vectors stream. m may be 0 (the norm alone).
-double multi_axpy_norm(const double* const* v, const double* alpha, int m, double* w,
-                       std::int64_t n);
-double multi_axpy_norm(const float* const* v, const double* alpha, int m, float* w, std::int64_t n);
-
 }  // namespace mpmg::kernels

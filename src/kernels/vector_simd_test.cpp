@@ -107,53 +107,6 @@ TYPED_TEST(VectorSimd, AxpyDotUpdatesThenMultipliesOnEveryTarget) {
     });
 }
 
-// The multi-vector kernels of classical Gram-Schmidt: multi_dot gives dot()'s bits for every
-// vector (across chunk boundaries: lengths up to 3 chunks of 1024 and a batch of more than 16
-// vectors), multi_axpy_norm the updates in turn in K and the slot sum of the result's squares.
-TYPED_TEST(VectorSimd, MultiVectorKernelsMatchTheScalarDefinitionOnEveryTarget) {
-    using K = TypeParam;
-    testing::on_every_target([&](std::int64_t) {
-        for (const std::size_t n : {std::size_t{0}, std::size_t{7}, std::size_t{1000},
-                                    std::size_t{1024}, std::size_t{2051}, std::size_t{3077}}) {
-            for (const int m : {0, 1, 3, 17}) {
-                SCOPED_TRACE(::testing::Message() << "n " << n << " m " << m);
-                std::vector<std::vector<K>> v;
-                std::vector<const K*> ptr;
-                std::vector<double> alpha;
-                for (int i = 0; i < m; ++i) {
-                    v.push_back(random_vector<K>(n, 10 + static_cast<std::uint32_t>(i)));
-                    alpha.push_back(0.1 * (i + 1) * (i % 2 == 0 ? 1.0 : -1.0));
-                }
-                for (const auto& e : v) ptr.push_back(e.data());
-                const std::vector<K> w0 = random_vector<K>(n, 99);
-                std::vector<double> out(static_cast<std::size_t>(m) + 1, -1.0);
-                kernels::multi_dot(ptr.data(), m, w0.data(), static_cast<std::int64_t>(n),
-                                   out.data());
-                for (int i = 0; i < m; ++i) {
-                    ASSERT_EQ(
-                        std::bit_cast<std::uint64_t>(out[static_cast<std::size_t>(i)]),
-                        std::bit_cast<std::uint64_t>(slot_sum(v[static_cast<std::size_t>(i)], w0)))
-                        << i;
-                }
-                std::vector<K> want = w0;
-                for (int i = 0; i < m; ++i) {
-                    for (std::size_t k = 0; k < n; ++k) {
-                        volatile K t = static_cast<K>(alpha[static_cast<std::size_t>(i)]) *
-                                       v[static_cast<std::size_t>(i)][k];
-                        want[k] = want[k] + t;
-                    }
-                }
-                std::vector<K> w = w0;
-                const double norm = kernels::multi_axpy_norm(ptr.data(), alpha.data(), m, w.data(),
-                                                             static_cast<std::int64_t>(n));
-                ASSERT_EQ(w, want);
-                ASSERT_EQ(std::bit_cast<std::uint64_t>(norm),
-                          std::bit_cast<std::uint64_t>(slot_sum(want, want)));
-            }
-        }
-    });
-}
-
 TYPED_TEST(VectorSimd, NonFiniteValuesReachTheResult) {
     using K = TypeParam;
     testing::on_every_target([&](std::int64_t) {

@@ -2,9 +2,8 @@
 // The Krylov basis V and its preconditioned images Z = M^{-1} V are stored in K (keeping Z makes
 // iterations == preconditioner applications and tolerates a preconditioner that is only
 // approximately linear, as a mixed-precision multigrid cycle is); the Hessenberg matrix, the
-// Givens rotations and the least-squares solve are in double. Orthogonalisation is classical
-// Gram-Schmidt with selective reorthogonalisation, in multi-vector passes (arnoldi_step). The
-// history holds the Givens
+// Givens rotations and the least-squares solve are in double. Orthogonalisation is modified
+// Gram-Schmidt (each update fused with the next inner product). The history holds the Givens
 // residual estimate inside a cycle and the true residual ||b - A x|| / ||b|| at the end of
 // every cycle, so the final value is a true one.
 #include <algorithm>
@@ -39,12 +38,7 @@ struct GmresWork {
           cs(static_cast<std::size_t>(mr_in)),
           sn(static_cast<std::size_t>(mr_in)),
           g(static_cast<std::size_t>(mr_in + 1)),
-          y(static_cast<std::size_t>(mr_in)),
-          cols(static_cast<std::size_t>(mr_in + 1)),
-          coef(static_cast<std::size_t>(mr_in + 1)),
-          neg(static_cast<std::size_t>(mr_in + 1)) {
-        partials.reserve(mr_in + 1);
-    }
+          y(static_cast<std::size_t>(mr_in)) {}
 
     K* vcol(int i) { return v.data() + static_cast<std::int64_t>(i) * n; }
     K* zcol(int i) { return z.empty() ? vcol(i) : z.data() + static_cast<std::int64_t>(i) * n; }
@@ -58,9 +52,6 @@ struct GmresWork {
     std::vector<K> u;       ///< the cycle's correction Z y
     std::vector<double> h;  ///< Hessenberg (mr+1) x mr, reduced to R by the rotations
     std::vector<double> cs, sn, g, y;
-    std::vector<const K*> cols;     ///< pointers to the columns a multi-vector pass reads
-    std::vector<double> coef, neg;  ///< Gram-Schmidt coefficients and their negatives
-    Partials partials;
 };
 
 enum class Step { ok, happy, stop };
@@ -91,7 +82,7 @@ bool rotate(GmresWork<K>& w, int j, int k, KrylovResult& res) {
     return true;
 }
 
-/// Iteration k, column j: z_j = M^{-1} v_j, w = A z_j, classical Gram-Schmidt against
+/// Iteration k, column j: z_j = M^{-1} v_j, w = A z_j, modified Gram-Schmidt against
 /// v_0..v_j, v_{j+1} = w / h(j+1, j), then the Givens rotations.
 template <class K>
 Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>& w, int j, int k,
@@ -108,35 +99,27 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
                          k, norm0));
         return Step::stop;
     }
-    // Classical Gram-Schmidt with selective reorthogonalisation (Daniel, Gragg, Kaufman and
-    // Stewart 1976, as PETSc's "refine if needed"): h = V^T next in one pass over v_0..v_j
-    // (one reduction of j+1 values where distributed), next -= V h with ||next||^2 in a second;
-    // when cancellation shrank next below ||next before|| / sqrt(2), the two passes run once
-    // more on the remainder (CGS2, "twice is enough") and the corrections add to h. Each pass
-    // streams the basis once with next in L1, where modified Gram-Schmidt read next, v_i and
-    // v_{i+1} and wrote next for every i (two vector transfers per basis vector instead of four).
-    const int nv = j + 1;
-    for (int i = 0; i < nv; ++i) w.cols[static_cast<std::size_t>(i)] = w.vcol(i);
-    double before = norm0 * norm0;
-    double s = 0.0;
-    for (int pass = 0; pass < 2; ++pass) {
-        multi_dot(a, w.cols.data(), nv, next, w.coef.data(), w.partials);
-        for (int i = 0; i < nv; ++i) {
-            const double c = w.at(w.coef, i);
-            if (!std::isfinite(c)) {
-                stop(res, SolveStatus::non_finite,
-                     fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k,
-                                 i, j, c));
-                return Step::stop;
-            }
-            w.hij(i, j) = pass == 0 ? c : w.hij(i, j) + c;
-            w.at(w.neg, i) = -c;
+    // Modified Gram-Schmidt, each update fused with the next inner product (one pass reads
+    // next, v_i and v_{i+1}): h(i+1, j) is taken from next after subtracting h(i, j) v_i, as
+    // in the textbook loop. The last update yields ||next||^2.
+    double hval = dot(a, next, w.vcol(0));
+    double hnext = 0.0;
+    for (int i = 0; i <= j; ++i) {
+        if (!std::isfinite(hval)) {
+            stop(res, SolveStatus::non_finite,
+                 fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, i,
+                             j, hval));
+            return Step::stop;
         }
-        s = multi_axpy_norm2(a, w.cols.data(), w.neg.data(), nv, next, w.partials);
-        if (!(s < 0.5 * before)) break;  // no severe cancellation: orthogonal enough
-        before = s;
+        w.hij(i, j) = hval;
+        const K* following = i < j ? w.vcol(i + 1) : next;
+        const double s = axpy_dot(a, -hval, w.vcol(i), next, following);
+        if (i < j) {
+            hval = s;
+        } else {
+            hnext = std::sqrt(s);
+        }
     }
-    const double hnext = std::sqrt(s);
     if (!std::isfinite(hnext)) {
         stop(res, SolveStatus::non_finite,
              fmt::format("gmres: iteration {}: Hessenberg h({}, {}) = {} is not finite", k, j + 1,
@@ -173,9 +156,7 @@ double update_and_residual(const LinearOperator<K>& a, const K* b, K* x, GmresWo
         }
     }
     set_zero(n, w.u.data());
-    // u = sum_i y_i z_i, added in turn as separate axpys would, in one pass over the z_i.
-    for (int i = 0; i < cols; ++i) w.cols[static_cast<std::size_t>(i)] = w.zcol(i);
-    multi_axpy_norm2(a, w.cols.data(), w.y.data(), cols, w.u.data(), w.partials);
+    for (int i = 0; i < cols; ++i) axpy(n, w.at(w.y, i), w.zcol(i), w.u.data());
     axpy(n, 1.0, w.u.data(), x);
     residual(a, b, x, w.vcol(0), false);
     const double rel = norm2(a, w.vcol(0)) / bnorm;

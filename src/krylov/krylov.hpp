@@ -21,10 +21,6 @@ public:
     /// reduce over MPI; a serial operator returns `local`). The solvers call it on every inner
     /// product and norm, so each process sees the same scalars and takes the same branches.
     virtual double global_sum(double local) const { return local; }
-    /// The same for `count` partial sums at once, in place (one reduction where distributed).
-    virtual void global_sum(double* local, int count) const {
-        for (int i = 0; i < count; ++i) local[i] = global_sum(local[i]);
-    }
 };
 
 /// z = M^{-1} r in precision K. May produce non-finite values (the solver detects them).

@@ -5,11 +5,9 @@
 // vector is long enough to pay for the threads.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <vector>
 
 #include <omp.h>
 
@@ -50,85 +48,6 @@ double axpy_dot(const LinearOperator<K>& a, double alpha, const K* x, K* y, cons
     return a.global_sum(sum_blocks(a.size(), [&](std::int64_t lo, std::int64_t len) {
         return kernels::axpy_dot(alpha, x + lo, y + lo, z == y ? y + lo : z + lo, len);
     }));
-}
-
-/// Per-thread partial results of the multi-vector operations, summed in thread order (the same
-/// bits for a given thread count). reserve() once per solve: the operations do not allocate.
-struct Partials {
-    std::vector<double> buf;
-    void reserve(int count) {
-        buf.assign(
-            static_cast<std::size_t>(omp_get_max_threads()) * static_cast<std::size_t>(count + 1),
-            0.0);
-    }
-    /// Threads whose partials of `stride` values fit.
-    int threads(std::size_t stride) const {
-        return std::max(1, static_cast<int>(buf.size() / stride));
-    }
-};
-
-/// Vectors per kernel call (their row-range pointers live on the stack).
-inline constexpr int kMultiBatch = 64;
-
-/// out[i] = (v[i], w) for i < m over all processes of a's distribution, in one pass over the
-/// vectors per batch of kMultiBatch (classical Gram-Schmidt). `p` reserved for >= m values.
-template <class K>
-void multi_dot(const LinearOperator<K>& a, const K* const* v, int m, const K* w, double* out,
-               Partials& p) {
-    const std::int64_t n = a.size();
-    const auto stride = static_cast<std::size_t>(m + 1);
-    const int nt = n < kParallelMin ? 1 : std::min(omp_get_max_threads(), p.threads(stride));
-    int used = 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const std::int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
-        if (t == 0) used = static_cast<int>(tn);
-        const std::int64_t lo = n * t / tn, hi = n * (t + 1) / tn;
-        double* mine = p.buf.data() + static_cast<std::size_t>(t) * stride;
-        const K* vs[kMultiBatch];
-        for (int b0 = 0; b0 < m; b0 += kMultiBatch) {
-            const int nb = std::min(kMultiBatch, m - b0);
-            for (int i = 0; i < nb; ++i) vs[i] = v[b0 + i] + lo;
-            kernels::multi_dot(vs, nb, w + lo, hi - lo, mine + b0);
-        }
-    }
-    for (int i = 0; i < m; ++i) {
-        double s = 0.0;
-        for (int t = 0; t < used; ++t) {
-            s += p.buf[static_cast<std::size_t>(t) * stride + static_cast<std::size_t>(i)];
-        }
-        out[i] = s;
-    }
-    a.global_sum(out, m);
-}
-
-/// w <- w + sum_i alpha[i] v[i] (in turn, in K), then returns ||w||^2 over all processes; one
-/// pass over the vectors per batch of kMultiBatch. `p` reserved for >= 1 value.
-template <class K>
-double multi_axpy_norm2(const LinearOperator<K>& a, const K* const* v, const double* alpha, int m,
-                        K* w, Partials& p) {
-    const std::int64_t n = a.size();
-    const int nt = n < kParallelMin ? 1 : std::min(omp_get_max_threads(), p.threads(1));
-    int used = 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-    {
-        const std::int64_t t = omp_get_thread_num(), tn = omp_get_num_threads();
-        if (t == 0) used = static_cast<int>(tn);
-        const std::int64_t lo = n * t / tn, hi = n * (t + 1) / tn;
-        const K* vs[kMultiBatch];
-        double norm = 0.0;
-        int b0 = 0;
-        do {  // the last batch's pass returns the norm of the final w
-            const int nb = std::min(kMultiBatch, m - b0);
-            for (int i = 0; i < nb; ++i) vs[i] = v[b0 + i] + lo;
-            norm = kernels::multi_axpy_norm(vs, alpha + b0, nb, w + lo, hi - lo);
-            b0 += nb;
-        } while (b0 < m);
-        p.buf[static_cast<std::size_t>(t)] = norm;
-    }
-    double s = 0.0;
-    for (int t = 0; t < used; ++t) s += p.buf[static_cast<std::size_t>(t)];
-    return a.global_sum(s);
 }
 
 /// ||x||_2, accumulated in double. Non-finite entries give a non-finite result.
