@@ -95,37 +95,17 @@ TYPED_TEST(KrylovGmres, HappyBreakdownIsSuccess) {
     EXPECT_LE(true_relres(a, b, x), 2 * opt.rtol);
 }
 
-TYPED_TEST(KrylovGmres, CompleteStagnationIsReported) {
-    using K = TypeParam;
-    // Cyclic shift with b = e_0: GMRES(m) for m < n makes no progress at all.
-    Sparse a;
-    a.n = 12;
-    for (std::int64_t i = 0; i < a.n; ++i) {
-        a.add((i + a.n - 1) % a.n, 1.0);
-        a.end_row();
-    }
-    SparseOp<K> op(a);
-    std::vector<K> b(a.n, K(0));
-    b[0] = K(1);
-    std::vector<K> x(a.n, K(0));
-    KrylovOptions opt;
-    opt.restart = 4;
-    const KrylovResult r = gmres<K>(op, nullptr, b.data(), x.data(), opt);
-    EXPECT_EQ(r.status, SolveStatus::stagnated) << r.message;
-    EXPECT_EQ(r.iterations, 4);
-    EXPECT_NE(r.message.find("stagnates"), std::string::npos) << r.message;
-}
-
-TYPED_TEST(KrylovGmres, NearStagnationIsReported) {
-    using K = TypeParam;
-    // Cyclic shift plus 1e-3 I: each GMRES(4) cycle gains ~1e-9 of the residual, some progress
-    // but hopeless (before kMinCycleReduction it ran to max_iter).
+// GMRES(4) from x = 0 on the 12 x 12 cyclic shift plus `shift` I with b = e_0: without the
+// shift GMRES(m) for m < n makes no progress at all; with 1e-3 each cycle gains ~1e-9 of the
+// residual, some progress but hopeless (before kMinCycleReduction that ran to max_iter).
+template <class K>
+KrylovResult gmres_on_shifted_cycle(double shift) {
     Sparse a;
     a.n = 12;
     for (std::int64_t i = 0; i < a.n; ++i) {
         const std::int64_t j = (i + a.n - 1) % a.n;
         if (j < i) a.add(j, 1.0);
-        a.add(i, 1e-3);
+        if (shift != 0.0) a.add(i, shift);
         if (j > i) a.add(j, 1.0);
         a.end_row();
     }
@@ -136,7 +116,18 @@ TYPED_TEST(KrylovGmres, NearStagnationIsReported) {
     KrylovOptions opt;
     opt.restart = 4;
     opt.max_iter = 400;
-    const KrylovResult r = gmres<K>(op, nullptr, b.data(), x.data(), opt);
+    return gmres<K>(op, nullptr, b.data(), x.data(), opt);
+}
+
+TYPED_TEST(KrylovGmres, CompleteStagnationIsReported) {
+    const KrylovResult r = gmres_on_shifted_cycle<TypeParam>(0.0);
+    EXPECT_EQ(r.status, SolveStatus::stagnated) << r.message;
+    EXPECT_EQ(r.iterations, 4);
+    EXPECT_NE(r.message.find("stagnates"), std::string::npos) << r.message;
+}
+
+TYPED_TEST(KrylovGmres, NearStagnationIsReported) {
+    const KrylovResult r = gmres_on_shifted_cycle<TypeParam>(1e-3);
     EXPECT_EQ(r.status, SolveStatus::stagnated) << r.message;
     EXPECT_EQ(r.iterations, 4);
     EXPECT_LT(r.relative_residual, 1.0);
