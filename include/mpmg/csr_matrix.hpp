@@ -21,6 +21,14 @@ struct CsrMatrix {
     CsrMatrix transpose() const;
 };
 
+/// a_ii for every row (0 where the diagonal is not stored).
+std::vector<double> diagonal_of(const CsrMatrix& a);
+
+/// |A| + |A^T| of a square A: every position of A's or A^T's pattern (explicit zeros included),
+/// value |a_ij| + |a_ji|, columns sorted. The symmetrised graph of PGM's strength weights and
+/// of the RCM ordering.
+CsrMatrix abs_plus_transpose(const CsrMatrix& a);
+
 /// True when A is square with a symmetric pattern and |a_ij - a_ji| <= 1e-12 max |a| everywhere.
 bool is_symmetric(const CsrMatrix& a);
 

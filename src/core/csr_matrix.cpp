@@ -37,6 +37,40 @@ void CsrMatrix::multiply(const double* x, double* y) const {
     }
 }
 
+std::vector<double> diagonal_of(const CsrMatrix& a) {
+    std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (a.col[p] == i) d[static_cast<std::size_t>(i)] = a.val[p];
+        }
+    }
+    return d;
+}
+
+CsrMatrix abs_plus_transpose(const CsrMatrix& a) {
+    const CsrMatrix t = a.transpose();
+    CsrMatrix s;
+    s.rows = a.rows;
+    s.cols = a.cols;
+    s.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
+        const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
+        while (p < pe || q < qe) {  // merge row i of |A| and |A^T|
+            const std::int64_t cp = p < pe ? a.col[p] : a.cols;
+            const std::int64_t cq = q < qe ? t.col[q] : a.cols;
+            const std::int64_t c = std::min(cp, cq);
+            double v = 0.0;
+            if (cp == c) v += std::fabs(a.val[p++]);
+            if (cq == c) v += std::fabs(t.val[q++]);
+            s.col.push_back(c);
+            s.val.push_back(v);
+        }
+        s.row_ptr.push_back(s.nnz());
+    }
+    return s;
+}
+
 bool is_symmetric(const CsrMatrix& a) {
     if (a.rows != a.cols) return false;
     const CsrMatrix t = a.transpose();

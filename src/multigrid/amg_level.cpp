@@ -36,18 +36,9 @@ public:
         for (std::size_t i = 0; i < inv_d_.size(); ++i) {
             inv_d_[i] = truncate_counted<S>(setup.smoother.inv_diag[i], report.counts);
         }
-        // Block Jacobi's inverses, column-major for the kernel (csr_smoothers::block_jacobi).
         inv_b_.resize(setup.smoother.inv_blocks.size());
-        const std::vector<std::int64_t>& bp = setup.smoother.block_ptr;
-        for (std::size_t b = 0; b + 1 < bp.size(); ++b) {
-            const std::int64_t m = bp[b + 1] - bp[b], at = setup.smoother.inv_ptr[b];
-            for (std::int64_t i = 0; i < m; ++i) {
-                for (std::int64_t j = 0; j < m; ++j) {
-                    inv_b_[static_cast<std::size_t>(at + j * m + i)] = truncate_counted<S>(
-                        setup.smoother.inv_blocks[static_cast<std::size_t>(at + i * m + j)],
-                        report.counts);
-                }
-            }
+        for (std::size_t i = 0; i < inv_b_.size(); ++i) {
+            inv_b_[i] = truncate_counted<S>(setup.smoother.inv_blocks[i], report.counts);
         }
         if (!setup.row_scale.empty()) {
             inv_r_.resize(f_.size());

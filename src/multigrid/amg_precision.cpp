@@ -47,17 +47,18 @@ TruncationCounts block_counts(Precision p, const SmootherData& s) {
     const std::size_t nb = s.block_ptr.empty() ? 0 : s.block_ptr.size() - 1;
     for (std::size_t b = 0; b < nb; ++b) {
         const std::int64_t m = s.block_ptr[b + 1] - s.block_ptr[b];
+        const double* blk = s.inv_blocks.data() + s.inv_ptr[b];  // column-major
         for (std::int64_t i = 0; i < m; ++i) {
-            const double* row = s.inv_blocks.data() + s.inv_ptr[b] + i * m;
+            const auto at = [&](std::int64_t j) { return blk[j * m + i]; };  // row i, column j
             double big = 0.0;
-            for (std::int64_t j = 0; j < m; ++j) big = std::max(big, std::fabs(row[j]));
+            for (std::int64_t j = 0; j < m; ++j) big = std::max(big, std::fabs(at(j)));
             for (std::int64_t j = 0; j < m; ++j) {
                 TruncationCounts c;
                 const double r = p == Precision::fp16
-                                     ? to_double(truncate_counted<half>(row[j], c))
-                                     : to_double(truncate_counted<bfloat16>(row[j], c));
+                                     ? to_double(truncate_counted<half>(at(j), c))
+                                     : to_double(truncate_counted<bfloat16>(at(j), c));
                 out.overflow += c.overflow;
-                if (std::fabs(r - row[j]) > u * big) {
+                if (std::fabs(r - at(j)) > u * big) {
                     out.underflow += c.underflow;
                     out.subnormal += c.subnormal;
                 }

@@ -14,20 +14,14 @@ constexpr std::int64_t kIsolated = -2;  // agg mark during a pass (-1: not yet a
 
 // Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal.
 CsrMatrix strength_graph(const CsrMatrix& a) {
-    const CsrMatrix t = a.transpose();
+    const CsrMatrix s = abs_plus_transpose(a);
     CsrMatrix w;
     w.rows = w.cols = a.rows;
     std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
     for (std::int64_t i = 0; i < a.rows; ++i) {
-        std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
-        const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
-        while (p < pe || q < qe) {  // merge row i of |A| and |A^T|
-            const std::int64_t cp = p < pe ? a.col[p] : a.rows;
-            const std::int64_t cq = q < qe ? t.col[q] : a.rows;
-            const std::int64_t c = std::min(cp, cq);
-            double v = 0.0;
-            if (cp == c) v += std::fabs(a.val[p++]);
-            if (cq == c) v += std::fabs(t.val[q++]);
+        for (std::int64_t p = s.row_ptr[i]; p < s.row_ptr[i + 1]; ++p) {
+            const std::int64_t c = s.col[p];
+            const double v = s.val[p];
             if (c == i) {
                 d[static_cast<std::size_t>(i)] = v / 2;
             } else if (v != 0.0) {

@@ -8,24 +8,13 @@ namespace {
 
 // The symmetrised pattern of A without the diagonal, rows sorted.
 CsrMatrix symmetric_pattern(const CsrMatrix& a) {
-    const CsrMatrix t = a.transpose();
+    const CsrMatrix s = abs_plus_transpose(a);
     CsrMatrix g;
     g.rows = g.cols = a.rows;
     g.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
     for (std::int64_t i = 0; i < a.rows; ++i) {
-        std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
-        const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
-        while (p < pe || q < qe) {  // merge two sorted rows
-            std::int64_t j;
-            if (q >= qe || (p < pe && a.col[p] < t.col[q])) {
-                j = a.col[p++];
-            } else if (p >= pe || t.col[q] < a.col[p]) {
-                j = t.col[q++];
-            } else {
-                j = a.col[p++];
-                ++q;
-            }
-            if (j != i) g.col.push_back(j);
+        for (std::int64_t p = s.row_ptr[i]; p < s.row_ptr[i + 1]; ++p) {
+            if (s.col[p] != i) g.col.push_back(s.col[p]);
         }
         g.row_ptr.push_back(g.nnz());
     }

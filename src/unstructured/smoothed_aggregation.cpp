@@ -9,12 +9,7 @@
 namespace mpmg {
 
 CsrMatrix filtered(const CsrMatrix& a, double theta) {
-    std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            if (a.col[p] == i) d[static_cast<std::size_t>(i)] = a.val[p];
-        }
-    }
+    const std::vector<double> d = diagonal_of(a);
     CsrMatrix f;
     f.rows = a.rows;
     f.cols = a.cols;
@@ -42,16 +37,12 @@ CsrMatrix filtered(const CsrMatrix& a, double theta) {
 
 SmoothedProlongation smoothed_prolongation(const CsrMatrix& a_in, const CsrMatrix& tentative,
                                            double theta) {
-    const CsrMatrix a = theta > 0.0 ? filtered(a_in, theta) : a_in;
+    CsrMatrix held;  // the filtered matrix; theta 0 smooths with A itself (no copy)
+    if (theta > 0.0) held = filtered(a_in, theta);
+    const CsrMatrix& a = theta > 0.0 ? held : a_in;
     const auto n = static_cast<std::size_t>(a.rows);
-    std::vector<double> inv_d(n, 0.0);  // 0: the row is not smoothed
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            if (a.col[p] != i) continue;
-            const double d = a.val[p];
-            if (d != 0.0 && std::isfinite(d)) inv_d[static_cast<std::size_t>(i)] = 1.0 / d;
-        }
-    }
+    std::vector<double> inv_d = diagonal_of(a);  // then 1 / a_ii, or 0: the row is not smoothed
+    for (double& v : inv_d) v = v != 0.0 && std::isfinite(v) ? 1.0 / v : 0.0;
     SmoothedProlongation out;
     out.rho = power_estimate(a, inv_d);
     out.omega = out.rho > 0.0 && std::isfinite(out.rho) ? 4.0 / (3.0 * out.rho) : 0.0;

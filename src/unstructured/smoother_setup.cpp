@@ -30,11 +30,11 @@ bool same_pattern(const CsrMatrix& a, std::int64_t i, std::int64_t j) {
                       a.col.begin() + a.row_ptr[j]);
 }
 
-// Inverts the dense block rows/columns [r0, r0 + m) of `a` into `inv` (row-major, m * m); false
-// when it is singular or nearly so (then `inv` is unspecified).
+// Inverts the dense block rows/columns [r0, r0 + m) of `a` into `inv` (column-major, m * m, as
+// LAPACK leaves it); false when it is singular or nearly so (then `inv` is unspecified).
 bool invert_block(const CsrMatrix& a, std::int64_t r0, int m, double* inv) {
     std::fill(inv, inv + std::int64_t{m} * m, 0.0);
-    for (int i = 0; i < m; ++i) {  // column-major for LAPACK: inv[j * m + i] = a(r0+i, r0+j)
+    for (int i = 0; i < m; ++i) {  // inv[j * m + i] = a(r0 + i, r0 + j)
         for (std::int64_t p = a.row_ptr[r0 + i]; p < a.row_ptr[r0 + i + 1]; ++p) {
             const std::int64_t j = a.col[p] - r0;
             if (j >= 0 && j < m) inv[j * m + i] = a.val[p];
@@ -57,9 +57,6 @@ bool invert_block(const CsrMatrix& a, std::int64_t r0, int m, double* inv) {
     std::vector<double> work(static_cast<std::size_t>(lwork));
     dgetri_(&m, inv, &m, piv.data(), work.data(), &lwork, &info);
     if (info != 0) return false;
-    for (int i = 0; i < m; ++i) {  // column-major -> row-major: transpose in place
-        for (int j = i + 1; j < m; ++j) std::swap(inv[i * m + j], inv[j * m + i]);
-    }
     for (int k = 0; k < m * m; ++k) {
         if (!std::isfinite(inv[k])) return false;
     }
@@ -78,12 +75,12 @@ double block_norm1(const CsrMatrix& a, std::int64_t r0, int m) {
     return *std::max_element(col.begin(), col.end());
 }
 
-// ||B^{-1}||_1 of a row-major m x m inverse.
+// ||B^{-1}||_1 of a column-major m x m inverse (largest column sum).
 double inverse_norm1(const double* inv, int m) {
     double best = 0.0;
     for (int j = 0; j < m; ++j) {
         double sum = 0.0;
-        for (int i = 0; i < m; ++i) sum += std::fabs(inv[i * m + j]);
+        for (int i = 0; i < m; ++i) sum += std::fabs(inv[j * m + i]);
         best = std::max(best, sum);
     }
     return best;
@@ -137,17 +134,15 @@ void block_setup(const CsrMatrix& a, int max_block, int level, SmootherData& s) 
 }
 
 std::vector<double> diagonal(const CsrMatrix& a, bool l1) {
-    std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
+    std::vector<double> d = diagonal_of(a);
+    if (!l1) return d;
     for (std::int64_t i = 0; i < a.rows; ++i) {
-        double diag = 0.0, off = 0.0;
+        double off = 0.0;
         for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            if (a.col[p] == i) {
-                diag = a.val[p];
-            } else {
-                off += std::fabs(a.val[p]);
-            }
+            if (a.col[p] != i) off += std::fabs(a.val[p]);
         }
-        d[static_cast<std::size_t>(i)] = l1 ? diag + std::copysign(off, diag) : diag;
+        auto& di = d[static_cast<std::size_t>(i)];
+        di += std::copysign(off, di);
     }
     return d;
 }

@@ -33,8 +33,9 @@ struct SmootherData {
     double omega = 1.0;              ///< Jacobi weight (1 for the others)
     double alpha = 0.0, beta = 0.0;  ///< Chebyshev interval
     double lambda_max = 0.0;         ///< estimate of the largest eigenvalue of D_l1^{-1} A
-    /// block_jacobi: block b holds rows block_ptr[b] .. block_ptr[b+1]-1; its inverse (row-major,
-    /// size^2 values) starts at inv_blocks[inv_ptr[b]]. inv_diag is left empty.
+    /// block_jacobi: block b holds rows block_ptr[b] .. block_ptr[b+1]-1; its inverse
+    /// (column-major, as LAPACK returns it and the sweep reads it; size^2 values) starts at
+    /// inv_blocks[inv_ptr[b]]. inv_diag is left empty.
     std::vector<std::int64_t> block_ptr, inv_ptr;
     std::vector<double> inv_blocks;
     std::int64_t diagonal_blocks = 0;  ///< blocks replaced by their diagonal (near singular)
