@@ -25,6 +25,9 @@ namespace {
 
 using namespace krylov_ops;
 
+/// A full restart cycle must reduce the relative residual by at least this fraction.
+constexpr double kMinCycleReduction = 1e-5;
+
 /// Work space allocated once per solve: nothing is allocated per iteration.
 template <class K>
 struct GmresWork {

@@ -19,8 +19,6 @@ namespace mpmg::krylov_ops {
 
 /// Divergence: the relative residual grew past this many times its initial value.
 inline constexpr double kDivergenceFactor = 1e3;
-/// GMRES: a full restart cycle must reduce the relative residual by at least this fraction.
-inline constexpr double kMinCycleReduction = 1e-5;
 
 /// The converged result for b = 0: x = 0, no iterations, history {0}.
 template <class K>
