@@ -148,7 +148,9 @@ TEST(BadInput, MalformedMatrixMarket) {
         {"zero_byte.mtx.gz", "", ":1: the file is empty"},
         // A header claiming 2^40 rows, and ones that would allocate gigabytes for a tiny file.
         {"rows_2_40.mtx", kGeneral + "1099511627776 1099511627776 1\n1 1 1\n",
-         ":2: number of rows is 1099511627776"},
+         ":2: the size line declares 1099511627776 x 1099511627776 but only 1 entries"},
+        {"rows_2_60.mtx", kGeneral + "1152921504606846976 1 1\n1 1 1\n",
+         ":2: number of rows is 1152921504606846976"},
         {"mostly_empty.mtx", kGeneral + "2147483647 2147483647 1\n1 1 1\n",
          ":2: the size line declares 2147483647 x 2147483647 but only 1 entries"},
         {"array_huge.mtx", "%%MatrixMarket matrix array real general\n2147483647 1\n1\n",

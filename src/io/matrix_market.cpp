@@ -24,8 +24,16 @@ enum class Format { coordinate, array };
 enum class Field { real, integer, pattern };
 enum class Symmetry { general, symmetric, skew };
 
-/// Largest accepted row or column count (indices then fit in 32 bits).
-constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
+/// Largest accepted row or column count: 2^53 - 1, so that every index is exact in a double.
+/// Beyond 2^31 - 1 columns the CSR kernels take int64 column indices (unstructured/csr_typed.hpp).
+constexpr std::int64_t kMaxDim = (std::int64_t{1} << 53) - 1;
+
+/// a * b for a, b >= 0, saturated at the largest int64 (the entry counts a size line implies
+/// are compared with the file's size, never allocated as such).
+std::int64_t saturating_product(std::int64_t a, std::int64_t b) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    return b != 0 && a > kMax / b ? kMax : a * b;
+}
 /// Row or column count accepted whatever the number of entries. Beyond it, a coordinate file must
 /// declare at least half as many entries as rows (and columns), so that the memory the reader
 /// allocates per row stays proportional to the size of the file: a header claiming 2^31 rows
@@ -222,11 +230,15 @@ private:
                              symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric", rows,
                              cols));
         }
-        const std::int64_t capacity = rows * cols;  // < 2^62: both factors are below 2^31
+        const std::int64_t capacity = saturating_product(rows, cols);
         if (format == Format::array) {
+            // n (n +- 1) / 2 with the even factor halved first.
+            const auto half_square = [](std::int64_t a, std::int64_t b) {
+                return a % 2 == 0 ? saturating_product(a / 2, b) : saturating_product(a, b / 2);
+            };
             entries = symmetry == Symmetry::general     ? capacity
-                      : symmetry == Symmetry::symmetric ? rows * (rows + 1) / 2
-                                                        : rows * (rows - 1) / 2;
+                      : symmetry == Symmetry::symmetric ? half_square(rows, rows + 1)
+                                                        : half_square(rows, rows - 1);
             check_entries_fit();
             return;
         }

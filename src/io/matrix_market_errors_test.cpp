@@ -44,7 +44,7 @@ const BadFile kBadFiles[] = {
     {"size_too_many", kGeneral + "3 3 1 1\n1 1 1\n", 2, "expected 'rows cols entries'"},
     {"negative_rows", kGeneral + "-3 3 1\n1 1 1\n", 2, "number of rows is -3"},
     {"zero_cols", kGeneral + "3 0 0\n", 2, "number of columns is 0"},
-    {"absurd_rows", kGeneral + "3000000000 3 1\n1 1 1\n", 2, "number of rows is 3000000000"},
+    {"absurd_rows", kGeneral + "3000000000 3 1\n1 1 1\n", 2, "3000000000 x 3 but only 1 entries"},
     {"nnz_overflow", kGeneral + "2 2 99999999999999999999\n", 2, "overflows a 64-bit"},
     {"nnz_above_capacity", kGeneral + "2 2 5\n1 1 1\n", 2, "rows * cols = 4"},
     {"nnz_negative", kGeneral + "2 2 -1\n", 2, "number of entries is -1"},
@@ -78,6 +78,13 @@ const BadFile kBadFiles[] = {
     {"vector_beyond_file", "%%MatrixMarket matrix array real general\n2147483647 1\n1\n", 2,
      "declares 2147483647 entries, but the file has only", true},
     {"vector_mostly_empty", kGeneral + "2147483647 1 1\n1 1 1\n", 2, "but only 1 entries", true},
+    // Beyond 32-bit sizes (int64 columns): the largest accepted size and products past int64.
+    {"too_many_rows", kGeneral + "9007199254740992 1 1\n1 1 1\n", 2,
+     "number of rows is 9007199254740992; it must be between 1 and 9007199254740991"},
+    {"huge_symmetric_array",
+     "%%MatrixMarket matrix array real symmetric\n9007199254740991 9007199254740991\n1\n", 2,
+     "declares 9223372036854775807 entries, but the file has only"},
+    {"huge_sparse", kGeneral + "3 9007199254740991 3\n1 1 1\n", 2, "but only 3 entries"},
 };
 
 class MatrixMarketErrors : public ::testing::TestWithParam<BadFile> {};

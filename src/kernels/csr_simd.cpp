@@ -16,6 +16,7 @@
 #include "kernels/load_conv-inl.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -29,15 +30,19 @@ namespace hn = hwy::HWY_NAMESPACE;
 using mpmg::kernels::HWY_NAMESPACE::load_conv;  // kernels/load_conv-inl.h
 using mpmg::kernels::HWY_NAMESPACE::load_conv1;
 
-/// Column indices of entries p .. p+N-1 as the signed lanes GatherIndex takes for D (int32 for
-/// float, int64 for double).
-template <bool K16, class D, class S>
+/// The column encoding a kernel instance reads (CsrView: col32, col16 + base, col64).
+enum class Cols { i32, u16, i64 };
+
+/// Column indices of entries p .. p+N-1 (int32 or uint16 encodings) as the signed lanes
+/// GatherIndex takes for D (int32 for float, int64 for double).
+template <Cols K, class D, class S>
 HWY_INLINE hn::Vec<hn::RebindToSigned<D>> load_index(D d, const CsrView<S>& a, std::int64_t p,
                                                      std::int32_t base) {
+    static_assert(K != Cols::i64, "int64 columns take the lane-by-lane path of gather_x");
     const hn::RebindToSigned<D> di;
     const hn::Rebind<std::int32_t, D> d32;
     hn::Vec<decltype(d32)> i32;
-    if constexpr (K16) {
+    if constexpr (K == Cols::u16) {
         const hn::Rebind<std::uint16_t, D> d16;
         i32 = hn::Add(hn::PromoteTo(d32, hn::LoadU(d16, a.col16 + p)), hn::Set(d32, base));
     } else {
@@ -51,10 +56,12 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<D>> load_index(D d, const CsrView<S>& a, s
     }
 }
 
-template <bool K16, class S>
+template <Cols K, class S>
 HWY_INLINE std::int64_t column(const CsrView<S>& a, std::int64_t p, std::int32_t base) {
-    if constexpr (K16) {
+    if constexpr (K == Cols::u16) {
         return std::int64_t{base} + a.col16[p];
+    } else if constexpr (K == Cols::i64) {
+        return a.col64[p];
     } else {
         return a.col32[p];
     }
@@ -74,12 +81,12 @@ constexpr bool kLoadLanes = (sizeof(hn::TFromD<D>) == 8 &&
                              (hn::MaxLanes(D()) == 4 || hn::MaxLanes(D()) == 8));
 
 /// x[col_p] for the entries p .. p+N-1.
-template <bool K16, class D, class S, class C>
+template <Cols K, class D, class S, class C>
 HWY_INLINE hn::Vec<D> gather_x(D d, const CsrView<S>& a, std::int64_t p, std::int32_t base,
                                const C* HWY_RESTRICT x) {
 #if HWY_TARGET != HWY_SCALAR  // (one lane there: no block operations)
     if constexpr (kLoadLanes<D>) {
-        const auto at = [&](std::int64_t q) { return hn::Set(d, x[column<K16>(a, q, base)]); };
+        const auto at = [&](std::int64_t q) { return hn::Set(d, x[column<K>(a, q, base)]); };
         // One 128-bit block of x[col_q ..] in every block of the vector.
         const auto block = [&](std::int64_t q) {
             const auto pair = hn::InterleaveLower(d, at(q), at(q + 1));  // (q, q+1, q, q+1 ..)
@@ -100,39 +107,45 @@ HWY_INLINE hn::Vec<D> gather_x(D d, const CsrView<S>& a, std::int64_t p, std::in
         }
     }
 #endif
-    return hn::GatherIndex(d, x, load_index<K16>(d, a, p, base));
+    if constexpr (K == Cols::i64) {  // rare (more than 2^31 columns): through a lane buffer
+        HWY_ALIGN C lanes[hn::MaxLanes(D())];
+        for (std::size_t l = 0; l < hn::Lanes(d); ++l) lanes[l] = x[a.col64[p + l]];
+        return hn::Load(d, lanes);
+    } else {
+        return hn::GatherIndex(d, x, load_index<K>(d, a, p, base));
+    }
 }
 
 /// sum_{p in [p0, p1)} a_p x[col_p] in C.
-template <bool K16, class D, class S, class C>
+template <Cols K, class D, class S, class C>
 HWY_INLINE C row_dot(D d, const CsrView<S>& a, std::int64_t p0, std::int64_t p1, std::int32_t base,
                      const C* HWY_RESTRICT x) {
     const auto n = static_cast<std::int64_t>(hn::Lanes(d));
     auto s0 = hn::Zero(d), s1 = hn::Zero(d);
     std::int64_t p = p0;
     for (; p + 2 * n <= p1; p += 2 * n) {
-        const auto x0 = gather_x<K16>(d, a, p, base, x);
-        const auto x1 = gather_x<K16>(d, a, p + n, base, x);
+        const auto x0 = gather_x<K>(d, a, p, base, x);
+        const auto x1 = gather_x<K>(d, a, p + n, base, x);
         s0 = hn::MulAdd(load_conv(d, a.val + p), x0, s0);
         s1 = hn::MulAdd(load_conv(d, a.val + p + n), x1, s1);
     }
     if (p + n <= p1) {
-        const auto x0 = gather_x<K16>(d, a, p, base, x);
+        const auto x0 = gather_x<K>(d, a, p, base, x);
         s0 = hn::MulAdd(load_conv(d, a.val + p), x0, s0);
         p += n;
     }
     C s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
-    for (; p < p1; ++p) s += load_conv1<C>(a.val + p) * x[column<K16>(a, p, base)];
+    for (; p < p1; ++p) s += load_conv1<C>(a.val + p) * x[column<K>(a, p, base)];
     return s;
 }
 
-template <bool K16, CsrOp Op, class S, class C>
+template <Cols K, CsrOp Op, class S, class C>
 void apply_rows(const CsrApplyArgs<S, C>& q) {
     const hn::ScalableTag<C> d;
     const CsrView<S>& a = q.a;
     for (std::int64_t i = q.row_begin; i < q.row_end; ++i) {
-        const std::int32_t base = K16 ? a.base[i] : 0;
-        const C s = row_dot<K16>(d, a, a.row_ptr[i], a.row_ptr[i + 1], base, q.x);
+        const std::int32_t base = K == Cols::u16 ? a.base[i] : 0;
+        const C s = row_dot<K>(d, a, a.row_ptr[i], a.row_ptr[i + 1], base, q.x);
         if constexpr (Op == CsrOp::spmv) {
             q.out[i] = s;
         } else if constexpr (Op == CsrOp::residual) {
@@ -143,34 +156,36 @@ void apply_rows(const CsrApplyArgs<S, C>& q) {
     }
 }
 
-template <bool K16, class S, class C>
+template <Cols K, class S, class C>
 void apply_op(const CsrApplyArgs<S, C>& q) {
     switch (q.op) {
         case CsrOp::spmv:
-            return apply_rows<K16, CsrOp::spmv>(q);
+            return apply_rows<K, CsrOp::spmv>(q);
         case CsrOp::residual:
-            return apply_rows<K16, CsrOp::residual>(q);
+            return apply_rows<K, CsrOp::residual>(q);
         case CsrOp::jacobi:
-            return apply_rows<K16, CsrOp::jacobi>(q);
+            return apply_rows<K, CsrOp::jacobi>(q);
     }
 }
 
 template <class S, class C>
 void apply_any(const CsrApplyArgs<S, C>& q) {
     if (q.a.col16 != nullptr) {
-        apply_op<true>(q);
+        apply_op<Cols::u16>(q);
+    } else if (q.a.col64 != nullptr) {
+        apply_op<Cols::i64>(q);
     } else {
-        apply_op<false>(q);
+        apply_op<Cols::i32>(q);
     }
 }
 
 /// First entry in [p0, p1) whose column is >= c (columns are sorted within a row).
-template <bool K16, class S>
+template <Cols K, class S>
 HWY_INLINE std::int64_t lower(const CsrView<S>& a, std::int64_t p0, std::int64_t p1,
                               std::int32_t base, std::int64_t c) {
     while (p0 < p1) {
         const std::int64_t m = p0 + (p1 - p0) / 2;
-        if (column<K16>(a, m, base) < c) {
+        if (column<K>(a, m, base) < c) {
             p0 = m + 1;
         } else {
             p1 = m;
@@ -179,7 +194,7 @@ HWY_INLINE std::int64_t lower(const CsrView<S>& a, std::int64_t p0, std::int64_t
     return p0;
 }
 
-template <bool K16, class S, class C>
+template <Cols K, class S, class C>
 void gs_rows(const CsrGsArgs<S, C>& q) {
     const hn::ScalableTag<C> d;
     const CsrView<S>& a = q.a;
@@ -187,17 +202,17 @@ void gs_rows(const CsrGsArgs<S, C>& q) {
     const std::int64_t n = q.row_end - q.row_begin;
     for (std::int64_t k = 0; k < n; ++k) {
         const std::int64_t i = q.forward ? q.row_begin + k : q.row_end - 1 - k;
-        const std::int32_t base = K16 ? a.base[i] : 0;
+        const std::int32_t base = K == Cols::u16 ? a.base[i] : 0;
         const std::int64_t p0 = a.row_ptr[i], p1 = a.row_ptr[i + 1];
         C s;
         if (split) {  // columns before, inside and after the row range: contiguous in the row
-            const std::int64_t m0 = lower<K16>(a, p0, p1, base, q.row_begin);
-            const std::int64_t m1 = lower<K16>(a, m0, p1, base, q.row_end);
-            s = row_dot<K16>(d, a, p0, m0, base, q.outside) +
-                row_dot<K16>(d, a, m0, m1, base, static_cast<const C*>(q.x)) +
-                row_dot<K16>(d, a, m1, p1, base, q.outside);
+            const std::int64_t m0 = lower<K>(a, p0, p1, base, q.row_begin);
+            const std::int64_t m1 = lower<K>(a, m0, p1, base, q.row_end);
+            s = row_dot<K>(d, a, p0, m0, base, q.outside) +
+                row_dot<K>(d, a, m0, m1, base, static_cast<const C*>(q.x)) +
+                row_dot<K>(d, a, m1, p1, base, q.outside);
         } else {
-            s = row_dot<K16>(d, a, p0, p1, base, static_cast<const C*>(q.x));
+            s = row_dot<K>(d, a, p0, p1, base, static_cast<const C*>(q.x));
         }
         q.x[i] += load_conv1<C>(q.inv_d + i) * (q.b[i] - s);
     }
@@ -206,9 +221,11 @@ void gs_rows(const CsrGsArgs<S, C>& q) {
 template <class S, class C>
 void gs_any(const CsrGsArgs<S, C>& q) {
     if (q.a.col16 != nullptr) {
-        gs_rows<true>(q);
+        gs_rows<Cols::u16>(q);
+    } else if (q.a.col64 != nullptr) {
+        gs_rows<Cols::i64>(q);
     } else {
-        gs_rows<false>(q);
+        gs_rows<Cols::i32>(q);
     }
 }
 

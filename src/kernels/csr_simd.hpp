@@ -10,10 +10,11 @@
 // as S lanes and converted in registers (hn::PromoteTo to f32, then f64 when C = double; FP16 and
 // BF16 are never expanded into a temporary array), x is read with hn::GatherIndex.
 //
-// Column indices come in one of two encodings (CsrView):
+// Column indices come in one of three encodings (CsrView):
 //   col32  int32 per entry (the plain CSR of FGCS'23 §3);
 //   col16  uint16 offsets from a per-row base, col = base[i] + col16[p]: half the index bytes,
-//          possible for a matrix when every row's columns lie in [base[i], base[i] + 65535].
+//          possible for a matrix when every row's columns lie in [base[i], base[i] + 65535];
+//   col64  int64 per entry, for matrices with 2^31 columns or more (x read lane by lane).
 // The kernels neither allocate nor throw.
 #pragma once
 
@@ -23,11 +24,12 @@
 
 namespace mpmg::kernels::csr {
 
-/// A CSR matrix by plain pointers; exactly one of col32, col16 (+ base) is set.
+/// A CSR matrix by plain pointers; exactly one of col32, col16 (+ base), col64 is set.
 template <class S>
 struct CsrView {
     const std::int64_t* row_ptr = nullptr;  ///< rows + 1 entries
     const std::int32_t* col32 = nullptr;
+    const std::int64_t* col64 = nullptr;
     const std::uint16_t* col16 = nullptr;
     const std::int32_t* base = nullptr;  ///< per row, with col16
     const S* val = nullptr;

@@ -1,7 +1,7 @@
 // The CSR kernels on every Highway target this CPU supports and the build generated (AVX2, SSE4,
 // EMU128/scalar, ...), each forced in turn with hwy::SetSupportedTargetsForTest, against the
 // scalar FP64 reference (reference/csr_reference.hpp), for every supported (storage, compute)
-// pair and both column encodings (int32; per-row base + uint16 offsets).
+// pair and all three column encodings (int32; per-row base + uint16 offsets; int64).
 #include "kernels/csr_simd.hpp"
 
 #include <gtest/gtest.h>
@@ -25,6 +25,13 @@ namespace {
 using kernels::csr::CsrOp;
 using kernels::csr::CsrView;
 
+enum class Encoding { col32, col16, col64 };
+constexpr Encoding kEncodings[] = {Encoding::col32, Encoding::col16, Encoding::col64};
+
+const char* name(Encoding e) {
+    return e == Encoding::col32 ? "col32" : e == Encoding::col16 ? "col16" : "col64";
+}
+
 /// A random square CSR matrix in storage S, rows of lengths 0, 1, 2, ... up to `max_len`
 /// (around the vector lengths and far beyond), columns sorted, diagonally dominant (diagonal
 /// 1 + sum |off-diagonal|) so that Gauss-Seidel is a contraction.
@@ -35,15 +42,18 @@ struct TestCsr {
     std::vector<std::int32_t> col32;
     std::vector<std::uint16_t> col16;
     std::vector<std::int32_t> base;
+    std::vector<std::int64_t> col64;
     std::vector<S> val, inv_d;
 
-    CsrView<S> view(bool k16) const {
+    CsrView<S> view(Encoding e) const {
         CsrView<S> v;
         v.row_ptr = row_ptr.data();
         v.val = val.data();
-        if (k16) {
+        if (e == Encoding::col16) {
             v.col16 = col16.data();
             v.base = base.data();
+        } else if (e == Encoding::col64) {
+            v.col64 = col64.data();
         } else {
             v.col32 = col32.data();
         }
@@ -71,6 +81,7 @@ TestCsr<S> random_csr(std::int64_t n, int max_len, unsigned seed) {
         for (const std::int64_t j : cols) {
             t.col32.push_back(static_cast<std::int32_t>(j));
             t.col16.push_back(static_cast<std::uint16_t>(j - b));
+            t.col64.push_back(j);
             t.val.push_back(from_double<S>(j == i ? 0.0 : u(gen)));
             if (j != i) off += std::fabs(to_double(t.val.back()));
         }
@@ -129,9 +140,9 @@ void check_pair(unsigned seed) {
         const auto x = random_vector<C>(cs.n, ++seed);
         const auto b = random_vector<C>(cs.n, ++seed);
         const auto xd = to_double_vector(x), bd = to_double_vector(b);
-        for (const bool k16 : {false, true}) {
-            SCOPED_TRACE("n=" + std::to_string(cs.n) + (k16 ? " col16" : " col32"));
-            const CsrView<S> v = t.view(k16);
+        for (const Encoding e : kEncodings) {
+            SCOPED_TRACE("n=" + std::to_string(cs.n) + " " + name(e));
+            const CsrView<S> v = t.view(e);
             for (const CsrOp op : {CsrOp::spmv, CsrOp::residual, CsrOp::jacobi}) {
                 std::vector<C> out(x.size(), C{0});
                 std::vector<double> ref(x.size(), 0.0);
@@ -241,14 +252,14 @@ void check_fp16_special_values(unsigned seed) {
         }
         return static_cast<double>(t.row_ptr[i + 1] - t.row_ptr[i] + 3) * eps * mag;
     };
-    for (const bool k16 : {false, true}) {
-        SCOPED_TRACE(k16 ? "col16" : "col32");
+    for (const Encoding e : kEncodings) {
+        SCOPED_TRACE(name(e));
         for (const CsrOp op : {CsrOp::spmv, CsrOp::jacobi}) {
             SCOPED_TRACE(op == CsrOp::spmv ? "spmv" : "jacobi");
             std::vector<C> out(x.size());
             std::vector<double> ref(x.size());
             kernels::csr::CsrApplyArgs<half, C> q;
-            q.a = t.view(k16);
+            q.a = t.view(e);
             q.inv_d = t.inv_d.data();
             q.b = b.data();
             q.x = x.data();
@@ -280,7 +291,7 @@ void check_fp16_special_values(unsigned seed) {
             auto xs = x;
             auto ref = xd;
             kernels::csr::CsrGsArgs<half, C> q;
-            q.a = t.view(k16);
+            q.a = t.view(e);
             q.inv_d = t.inv_d.data();
             q.b = b.data();
             q.x = xs.data();
@@ -320,13 +331,13 @@ TEST(CsrSimd, ToleranceDetectsAWrongColumn) {
     const auto x = random_vector<double>(40, 4);
     std::vector<double> ok(40), bad(40);
     kernels::csr::CsrApplyArgs<double, double> q;
-    q.a = t.view(false);
+    q.a = t.view(Encoding::col32);
     q.x = x.data();
     q.out = ok.data();
     q.row_end = 40;
     kernels::csr::apply(q);
     std::swap(t.col32[t.row_ptr[5]], t.col32[t.row_ptr[5] + 1]);  // row 5 has 5 entries
-    q.a = t.view(false);
+    q.a = t.view(Encoding::col32);
     q.out = bad.data();
     kernels::csr::apply(q);
     EXPECT_GT(std::fabs(ok[5] - bad[5]), 1e-3);

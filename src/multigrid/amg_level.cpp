@@ -54,9 +54,9 @@ public:
         }
         if (setup.direct) lu_.emplace(*setup.matrix);
         report.matrix_bytes = a_.bytes();
-        if (a_.compact()) {
+        if (a_.encoding() != IndexEncoding::int32) {
             report.note += report.note.empty() ? "" : "; ";
-            report.note += "columns as row base + uint16 offsets";
+            report.note += a_.compact() ? "columns as row base + uint16 offsets" : "int64 columns";
         }
         if (sm_.kind == SmootherKind::block_jacobi) {
             report.note += report.note.empty() ? "" : "; ";

@@ -44,10 +44,7 @@ void run(const TypedCsr<S>& a, kernels::csr::CsrApplyArgs<S, C> q) {
 
 template <class S>
 TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding encoding) {
-    if (a.cols > std::numeric_limits<std::int32_t>::max()) {
-        throw InvalidInput(fmt::format(
-            "matrix with {} columns: the CSR kernels use 32-bit column indices", a.cols));
-    }
+    if (a.cols > std::numeric_limits<std::int32_t>::max()) encoding = IndexEncoding::int64;
     const bool compact = rows_fit_uint16(a) && encoding == IndexEncoding::compact;
     TypedCsr<S> t;
     t.rows = a.rows;
@@ -68,6 +65,8 @@ TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding
                 t.col16[static_cast<std::size_t>(p)] = static_cast<std::uint16_t>(a.col[p] - b);
             }
         }
+    } else if (encoding == IndexEncoding::int64) {
+        t.col64 = a.col;
     } else {
         t.col.resize(a.col.size());
         for (std::size_t p = 0; p < a.col.size(); ++p) {

@@ -1,6 +1,6 @@
 // CSR in a storage precision S (FGCS'23 §3: the level's matrix precision), with int64 row
-// pointers and either int32 column indices or, where they fit, per-row base + uint16 offsets
-// (kernels/csr_simd.hpp), and its parallel kernels in a compute precision C (the level's working
+// pointers and int32 column indices, or, where they fit, per-row base + uint16 offsets, or int64
+// columns when the matrix has 2^31 columns or more (kernels/csr_simd.hpp), and its parallel kernels in a compute precision C (the level's working
 // precision). The row loops run in the SIMD kernels of kernels/csr_simd.hpp (FP16/BF16 values
 // converted in registers, never expanded into a full-size copy); this file splits the rows over
 // the OpenMP threads.
@@ -25,9 +25,11 @@ namespace mpmg {
 
 /// Column index encoding of a TypedCsr.
 enum class IndexEncoding {
-    int32,   ///< one int32 per entry
-    compact  ///< uint16 offsets from a per-row int32 base when every row spans < 65536 columns
-             ///< (else int32): 2 bytes per entry instead of 4
+    int32,    ///< one int32 per entry
+    compact,  ///< uint16 offsets from a per-row int32 base when every row spans < 65536 columns
+              ///< (else int32): 2 bytes per entry instead of 4
+    int64     ///< one int64 per entry: what to_typed takes, whatever was asked, for matrices
+              ///< with more than 2^31 - 1 columns
 };
 
 template <class S>
@@ -38,12 +40,20 @@ struct TypedCsr {
     std::vector<std::int32_t> col;         ///< int32 encoding: as the source (sorted per row)
     std::vector<std::uint16_t> col16;      ///< compact encoding: col - base[row]
     std::vector<std::int32_t> base;        ///< compact encoding: smallest column of each row
+    std::vector<std::int64_t> col64;       ///< int64 encoding
     std::vector<S> val;
 
     std::int64_t nnz() const { return static_cast<std::int64_t>(val.size()); }
     bool compact() const { return !base.empty(); }
+    IndexEncoding encoding() const {
+        return compact()          ? IndexEncoding::compact
+               : !col64.empty()   ? IndexEncoding::int64
+               : IndexEncoding::int32;
+    }
     std::int64_t bytes() const {
-        const std::int64_t index = compact() ? 2 * nnz() + 4 * rows : 4 * nnz();
+        const std::int64_t index = compact()         ? 2 * nnz() + 4 * rows
+                                   : col64.empty()   ? 4 * nnz()
+                                                     : 8 * nnz();
         return nnz() * static_cast<std::int64_t>(sizeof(S)) + index +
                (rows + 1) * static_cast<std::int64_t>(sizeof(std::int64_t));
     }
@@ -54,6 +64,8 @@ struct TypedCsr {
         if (compact()) {
             v.col16 = col16.data();
             v.base = base.data();
+        } else if (!col64.empty()) {
+            v.col64 = col64.data();
         } else {
             v.col32 = col.data();
         }
@@ -62,9 +74,9 @@ struct TypedCsr {
 };
 
 /// Truncates `a` to storage S, counting overflow/underflow/subnormal results in `counts`.
-/// `encoding` compact falls back to int32 when some row spans 65536 columns or more.
-/// Throws InvalidInput when a dimension does not fit int32 column indices or a row's columns
-/// are not strictly increasing.
+/// `encoding` compact falls back to int32 when some row spans 65536 columns or more; a matrix
+/// with more than 2^31 - 1 columns always gets int64 columns. Throws InvalidInput when a row's
+/// columns are not strictly increasing.
 template <class S>
 TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts,
                      IndexEncoding encoding = IndexEncoding::int32);

@@ -5,7 +5,8 @@ namespace {
 
 template <class S>
 std::int64_t column(const kernels::csr::CsrView<S>& a, std::int64_t i, std::int64_t p) {
-    return a.col16 != nullptr ? std::int64_t{a.base[i]} + a.col16[p] : std::int64_t{a.col32[p]};
+    if (a.col16 != nullptr) return std::int64_t{a.base[i]} + a.col16[p];
+    return a.col64 != nullptr ? a.col64[p] : std::int64_t{a.col32[p]};
 }
 
 }  // namespace
