@@ -10,7 +10,8 @@
 // (DP, DP-HP) (mpmg never computes in HP), non-uniform (DP-SP, HP), (DP, HP), (DP, DP-SP-HP),
 // and mpmg's `auto`; with the Jacobi (omega 0.9, as the paper), block Jacobi (the same with
 // blocks of <= 32 rows, FGCS'23 §4.3) and the hybrid SymGS smoother.
-// Times are medians of 3 runs for matrices with more than 50k nonzeros, else of 1; reading the
+// Times are medians of 3 runs for matrices with more than 50k nonzeros, else of 1, the runs of
+// one matrix and smoother interleaved over the configurations (round robin); reading the
 // file is not timed. Then the switch-level heatmap of Figures 12-13 on one matrix: level s where
 // the working precision switches from DP to SP, level h where the matrix storage switches to HP.
 #include "amg_bench.hpp"
@@ -29,6 +30,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_util.hpp"
@@ -151,7 +153,7 @@ std::vector<MatrixFile> find_matrices(const fs::path& data) {
 struct Measured {
     std::optional<SolveResult> r;
     std::string error;  ///< what solve() threw (then r is empty)
-    double setup_s = 0, preconditioner_s = 0, other_s = 0, total_s = 0, wall_s = 0;
+    double setup_s = 0, preconditioner_s = 0, other_s = 0, total_s = 0;
     bool nan = false;
 };
 
@@ -162,8 +164,8 @@ bool mentions_non_finite(const std::string& s) {
            l.find("nan") != std::string::npos || l.find(" inf") != std::string::npos;
 }
 
-Measured measure(const MatrixFile& m, const PrecisionPlan& plan, SmootherKind smoother, int threads,
-                 int reps) {
+SolverOptions options_for(const MatrixFile& m, const PrecisionPlan& plan, SmootherKind smoother,
+                          int threads) {
     SolverOptions o;
     o.problem.matrix = m.path;
     o.problem.rhs = m.rhs;
@@ -175,12 +177,25 @@ Measured measure(const MatrixFile& m, const PrecisionPlan& plan, SmootherKind sm
     o.rtol = kRtol;
     o.max_iter = kMaxIter;
     o.threads = threads;
+    return o;
+}
+
+/// The runs of one (matrix, smoother, plan) as they accumulate.
+struct Series {
+    explicit Series(SolverOptions o) : options(std::move(o)) {}
+
+    SolverOptions options;
     Measured out;
     std::vector<double> setup, pre, other, total;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int rep = 0; rep < (out.r && out.r->nnz > kRepeatNnz ? reps : 1); ++rep) {
+    bool stopped = false;  ///< solve() threw: no further runs
+
+    /// Whether a run numbered `rep` (0-based) is due: the first always, the others only for
+    /// matrices above kRepeatNnz nonzeros whose first run succeeded.
+    bool due(int rep) const { return rep == 0 || (!stopped && out.r && out.r->nnz > kRepeatNnz); }
+
+    void run() {
         try {
-            SolveResult r = solve(o);
+            SolveResult r = solve(options);
             setup.push_back(r.setup_s);
             pre.push_back(r.preconditioner_s);
             other.push_back(r.other_s);
@@ -189,18 +204,44 @@ Measured measure(const MatrixFile& m, const PrecisionPlan& plan, SmootherKind sm
         } catch (const std::exception& e) {
             out.error = e.what();
             out.r.reset();
-            break;
+            stopped = true;
         }
     }
-    out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!out.r) return out;
-    out.setup_s = median(setup);
-    out.preconditioner_s = median(pre);
-    out.other_s = median(other);
-    out.total_s = median(total);
-    out.nan = out.r->status == SolveStatus::non_finite;
-    for (const auto& g : out.r->guard_events) out.nan |= mentions_non_finite(g);
-    for (double v : out.r->x) out.nan |= !std::isfinite(v);
+
+    Measured finish() {
+        if (!out.r) return out;
+        out.setup_s = median(setup);
+        out.preconditioner_s = median(pre);
+        out.other_s = median(other);
+        out.total_s = median(total);
+        out.nan = out.r->status == SolveStatus::non_finite;
+        for (const auto& g : out.r->guard_events) out.nan |= mentions_non_finite(g);
+        for (double v : out.r->x) out.nan |= !std::isfinite(v);
+        return out;
+    }
+};
+
+Measured measure(const MatrixFile& m, const PrecisionPlan& plan, SmootherKind smoother, int threads,
+                 int reps) {
+    Series s(options_for(m, plan, smoother, threads));
+    for (int rep = 0; rep < reps && s.due(rep); ++rep) s.run();
+    return s.finish();
+}
+
+/// Every configuration of `cfgs` on one (matrix, smoother), the repetitions interleaved: round
+/// k runs each configuration once, so that the machine's drift over the minutes a large matrix
+/// takes affects every configuration alike instead of biasing the ratios against (DP).
+std::vector<Measured> measure_all(const MatrixFile& m, const std::vector<Config>& cfgs,
+                                  SmootherKind smoother, int threads, int reps) {
+    std::vector<Series> series;
+    for (const Config& c : cfgs) series.emplace_back(options_for(m, c.plan(), smoother, threads));
+    for (int rep = 0; rep < reps; ++rep) {
+        for (Series& s : series) {
+            if (s.due(rep)) s.run();
+        }
+    }
+    std::vector<Measured> out;
+    for (Series& s : series) out.push_back(s.finish());
     return out;
 }
 
@@ -404,7 +445,8 @@ std::string markdown(const json& doc) {
         "4096 rows, else 40 smoother sweeps); {} (CG for symmetric A, else GMRES(30)); rtol {:g}, "
         "at most {} "
         "iterations; Jacobi ω = {}; times are medians of {} runs for matrices with > 50k "
-        "nonzeros (1 otherwise), file reading not timed. speedup = total time of (DP) / total "
+        "nonzeros (1 otherwise), interleaved over the configurations, file reading not timed. "
+        "speedup = total time of (DP) / total "
         "time (same matrix and smoother); prec. = the same for the preconditioner time; "
         "per apply = preconditioner time per application. Configurations as FGCS'23 §4.3 (work, "
         "matrix); mpmg never computes in HP, so the paper's uniform (DP-SP-HP) is (DP-SP-SP, "
@@ -610,10 +652,12 @@ int run_amg_bench(const BenchOptions& opt) {
                 continue;
             }
             std::vector<json> group;
-            for (const Config& c : cfgs) {
-                // (The probe, a single run, is not reused: the largest matrices are the ones the
-                // 1.3x target is judged on, so they get medians as the others.)
-                const Measured me = measure(m, c.plan(), skind, opt.threads, reps);
+            // (The probe, a single run, is not reused: the largest matrices are the ones the
+            // 1.3x target is judged on, so they get medians as the others.)
+            const std::vector<Measured> all = measure_all(m, cfgs, skind, opt.threads, reps);
+            for (std::size_t k = 0; k < cfgs.size(); ++k) {
+                const Config& c = cfgs[k];
+                const Measured& me = all[k];
                 // A matrix's first solve throwing "not square" is reported once, not per case.
                 json row = make_row(m, sname, c, me);
                 if (!me.r && me.error.find("square") != std::string::npos) {
@@ -657,13 +701,15 @@ int run_amg_bench(const BenchOptions& opt) {
                       {"stream_triad_gbs", stream},
                       {"omp_wait_policy", std::string(wait_env ? wait_env : "(default)")}};
     doc["quick"] = opt.quick;
-    doc["settings"] = {{"rtol", kRtol},
-                       {"max_iter", kMaxIter},
-                       {"jacobi_weight", kJacobiWeight},
-                       {"cycle", "V(1,1)"},
-                       {"max_coarse_rows", kCoarseRows},
-                       {"repetitions", opt.quick ? "1" : "median of 3 if nnz > 50k, else 1"},
-                       {"data", fs::weakly_canonical(data).string()}};
+    doc["settings"] = {
+        {"rtol", kRtol},
+        {"max_iter", kMaxIter},
+        {"jacobi_weight", kJacobiWeight},
+        {"cycle", "V(1,1)"},
+        {"max_coarse_rows", kCoarseRows},
+        {"repetitions",
+         opt.quick ? "1" : "median of 3 if nnz > 50k, else 1; interleaved over the configurations"},
+        {"data", fs::weakly_canonical(data).string()}};
     doc["configurations"] = json::array();
     for (const auto& c : cfgs)
         doc["configurations"].push_back(
