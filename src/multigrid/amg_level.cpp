@@ -15,8 +15,6 @@
 namespace mpmg {
 namespace {
 
-constexpr std::int64_t kParallelRows = 4096;
-
 template <class S, class C>
 class AmgLevelImpl final : public Level {
 public:
@@ -115,11 +113,11 @@ public:
 
     void restrict_residual(Level& coarse) override {
         residual(a_, f_.data(), u_.data(), w1_.data());
-        if (!r_.empty()) multiply(w1_, r_);  // r = D_r r̂: back to the unscaled residual
+        const C* w = r_.empty() ? nullptr : r_.data();  // r = D_r r̂: the unscaled residual
         if (coarse.compute() == Precision::fp64) {
-            to_coarse_->restrict_to(w1_.data(), static_cast<double*>(coarse.rhs_data()));
+            to_coarse_->restrict_to(w1_.data(), static_cast<double*>(coarse.rhs_data()), w);
         } else {
-            to_coarse_->restrict_to(w1_.data(), static_cast<float*>(coarse.rhs_data()));
+            to_coarse_->restrict_to(w1_.data(), static_cast<float*>(coarse.rhs_data()), w);
         }
         coarse.finish_rhs();
     }
@@ -164,44 +162,53 @@ public:
     void* rhs_data() override { return f_.data(); }
     void* solution_data() override { return u_.data(); }
 
+    // f̂ = D_r^{-1} f and, with FP32 vectors, the residual-underflow guard (f̂ scaled by a
+    // power of two sigma so that its largest entry is in [1, 2)): one pass for the scaling and
+    // the maximum, one for sigma (and the zero initial guess), each fused.
     void finish_rhs() override {
-        if (!inv_r_.empty()) multiply(f_, inv_r_);
-        sigma_ = 1.0;
-        if constexpr (std::is_same_v<C, float>) {  // the residual-underflow guard
-            const auto n = static_cast<std::int64_t>(f_.size());
-            C m{0};
-#pragma omp parallel for schedule(static) reduction(max : m) if (n > kParallelRows)
-            for (std::int64_t i = 0; i < n; ++i) m = std::max(m, std::fabs(f_[i]));
-            if (m > C{0} && std::isfinite(m)) {
-                sigma_ = std::ldexp(1.0, -std::ilogb(m));
-                scale(f_, static_cast<C>(sigma_));
+        const auto n = static_cast<std::int64_t>(f_.size());
+        const C* ir = inv_r_.empty() ? nullptr : inv_r_.data();
+        constexpr bool kGuard = std::is_same_v<C, float>;
+        C m{0};
+        if (ir != nullptr || kGuard) {
+#pragma omp parallel for schedule(static) reduction(max : m) if (n > kParallelVector)
+            for (std::int64_t i = 0; i < n; ++i) {
+                if (ir != nullptr) f_[i] *= ir[i];
+                if constexpr (kGuard) m = std::max(m, std::fabs(f_[i]));
             }
         }
-        std::fill(u_.begin(), u_.end(), C{0});
+        sigma_ = 1.0;
+        if (kGuard && m > C{0} && std::isfinite(m)) sigma_ = std::ldexp(1.0, -std::ilogb(m));
+        const auto s = static_cast<C>(sigma_);
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (s != C{1}) f_[i] *= s;
+            u_[i] = C{0};
+        }
         u_zero_ = true;
     }
 
+    // u = D_c û / sigma in one pass (sigma a power of two: the same as two passes).
     void unscale_solution() override {
-        if (!inv_c_.empty()) multiply(u_, inv_c_);
-        if (sigma_ != 1.0) scale(u_, static_cast<C>(1.0 / sigma_));
+        const C* ic = inv_c_.empty() ? nullptr : inv_c_.data();
+        if (ic == nullptr && sigma_ == 1.0) return;
+        const auto n = static_cast<std::int64_t>(u_.size());
+        const auto s = static_cast<C>(1.0 / sigma_);
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
+        for (std::int64_t i = 0; i < n; ++i) u_[i] = (ic != nullptr ? u_[i] * ic[i] : u_[i]) * s;
     }
 
 private:
     static void multiply(std::vector<C>& v, const std::vector<C>& w) {
         const auto n = static_cast<std::int64_t>(v.size());
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
         for (std::int64_t i = 0; i < n; ++i) v[i] *= w[i];
-    }
-    static void scale(std::vector<C>& v, C s) {
-        const auto n = static_cast<std::int64_t>(v.size());
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
-        for (std::int64_t i = 0; i < n; ++i) v[i] *= s;
     }
     template <class T>
     void load(const T* r) {
         const auto n = static_cast<std::int64_t>(f_.size());
         const C* ir = inv_r_.empty() ? nullptr : inv_r_.data();
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
         for (std::int64_t i = 0; i < n; ++i) {
             f_[i] = static_cast<C>(ir ? r[i] * ir[i] : r[i]);
             u_[i] = C{0};
@@ -213,7 +220,7 @@ private:
     void store(T* z) const {
         const auto n = static_cast<std::int64_t>(u_.size());
         const C* ic = inv_c_.empty() ? nullptr : inv_c_.data();
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
         for (std::int64_t i = 0; i < n; ++i) z[i] = static_cast<T>(ic ? u_[i] * ic[i] : u_[i]);
     }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
+#include "unstructured/csr_typed.hpp"
 #include "unstructured/pgm.hpp"
 
 namespace mpmg {
@@ -57,25 +58,29 @@ struct AmgTransfer {
         return general() ? p.cols : static_cast<std::int64_t>(r_ptr.size()) - 1;
     }
 
-    /// g = R r (fine precision F, coarse precision G; summed in double).
+    /// g = R (w r) (fine precision F, coarse precision G; w r rounded in F, as a separate
+    /// scaling pass would leave it, then summed in double; w null: weight 1).
     template <class F, class G>
-    void restrict_to(const F* r_in, G* g) const {
+    void restrict_to(const F* r_in, G* g, const F* w = nullptr) const {
         const std::int64_t nc = coarse_rows();
+        const auto at = [&](std::int64_t j) {
+            return static_cast<double>(w ? static_cast<F>(w[j] * r_in[j]) : r_in[j]);
+        };
         if (general()) {
-#pragma omp parallel for schedule(static) if (nc > 4096)
+#pragma omp parallel for schedule(static) if (nc > kParallelVector)
             for (std::int64_t c = 0; c < nc; ++c) {
                 double s = 0.0;
                 for (std::int64_t k = r.row_ptr[c]; k < r.row_ptr[c + 1]; ++k) {
-                    s += r.val[k] * static_cast<double>(r_in[r.col[k]]);
+                    s += r.val[k] * at(r.col[k]);
                 }
                 g[c] = static_cast<G>(s);
             }
             return;
         }
-#pragma omp parallel for schedule(static) if (nc > 4096)
+#pragma omp parallel for schedule(static) if (nc > kParallelVector)
         for (std::int64_t c = 0; c < nc; ++c) {
             double s = 0.0;
-            for (std::int64_t k = r_ptr[c]; k < r_ptr[c + 1]; ++k) s += r_in[r_idx[k]];
+            for (std::int64_t k = r_ptr[c]; k < r_ptr[c + 1]; ++k) s += at(r_idx[k]);
             g[c] = static_cast<G>(r_scale * s);
         }
     }
@@ -85,7 +90,7 @@ struct AmgTransfer {
     void interpolate_add(const G* e, F* u, const F* w) const {
         if (general()) {
             const std::int64_t n = p.rows;
-#pragma omp parallel for schedule(static) if (n > 4096)
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
             for (std::int64_t i = 0; i < n; ++i) {
                 double s = 0.0;
                 for (std::int64_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
@@ -97,7 +102,7 @@ struct AmgTransfer {
             return;
         }
         const auto n = static_cast<std::int64_t>(agg.size());
-#pragma omp parallel for schedule(static) if (n > 4096)
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
         for (std::int64_t i = 0; i < n; ++i) {
             if (agg[i] < 0) continue;  // isolated row: zero row of P
             const F v = static_cast<F>(e[agg[i]]);

@@ -17,6 +17,9 @@
 
 namespace mpmg::csr_smoothers {
 
+/// Hybrid Gauss-Seidel and block Jacobi split their rows over the threads from this many rows
+/// (the split is part of the hybrid smoother's definition, so it stays where its convergence
+/// was measured; the plain vector passes use kParallelVector of csr_typed.hpp).
 inline constexpr std::int64_t kParallelRows = 4096;
 
 /// u_new = u + omega D^{-1} (f - A u) (weighted Jacobi; l1-Jacobi with the l1 diagonal and
@@ -30,7 +33,7 @@ void jacobi(const TypedCsr<S>& a, const S* inv_d, C omega, const C* f, const C* 
 template <class S, class C>
 void jacobi_from_zero(const TypedCsr<S>& a, const S* inv_d, C omega, const C* f, C* u) {
     const std::int64_t n = a.rows;
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
     for (std::int64_t i = 0; i < n; ++i) u[i] = omega * kernels::to_compute<C>(inv_d[i]) * f[i];
 }
 
@@ -104,7 +107,7 @@ void chebyshev(const TypedCsr<S>& a, const S* inv_d, double alpha, double beta, 
         const double rho_new = k == 0 ? rho : 1.0 / (2.0 * sigma - rho);
         const C c_old = static_cast<C>(k == 0 ? 0.0 : rho_new * rho);
         const C c_res = static_cast<C>(k == 0 ? 1.0 / theta : 2.0 * rho_new / delta);
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
         for (std::int64_t i = 0; i < n; ++i) {
             w2[i] =
                 (k == 0 ? C{0} : c_old * w2[i]) + c_res * kernels::to_compute<C>(inv_d[i]) * w1[i];

@@ -93,8 +93,15 @@ void residual(const TypedCsr<S>& a, const C* b, const C* x, C* r);
 template <class S, class C>
 void jacobi(const TypedCsr<S>& a, const S* inv_d, C omega, const C* b, const C* x, C* x_new);
 
-/// Below this many nonzeros a matrix' rows run on one thread (thread start-up costs more).
-inline constexpr std::int64_t kParallelNnz = 40000;
+/// Solve-phase thresholds for running on more than one OpenMP thread: a matrix' rows with at
+/// least kParallelNnz nonzeros, a vector pass (scaling, conversion, transfer, Jacobi from zero)
+/// over at least kParallelVector rows. Waking the other threads for a parallel region costs
+/// ~65 us with OMP_WAIT_POLICY=passive on the 2-vCPU benchmark machine (1-2 us when they spin),
+/// as long as one thread takes for a pass over ~130k floats or an SpMV with ~130k nonzeros: with
+/// the earlier 4096 rows / 40000 nonzeros, a V-cycle on mfem_lshape_o3_r7 opened ~80 regions
+/// on its 7 largest levels, most of them on vectors a thread passes over in a few us.
+inline constexpr std::int64_t kParallelNnz = std::int64_t{1} << 17;
+inline constexpr std::int64_t kParallelVector = std::int64_t{1} << 17;
 
 /// Runs f(begin, end) on contiguous row ranges, one per OpenMP thread, with about equal
 /// nonzeros each (serially on all rows for small matrices).
