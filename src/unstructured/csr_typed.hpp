@@ -1,9 +1,9 @@
 // CSR in a storage precision S (FGCS'23 §3: the level's matrix precision), with int64 row
 // pointers and int32 column indices, or, where they fit, per-row base + uint16 offsets, or int64
-// columns when the matrix has 2^31 columns or more (kernels/csr_simd.hpp), and its parallel kernels in a compute precision C (the level's working
-// precision). The row loops run in the SIMD kernels of kernels/csr_simd.hpp (FP16/BF16 values
-// converted in registers, never expanded into a full-size copy); this file splits the rows over
-// the OpenMP threads.
+// columns when the matrix has 2^31 columns or more (kernels/csr_simd.hpp), and its parallel
+// kernels in a compute precision C (the level's working precision). The row loops run in the
+// SIMD kernels of kernels/csr_simd.hpp (FP16/BF16 values converted in registers, never expanded
+// into a full-size copy); this file splits the rows over the OpenMP threads.
 //
 // Supported (S, C) pairs, as in the structured path (S never wider than C):
 //   C = double: S in {double, float, half, bfloat16};  C = float: S in {float, half, bfloat16}.
@@ -46,14 +46,14 @@ struct TypedCsr {
     std::int64_t nnz() const { return static_cast<std::int64_t>(val.size()); }
     bool compact() const { return !base.empty(); }
     IndexEncoding encoding() const {
-        return compact()          ? IndexEncoding::compact
-               : !col64.empty()   ? IndexEncoding::int64
-               : IndexEncoding::int32;
+        return compact()        ? IndexEncoding::compact
+               : !col64.empty() ? IndexEncoding::int64
+                                : IndexEncoding::int32;
     }
     std::int64_t bytes() const {
-        const std::int64_t index = compact()         ? 2 * nnz() + 4 * rows
-                                   : col64.empty()   ? 4 * nnz()
-                                                     : 8 * nnz();
+        const std::int64_t index = compact()       ? 2 * nnz() + 4 * rows
+                                   : col64.empty() ? 4 * nnz()
+                                                   : 8 * nnz();
         return nnz() * static_cast<std::int64_t>(sizeof(S)) + index +
                (rows + 1) * static_cast<std::int64_t>(sizeof(std::int64_t));
     }
