@@ -33,6 +33,11 @@ double time_median(int reps, F&& f) {
 /// Size of the last-level (L3) cache in bytes: sysfs, else sysconf, else 32 MiB.
 std::int64_t llc_bytes();
 
+/// "Beyond the cache" for `bench kernels` and `bench e2e`: the FP16 finest matrix at least this
+/// many times the LLC (at 1x, the FP64 level 1 of a 3D problem, 1/8 of level 0 and 4x the
+/// bytes, still fits, so half of an FP64 hierarchy would run from cache).
+inline constexpr std::int64_t kCacheFactor = 4;
+
 /// "model name" of /proc/cpuinfo (or "unknown").
 std::string cpu_model();
 

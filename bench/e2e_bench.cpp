@@ -5,9 +5,10 @@
 // K64P32D16 with setup-then-scale, the scaling ablation of K64P32D16 (no scaling and
 // scale-then-setup, both with multigrid.setup_fallback = false so that an overflowing level is
 // kept and the runtime guard has to repair what it does), and `auto`. Sizes: the smallest cube
-// whose FP16 finest matrix (n^3 cells x stencil x r^2 x 2 bytes) exceeds 4x the last-level
-// cache, capped per problem (the cap is reported). Times are medians of the repetitions; the
-// speedups divide the Full64 median of the same problem by this configuration's median.
+// whose FP16 finest matrix (n^3 cells x stencil x r^2 x 2 bytes) exceeds kCacheFactor (4) x the
+// last-level cache, as `bench kernels` sizes its grids, capped per problem (the cap is reported).
+// Times are medians of the repetitions; the speedups divide the Full64 median of the same problem
+// by this configuration's median.
 #include "e2e_bench.hpp"
 
 #include <fmt/format.h>
@@ -70,12 +71,6 @@ constexpr Config kConfigs[] = {
 std::string config_name(const Config& c) {
     return std::string(c.precision) == "K64P64D64" ? "Full64" : c.precision;
 }
-
-/// How far the FP16 finest matrix must exceed the last-level cache, as in `bench kernels`: at
-/// 1x (until the twelfth session) the FP64 level 1 of a 3D problem (1/8 of level 0, 4x the
-/// bytes) still fits, so half of Full64's hierarchy ran from cache and the comparison measured
-/// a machine with 16 MiB of L3 per core rather than a problem much larger than any cache.
-constexpr std::int64_t kCacheFactor = 4;
 
 /// Smallest cube edge whose FP16 finest matrix exceeds kCacheFactor x `llc` bytes.
 int cache_edge(std::int64_t llc, std::int64_t bytes_per_cell) {

@@ -36,10 +36,10 @@ namespace {
 
 using nlohmann::json;
 
-/// Cube edge so that an FP16 matrix with `ndiag` offsets is >= 4x the LLC.
+/// Cube edge so that an FP16 matrix with `ndiag` offsets is >= kCacheFactor x the LLC.
 int edge_for(std::int64_t llc, int ndiag, bool quick) {
     if (quick) return 20;
-    const double cells = 4.0 * static_cast<double>(llc) / (2.0 * ndiag);
+    const double cells = static_cast<double>(kCacheFactor * llc) / (2.0 * ndiag);
     return static_cast<int>(std::ceil(std::cbrt(cells)));
 }
 

@@ -62,26 +62,10 @@ struct AmgTransfer {
     /// scaling pass would leave it, then summed in double; w null: weight 1).
     template <class F, class G>
     void restrict_to(const F* r_in, G* g, const F* w = nullptr) const {
-        const std::int64_t nc = coarse_rows();
-        const auto at = [&](std::int64_t j) {
-            return static_cast<double>(w ? static_cast<F>(w[j] * r_in[j]) : r_in[j]);
-        };
-        if (general()) {
-#pragma omp parallel for schedule(static) if (nc > kParallelVector)
-            for (std::int64_t c = 0; c < nc; ++c) {
-                double s = 0.0;
-                for (std::int64_t k = r.row_ptr[c]; k < r.row_ptr[c + 1]; ++k) {
-                    s += r.val[k] * at(r.col[k]);
-                }
-                g[c] = static_cast<G>(s);
-            }
-            return;
-        }
-#pragma omp parallel for schedule(static) if (nc > kParallelVector)
-        for (std::int64_t c = 0; c < nc; ++c) {
-            double s = 0.0;
-            for (std::int64_t k = r_ptr[c]; k < r_ptr[c + 1]; ++k) s += at(r_idx[k]);
-            g[c] = static_cast<G>(r_scale * s);
+        if (w != nullptr) {  // the weight test out of the loops
+            restrict_rows(g, [&](std::int64_t j) { return static_cast<F>(w[j] * r_in[j]); });
+        } else {
+            restrict_rows(g, [&](std::int64_t j) { return r_in[j]; });
         }
     }
 
@@ -107,6 +91,31 @@ struct AmgTransfer {
             if (agg[i] < 0) continue;  // isolated row: zero row of P
             const F v = static_cast<F>(e[agg[i]]);
             u[i] += w ? w[i] * v : v;
+        }
+    }
+
+    /// g_c = sum over row c of R of its entries times at(j), in double.
+    template <class G, class At>
+    void restrict_rows(G* g, At at) const {
+        const std::int64_t nc = coarse_rows();
+        if (general()) {
+#pragma omp parallel for schedule(static) if (nc > kParallelVector)
+            for (std::int64_t c = 0; c < nc; ++c) {
+                double s = 0.0;
+                for (std::int64_t k = r.row_ptr[c]; k < r.row_ptr[c + 1]; ++k) {
+                    s += r.val[k] * static_cast<double>(at(r.col[k]));
+                }
+                g[c] = static_cast<G>(s);
+            }
+            return;
+        }
+#pragma omp parallel for schedule(static) if (nc > kParallelVector)
+        for (std::int64_t c = 0; c < nc; ++c) {
+            double s = 0.0;
+            for (std::int64_t k = r_ptr[c]; k < r_ptr[c + 1]; ++k) {
+                s += static_cast<double>(at(r_idx[k]));
+            }
+            g[c] = static_cast<G>(r_scale * s);
         }
     }
 };
