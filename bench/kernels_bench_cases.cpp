@@ -104,9 +104,13 @@ void gs_case(Recorder& rec, const SgDiaMatrix<double>& a64, const std::vector<in
             if (aos && !forward) continue;  // the naive AOS variant has the forward sweep only
             const double sec = time_median(rec.reps, [&] {
                 if (aos) {
-                    gs_lines_ordered(g.ny, g.nz, true, t > 1, [&](std::int64_t line) {
-                        kernels::gs_forward_aos(g, aos_values.data(), b.data(), x.data(), line);
-                    });
+                    gs_lines_ordered(g.ny, g.nz, true, t > 1,
+                                     [&](std::int64_t lb, std::int64_t le) {
+                                         for (std::int64_t l = lb; l < le; ++l) {
+                                             kernels::gs_forward_aos(g, aos_values.data(), b.data(),
+                                                                     x.data(), l);
+                                         }
+                                     });
                 } else {
                     gs_sweep(a, b.data(), x.data(), forward);
                 }

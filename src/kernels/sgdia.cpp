@@ -235,13 +235,12 @@ void upper_residual(const SgDiaGeom& g, const S* a, const C* x, C* r, std::int64
     });
 }
 
+namespace {
+
+/// One line of the r x r path of gs_lines (r > 1).
 template <class S, class C>
-void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward,
-             bool zero_guess) {
-    if (g.block == 1) {
-        simd::gs_line(simd::GsArgs<S, C>{&g, a, b, x, line, forward, zero_guess});
-        return;
-    }
+void gs_line_blocks(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line,
+                    bool forward) {
     // Offsets that do not read the cell being updated or the in-line neighbour updated just
     // before it use values fixed during this line, so they are streamed first; the trailing
     // in-line neighbour (dx = -1 forward, +1 backward) is then applied cell by cell.
@@ -272,6 +271,20 @@ void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line
             solve_block(centre + c * r * r, r, z);
             for (int ra = 0; ra < r; ++ra) x[c * r + ra] = z[ra];
         }
+    }
+}
+
+}  // namespace
+
+template <class S, class C>
+void gs_lines(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line_begin,
+              std::int64_t line_end, bool forward, bool zero_guess) {
+    if (g.block == 1) {
+        simd::gs_lines(simd::GsArgs<S, C>{&g, a, b, x, line_begin, line_end, forward, zero_guess});
+        return;
+    }
+    for (std::int64_t s = 0; s < line_end - line_begin; ++s) {
+        gs_line_blocks(g, a, b, x, forward ? line_begin + s : line_end - 1 - s, forward);
     }
 }
 
@@ -345,20 +358,20 @@ template void upper_residual<half, float>(const SgDiaGeom&, const half*, const f
 template void upper_residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
                                               float*, std::int64_t, std::int64_t);
 
-template void gs_line<double, double>(const SgDiaGeom&, const double*, const double*, double*,
-                                      std::int64_t, bool, bool);
-template void gs_line<float, double>(const SgDiaGeom&, const float*, const double*, double*,
-                                     std::int64_t, bool, bool);
-template void gs_line<half, double>(const SgDiaGeom&, const half*, const double*, double*,
-                                    std::int64_t, bool, bool);
-template void gs_line<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*, double*,
-                                        std::int64_t, bool, bool);
-template void gs_line<float, float>(const SgDiaGeom&, const float*, const float*, float*,
-                                    std::int64_t, bool, bool);
-template void gs_line<half, float>(const SgDiaGeom&, const half*, const float*, float*,
-                                   std::int64_t, bool, bool);
-template void gs_line<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, float*,
-                                       std::int64_t, bool, bool);
+template void gs_lines<double, double>(const SgDiaGeom&, const double*, const double*, double*,
+                                       std::int64_t, std::int64_t, bool, bool);
+template void gs_lines<float, double>(const SgDiaGeom&, const float*, const double*, double*,
+                                      std::int64_t, std::int64_t, bool, bool);
+template void gs_lines<half, double>(const SgDiaGeom&, const half*, const double*, double*,
+                                     std::int64_t, std::int64_t, bool, bool);
+template void gs_lines<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*, double*,
+                                         std::int64_t, std::int64_t, bool, bool);
+template void gs_lines<float, float>(const SgDiaGeom&, const float*, const float*, float*,
+                                     std::int64_t, std::int64_t, bool, bool);
+template void gs_lines<half, float>(const SgDiaGeom&, const half*, const float*, float*,
+                                    std::int64_t, std::int64_t, bool, bool);
+template void gs_lines<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*, float*,
+                                        std::int64_t, std::int64_t, bool, bool);
 
 template void jacobi<double, double>(const SgDiaGeom&, const double*, const double*, const double*,
                                      double*, double, std::int64_t, std::int64_t);

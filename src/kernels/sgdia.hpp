@@ -61,14 +61,24 @@ template <class S, class C>
 void upper_residual(const SgDiaGeom& g, const S* a, const C* x, C* r, std::int64_t line_begin,
                     std::int64_t line_end);
 
-/// In-place Gauss-Seidel on one line: x_c <- D_c^{-1} (b_c - sum_{d != centre} A_d x_{c+d}),
-/// cells in increasing i if `forward`, else decreasing. r x r diagonal blocks are solved
-/// exactly (Gaussian elimination with partial pivoting in C).
+/// In-place Gauss-Seidel on the lines [line_begin, line_end), one after the other in
+/// increasing line index if `forward`, else decreasing: x_c <- D_c^{-1} (b_c - sum_{d !=
+/// centre} A_d x_{c+d}), cells of a line in increasing i if `forward`, else decreasing. r x r
+/// diagonal blocks are solved exactly (Gaussian elimination with partial pivoting in C).
 /// `zero_guess`: x is zero before the sweep, so the neighbours not yet updated are not read
 /// (half the stencil's values; the r x r block path reads them, which gives the same result).
+/// Several lines per call share the per-line setup (the r = 1 kernels collect a line's
+/// offsets again only where the line moves onto or off a face of the box).
+template <class S, class C>
+void gs_lines(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line_begin,
+              std::int64_t line_end, bool forward, bool zero_guess = false);
+
+/// gs_lines on the one line `line`.
 template <class S, class C>
 void gs_line(const SgDiaGeom& g, const S* a, const C* b, C* x, std::int64_t line, bool forward,
-             bool zero_guess = false);
+             bool zero_guess = false) {
+    gs_lines(g, a, b, x, line, line + 1, forward, zero_guess);
+}
 
 /// x_new = x + omega D^{-1} (b - A x) on the given lines (x_new and x distinct).
 template <class S, class C>

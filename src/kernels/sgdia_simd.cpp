@@ -15,8 +15,10 @@
 // leaves a gap in the prefetched lines three lines ahead (3d27 FP16 sweeps on 90 x 86 x 86: ~5 %
 // faster with it in two rounds of a throwaway driver, no difference in a third; whole solves
 // within +-3 %).
-// Gauss-Seidel solves the coupling to the in-line neighbour in registers (solve_inline); 3d27
-// lines sum their fixed part segment by segment in groups of equal dz first (gs_line_dir).
+// Gauss-Seidel solves the coupling to the in-line neighbour in registers (solve_inline), runs
+// whole lines in vectors (the end cells too, in masked "edge" vectors), takes runs of lines per
+// call (gs_lines_dir); 3d27 lines sum their fixed part segment by segment in groups of equal dz
+// first (gs_line_dir).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/sgdia_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -426,24 +428,59 @@ HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int grou
     }
 }
 
+/// The offsets of an Active by their dx (indices into it): the edge vectors of a Gauss-Seidel
+/// line treat each kind alike.
+struct ByDx {
+    int zero[kMaxDiag], neg[kMaxDiag], pos[kMaxDiag];
+    int n_zero = 0, n_neg = 0, n_pos = 0;
+};
+
+template <class S, class C>
+ByDx by_dx(const Active<S, C>& act) {
+    ByDx r;
+    for (int e = 0; e < act.m; ++e) {
+        if (act.dx[e] < 0) {
+            r.neg[r.n_neg++] = e;
+        } else if (act.dx[e] > 0) {
+            r.pos[r.n_pos++] = e;
+        } else {
+            r.zero[r.n_zero++] = e;
+        }
+    }
+    return r;
+}
+
 /// Gauss-Seidel on one line, cells in sweep order (forward: ascending), with zero_guess on
-/// x = 0 reading only the updated neighbours. Every offset but the centre and the trailing
-/// in-line neighbour t (dx = -1 forward, +1 backward) reads values fixed during the line, so a
-/// vector of cells first sums those (u = (b - sum) / a_ii, m = -a_it / a_ii) and then solves
-/// the in-line coupling in registers (solve_inline). Values are prefetched ahead in the sweep's
-/// direction (backward sweeps walk the streams downwards). Cells 0, nx-1 and the remainder of
-/// the vector loop run scalar.
+/// x = 0 reading only the updated neighbours; `act` holds the line's fixed offsets (every
+/// offset but the centre and the trailing in-line neighbour t, dx = -1 forward, +1 backward:
+/// they read values fixed during the line) and `gb` their groups of equal dz. A vector of cells
+/// first sums the fixed part (u = (b - sum) / a_ii, m = -a_it / a_ii) and then solves the
+/// in-line coupling in registers (solve_inline). Values are prefetched ahead in the sweep's
+/// direction (backward sweeps walk the streams downwards).
 ///
-/// Lines with kGsGroupOffsets or more fixed offsets go segment by segment (kSegment cells, in
-/// sweep order): first the fixed parts of the segment's cells, in groups of equal dz (about 9
-/// value streams at a time instead of 25, as apply_kind), into a stack buffer; then the scan
-/// over the segment, the carry passing on to the next segment. This reads the same values: the
-/// fixed offsets of a segment's cells are on other lines, or the in-line neighbour ahead in the
-/// sweep (old value wanted), which lies in the segment or the next one, both not yet written.
-/// Only the summation order of the fixed part changes (group by group); the scalar cells keep
-/// the ungrouped sum.
+/// The whole line runs in vectors once it holds one (nx >= N): full vectors from the line's
+/// start in sweep order and, when N does not divide nx, one vector at the line's far end that
+/// overlaps cells already done. The two vectors at the line's ends are "edge" vectors: their
+/// lanes whose neighbour (dx = -1 at i = 0, dx = +1 at i = nx - 1) lies outside the line take 0
+/// for the entry (whatever is stored there is never read into a sum) and for x, which comes
+/// from a lane shift of a load inside the neighbour line, so nothing outside the lines the
+/// sweep reads anyway is touched (no line another thread writes, no address outside x). The
+/// scan starts from carry = 0 and the line's first cell has m = 0. Lines shorter than a vector
+/// run scalar. (Until the thirteenth session the end cells 0 and nx - 1 ran scalar, with a
+/// division on the scan's critical path, and the offsets were collected per line: 60-70 ns a
+/// line in cache, 25 % of a 3d4 sweep on 256-cell lines and most of one on 16-cell lines.)
+///
+/// Lines with kGsGroupOffsets or more fixed offsets sum the fixed parts of the vectors between
+/// the edge vectors segment by segment (kSegment cells, in sweep order), in groups of equal dz
+/// (about 9 value streams at a time instead of 25, as apply_kind), into a stack buffer; then the
+/// scan runs over the segment, the carry passing on to the next segment. This reads the same
+/// values: the fixed offsets of a segment's cells are on other lines, or the in-line neighbour
+/// ahead in the sweep (old value wanted), which lies in the segment or the next one, both not
+/// yet written. Only the summation order of the fixed part changes (group by group); the edge
+/// vectors keep the ungrouped sum.
 template <bool Fwd, class S, class C>
-void gs_line_dir(const GsArgs<S, C>& p) {
+void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs, const int* gb,
+                 int groups, int trail, std::int64_t line) {
     const SgDiaGeom& g = *p.g;
     const hn::ScalableTag<C> d;
     using V = hn::Vec<decltype(d)>;
@@ -451,45 +488,84 @@ void gs_line_dir(const GsArgs<S, C>& p) {
     constexpr int step = Fwd ? -1 : 1;
     constexpr int pf = Fwd ? 1 : -1;
     const int nx = g.nx;
-    const int trail = inline_offset(g, step);
-    const std::int64_t c0 = p.line * nx;
+    const std::int64_t c0 = line * nx;
     const S* centre = p.a + g.center * g.diag_stride + c0;
     const S* tr = trail >= 0 ? p.a + trail * g.diag_stride + c0 : nullptr;
     const C* b = p.b + c0;
     C* x = p.x + c0;
-    Active<S, C> act;
-    // With a zero guess only the already updated neighbours (before the cell in the sweep's
-    // order: shift < 0 forward, > 0 backward) are nonzero.
-    const int sign = p.zero_guess ? (Fwd ? -1 : 1) : 0;
-    collect(g, p.a, static_cast<const C*>(p.x), p.line, act, g.center, trail, sign);
-    const auto scalar_cell = [&](int c) {
-        C s = b[c] - cell_sum(act, c, nx);
-        if (tr != nullptr && c + step >= 0 && c + step < nx)
-            s -= load_conv1<C>(tr + c) * x[c + step];
-        x[c] = s / load_conv1<C>(centre + c);
-    };
+    if (nx < n) {
+        for (int s = 0; s < nx; ++s) {
+            const int c = Fwd ? s : nx - 1 - s;
+            C v = b[c] - cell_sum(act, c, nx);
+            if (tr != nullptr && c + step >= 0 && c + step < nx)
+                v -= load_conv1<C>(tr + c) * x[c + step];
+            x[c] = v / load_conv1<C>(centre + c);
+        }
+        return;
+    }
     const auto one = hn::Set(d, C{1});
+    const auto zero = hn::Zero(d);
     // u and m of the n cells at i from their sum s.
     // The lambdas of the vector loops capture by value: a SIMD store may alias anything, so
     // whatever they read through a reference is reloaded after every store of x.
     const auto setup = [=](int i, V s, V& u, V& m) {
         const auto inv = hn::Div(one, load_conv(d, centre + i));
         u = hn::Mul(hn::Sub(hn::LoadU(d, b + i), s), inv);
-        m = tr != nullptr ? hn::Neg(hn::Mul(load_conv(d, tr + i), inv)) : hn::Zero(d);
+        m = tr != nullptr ? hn::Neg(hn::Mul(load_conv(d, tr + i), inv)) : zero;
     };
-    if (nx == 0) return;
     // Without a trailing in-line neighbour (lower-half stencils swept backward) x = u.
     const bool coupled = tr != nullptr;
     const auto solve = [=](V u, V m, V& carry) {
         return coupled ? solve_inline<Fwd>(d, u, m, carry) : u;
     };
-    // The boundary cell first, then the vector cells [vb, ve) (full vectors from cell 1 forward,
-    // down from nx-2 backward), then the rest scalar.
-    const int nvec = nx >= 2 ? (nx - 2) / n : 0;
-    const int vb = Fwd ? 1 : nx - 1 - nvec * n;
-    const int ve = vb + nvec * n;
-    scalar_cell(Fwd ? 0 : nx - 1);
-    auto carry_out = hn::Set(d, x[Fwd ? 0 : nx - 1]);
+    // Lanes whose dx = -1 / +1 neighbour is inside the line at i = 0 / i + N = nx.
+    const auto keep_lo = hn::Not(hn::FirstN(d, 1));
+    const auto keep_hi = hn::FirstN(d, static_cast<std::size_t>(n - 1));
+    // The fixed part of an edge vector at i (i == 0 or i + N == nx), offsets by dx. A lane
+    // whose neighbour is outside the line takes 0 for the entry (never read: any value may be
+    // stored there) and for x, shifted in from a load that stays inside the neighbour line.
+    const auto edge_sum = [&](int i) {
+        // Prefetch as the vector loops (vec_sum1): their prefetches leave gaps at the lines' ends.
+        for (int e = 0; e < act.m; ++e) {
+            hwy::Prefetch(act.a[e] + i + pf * static_cast<int>(kPrefetchBytes / sizeof(S)));
+        }
+        auto a0 = zero, b0 = zero;
+        const auto plain = [&](const int* list, int len) {
+            for (int q = 0; q < len; ++q) {
+                const int e = list[q];
+                a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+            }
+        };
+        plain(dxs.zero, dxs.n_zero);
+        if (i == 0) {
+            for (int q = 0; q < dxs.n_neg; ++q) {
+                const int e = dxs.neg[q];
+                const auto xv = shift_lanes<true>(d, hn::LoadU(d, act.x[e] + 1), 1, zero);
+                b0 = hn::MulAdd(hn::IfThenElseZero(keep_lo, load_conv(d, act.a[e])), xv, b0);
+            }
+        } else {
+            plain(dxs.neg, dxs.n_neg);
+        }
+        if (i + n == nx) {
+            for (int q = 0; q < dxs.n_pos; ++q) {
+                const int e = dxs.pos[q];
+                const auto xv = shift_lanes<false>(d, hn::LoadU(d, act.x[e] + i - 1), 1, zero);
+                b0 = hn::MulAdd(hn::IfThenElseZero(keep_hi, load_conv(d, act.a[e] + i)), xv, b0);
+            }
+        } else {
+            plain(dxs.pos, dxs.n_pos);
+        }
+        return hn::Add(a0, b0);
+    };
+    V carry_out = zero;
+    // An edge vector at i; at the line's start in sweep order its first lane has no trailing
+    // neighbour (m = 0 there, whatever is stored).
+    const auto edge = [&](int i) {
+        V u, m;
+        setup(i, edge_sum(i), u, m);
+        if (Fwd ? i == 0 : i + n == nx) m = hn::IfThenElseZero(Fwd ? keep_lo : keep_hi, m);
+        hn::StoreU(solve(u, m, carry_out), d, x + i);
+    };
     // Solves the cells [sb, sb + len) in sweep order, two vectors at a time, their fixed parts
     // from sum2(i, s0, s1) (cells i .. i+2N-1) and sum1(i) (cells i .. i+N-1). The carry stays
     // in a local of the loop, in a register: as the captured variable it went through the stack
@@ -530,15 +606,16 @@ void gs_line_dir(const GsArgs<S, C>& p) {
         }
         carry_out = carry;
     };
+    // Full vectors in sweep order: forward at 0, N, ..., backward at nx - N, nx - 2N, ...; the
+    // first is an edge vector, the last one too when N divides nx, else the overlapping vector
+    // at the far end (t) is. The vectors between them: cells [ib, ie).
+    const int nfull = nx / n, rest = nx % n;
+    const bool last_full_is_edge = rest == 0 && nfull >= 2;
+    const int ib = Fwd ? n : (rest == 0 ? n : rest);
+    const int ie = Fwd ? (rest == 0 ? nx - n : nfull * n) : nx - n;
+    edge(Fwd ? 0 : nx - n);
     const int seg = kSegment / (2 * n) * (2 * n);
-    if (act.m >= kGsGroupOffsets && seg > 0 && nvec > 0) {
-        // Groups are the runs of equal dz in act (one run per dz: collect() keeps the stencil's
-        // order, sorted by dz; an unsorted order would only give more, smaller groups).
-        int gb[kMaxDiag + 1] = {0};
-        int groups = 0;
-        for (int e = 1; e <= act.m; ++e) {
-            if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
-        }
+    if (ie > ib && groups > 0 && seg > 0) {
         HWY_ALIGN C sbuf[kSegment];
         int sb = 0;  // the segment whose fixed parts sbuf holds
         const auto from_buf2 = [&](int i, V& s0, V& s1) {
@@ -546,52 +623,105 @@ void gs_line_dir(const GsArgs<S, C>& p) {
             s1 = hn::Load(d, sbuf + (i - sb) + n);
         };
         const auto from_buf1 = [&](int i) { return hn::Load(d, sbuf + (i - sb)); };
-        for (int done = 0; done < ve - vb; done += seg) {
-            const int len = std::min(seg, ve - vb - done);
-            sb = Fwd ? vb + done : ve - done - len;
+        for (int done = 0; done < ie - ib; done += seg) {
+            const int len = std::min(seg, ie - ib - done);
+            sb = Fwd ? ib + done : ie - done - len;
             group_sums<pf>(d, act, gb, groups, sb, len, sbuf);
             scan(sb, len, from_buf2, from_buf1);
         }
-    } else {
+    } else if (ie > ib) {
         scan(
-            vb, ve - vb, [&](int i, V& s0, V& s1) { vec_sum2<pf>(d, act, 0, act.m, i, s0, s1); },
+            ib, ie - ib, [&](int i, V& s0, V& s1) { vec_sum2<pf>(d, act, 0, act.m, i, s0, s1); },
             [&](int i) { return vec_sum1<pf>(d, act, 0, act.m, i); });
     }
-    // The rest of [1, nx-1) after the full vectors: one vector that overlaps cells already
-    // done (the last nx-1-n .. nx-2 forward, 1 .. n backward), its fixed parts summed like the
-    // full vectors'. Its done lanes enter the scan as u = carry, m = 0, so the first remaining
-    // cell gets the carry of the last one done, and they are stored back unchanged. The fixed
-    // parts read the right values for the remaining cells (the in-line neighbour ahead is not
-    // yet updated; the done cells are read only by the lanes that are discarded). Scalar, the
-    // up to N-1 remaining cells took ~20 % of a 3d27 FP16 sweep on 128^3 (6 of 128 cells).
-    const int rest = Fwd ? nx - 1 - ve : vb - 1;
-    const int t = Fwd ? nx - 1 - n : 1;  // first cell of the overlapping vector
-    const bool tail_vector = rest > 0 && nx - 2 >= n;
-    if (tail_vector) {
-        // done lanes: [0, k) forward, [k, N) backward
-        const int k = Fwd ? ve - t : vb - t;
-        const auto first = hn::FirstN(d, static_cast<std::size_t>(k));
+    if (last_full_is_edge) edge(Fwd ? nx - n : 0);
+    if (rest > 0) {
+        // The vector at the far end overlaps k cells already done (forward its first k lanes,
+        // backward its last k). Its done lanes enter the scan as u = carry, m = 0, so the first
+        // remaining cell gets the carry of the last one done, and they are stored back
+        // unchanged. Its fixed parts read the right values for the remaining cells (the in-line
+        // neighbour ahead is not yet updated; the done cells are read only by the lanes that
+        // are discarded).
+        const int t = Fwd ? nx - n : 0;
+        const auto first = hn::FirstN(d, static_cast<std::size_t>(Fwd ? n - rest : rest));
         const auto done = Fwd ? first : hn::Not(first);
         V u, m;
-        setup(t, vec_sum1(d, act, 0, act.m, t), u, m);
+        setup(t, edge_sum(t), u, m);
         u = hn::IfThenElse(done, carry_out, u);
         m = hn::IfThenZeroElse(done, m);
         const V xt = solve(u, m, carry_out);
         hn::StoreU(hn::IfThenElse(done, hn::LoadU(d, x + t), xt), d, x + t);
     }
-    if constexpr (Fwd) {
-        for (int i = tail_vector ? nx - 1 : ve; i < nx; ++i) scalar_cell(i);
-    } else {
-        for (int c = tail_vector ? 0 : vb - 1; c >= 0; --c) scalar_cell(c);
+}
+
+/// Gauss-Seidel on the lines [line_begin, line_end), ascending forward, descending backward.
+/// The fixed offsets of a line depend only on whether it lies on a face of the box (every
+/// offset is in {-1,0,1}^3), so they are collected again only when that changes and otherwise
+/// moved along with the line (collecting cost a 27-offset loop with two divisions per line).
+template <bool Fwd, class S, class C>
+void gs_lines_dir(const GsArgs<S, C>& p) {
+    const SgDiaGeom& g = *p.g;
+    if (p.line_begin >= p.line_end || g.nx == 0) return;
+    const int trail = inline_offset(g, Fwd ? -1 : 1);
+    // With a zero guess only the already updated neighbours (before the cell in the sweep's
+    // order: shift < 0 forward, > 0 backward) are nonzero.
+    const int sign = p.zero_guess ? (Fwd ? -1 : 1) : 0;
+    std::int64_t line = Fwd ? p.line_begin : p.line_end - 1;
+    int j = static_cast<int>(line % g.ny), k = static_cast<int>(line / g.ny);
+    Active<S, C> act;
+    ByDx dxs;
+    int gb[kMaxDiag + 1] = {0};
+    int groups = 0;
+    int key = -1;
+    std::int64_t at = 0;  // the line act points at
+    for (std::int64_t s = p.line_end - p.line_begin; s > 0; --s) {
+        const int face =
+            (j == 0 ? 1 : 0) | (j == g.ny - 1 ? 2 : 0) | (k == 0 ? 4 : 0) | (k == g.nz - 1 ? 8 : 0);
+        if (face != key) {
+            collect(g, p.a, static_cast<const C*>(p.x), line, act, g.center, trail, sign);
+            // Groups are the runs of equal dz in act (one run per dz: collect() keeps the
+            // stencil's order, sorted by dz; an unsorted order would only give more, smaller
+            // groups); none below kGsGroupOffsets.
+            groups = 0;
+            if (act.m >= kGsGroupOffsets) {
+                for (int e = 1; e <= act.m; ++e) {
+                    if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
+                }
+            }
+            dxs = by_dx(act);
+            key = face;
+            at = line;
+        } else {
+            const std::int64_t shift = (line - at) * g.nx;
+            for (int e = 0; e < act.m; ++e) {
+                act.a[e] += shift;
+                act.x[e] += shift;
+            }
+            at = line;
+        }
+        gs_line_dir<Fwd>(p, act, dxs, gb, groups, trail, line);
+        if constexpr (Fwd) {
+            ++line;
+            if (++j == g.ny) {
+                j = 0;
+                ++k;
+            }
+        } else {
+            --line;
+            if (--j < 0) {
+                j = g.ny - 1;
+                --k;
+            }
+        }
     }
 }
 
 template <class S, class C>
 void gs_line_impl(const GsArgs<S, C>& p) {
     if (p.forward) {
-        gs_line_dir<true>(p);
+        gs_lines_dir<true>(p);
     } else {
-        gs_line_dir<false>(p);
+        gs_lines_dir<false>(p);
     }
 }
 
@@ -643,13 +773,13 @@ void apply(const ApplyArgs<float, float>& p) { HWY_DYNAMIC_DISPATCH(apply_ff)(p)
 void apply(const ApplyArgs<half, float>& p) { HWY_DYNAMIC_DISPATCH(apply_hf)(p); }
 void apply(const ApplyArgs<bfloat16, float>& p) { HWY_DYNAMIC_DISPATCH(apply_bf)(p); }
 
-void gs_line(const GsArgs<double, double>& p) { HWY_DYNAMIC_DISPATCH(gs_dd)(p); }
-void gs_line(const GsArgs<float, double>& p) { HWY_DYNAMIC_DISPATCH(gs_fd)(p); }
-void gs_line(const GsArgs<half, double>& p) { HWY_DYNAMIC_DISPATCH(gs_hd)(p); }
-void gs_line(const GsArgs<bfloat16, double>& p) { HWY_DYNAMIC_DISPATCH(gs_bd)(p); }
-void gs_line(const GsArgs<float, float>& p) { HWY_DYNAMIC_DISPATCH(gs_ff)(p); }
-void gs_line(const GsArgs<half, float>& p) { HWY_DYNAMIC_DISPATCH(gs_hf)(p); }
-void gs_line(const GsArgs<bfloat16, float>& p) { HWY_DYNAMIC_DISPATCH(gs_bf)(p); }
+void gs_lines(const GsArgs<double, double>& p) { HWY_DYNAMIC_DISPATCH(gs_dd)(p); }
+void gs_lines(const GsArgs<float, double>& p) { HWY_DYNAMIC_DISPATCH(gs_fd)(p); }
+void gs_lines(const GsArgs<half, double>& p) { HWY_DYNAMIC_DISPATCH(gs_hd)(p); }
+void gs_lines(const GsArgs<bfloat16, double>& p) { HWY_DYNAMIC_DISPATCH(gs_bd)(p); }
+void gs_lines(const GsArgs<float, float>& p) { HWY_DYNAMIC_DISPATCH(gs_ff)(p); }
+void gs_lines(const GsArgs<half, float>& p) { HWY_DYNAMIC_DISPATCH(gs_hf)(p); }
+void gs_lines(const GsArgs<bfloat16, float>& p) { HWY_DYNAMIC_DISPATCH(gs_bf)(p); }
 
 const char* target_name() { return hwy::TargetName(HWY_DYNAMIC_DISPATCH(current_target)()); }
 

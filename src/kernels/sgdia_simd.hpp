@@ -31,14 +31,14 @@ struct ApplyArgs {
     std::int64_t line_begin = 0, line_end = 0;
 };
 
-/// One Gauss-Seidel line, as kernels::gs_line (r = 1).
+/// Gauss-Seidel on lines [line_begin, line_end), as kernels::gs_lines (r = 1).
 template <class S, class C>
 struct GsArgs {
     const SgDiaGeom* g = nullptr;
     const S* a = nullptr;
     const C* b = nullptr;
     C* x = nullptr;
-    std::int64_t line = 0;
+    std::int64_t line_begin = 0, line_end = 0;  ///< ascending if forward, else descending
     bool forward = true;
     /// x is zero on entry to the sweep (the first sweep after a new right-hand side): the
     /// neighbours not yet updated contribute nothing, so their values are not read at all.
@@ -53,13 +53,13 @@ void apply(const ApplyArgs<float, float>& args);
 void apply(const ApplyArgs<half, float>& args);
 void apply(const ApplyArgs<bfloat16, float>& args);
 
-void gs_line(const GsArgs<double, double>& args);
-void gs_line(const GsArgs<float, double>& args);
-void gs_line(const GsArgs<half, double>& args);
-void gs_line(const GsArgs<bfloat16, double>& args);
-void gs_line(const GsArgs<float, float>& args);
-void gs_line(const GsArgs<half, float>& args);
-void gs_line(const GsArgs<bfloat16, float>& args);
+void gs_lines(const GsArgs<double, double>& args);
+void gs_lines(const GsArgs<float, double>& args);
+void gs_lines(const GsArgs<half, double>& args);
+void gs_lines(const GsArgs<bfloat16, double>& args);
+void gs_lines(const GsArgs<float, float>& args);
+void gs_lines(const GsArgs<half, float>& args);
+void gs_lines(const GsArgs<bfloat16, float>& args);
 
 /// Name of the Highway target that dynamic dispatch runs on this CPU (e.g. "AVX2"), honouring
 /// hwy::SetSupportedTargetsForTest.

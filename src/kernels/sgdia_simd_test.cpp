@@ -31,11 +31,16 @@ struct Case {
 // Lines shorter than, equal to and longer than two vectors; a degenerate direction; long lines;
 // a lower-half stencil; more lines than one chunk of a grouped product (8192 cells: 13 lines of
 // 600), ending mid-plane; 3d27 interior lines (Gauss-Seidel in dz groups, segments of 1024
-// cells) of one segment, of two full segments (2050: 2048 vector cells) and of one and a part.
-const Case kCases[] = {{"3d27", {7, 5, 6}},   {"3d7", {19, 3, 4}},     {"3d19", {2, 3, 3}},
-                       {"3d15", {1, 4, 3}},   {"3d27", {37, 1, 2}},    {"3d7", {600, 2, 2}},
-                       {"3d27", {33, 4, 3}},  {"lower27", {21, 4, 3}}, {"3d27", {600, 5, 6}},
-                       {"3d19", {601, 3, 5}}, {"3d27", {2050, 3, 3}},  {"3d27", {1500, 4, 3}}};
+// cells) of one segment, of two full segments (2050: 2048 vector cells) and of one and a part;
+// Gauss-Seidel lines of exactly one vector (AVX2: 8 FP32, 4 FP64 lanes; SSE4 half that: both
+// edges in one vector), of a multiple of it (the last full vector is the far edge) and of one
+// more cell (the overlapping far vector meets the first).
+const Case kCases[] = {{"3d27", {7, 5, 6}},    {"3d7", {19, 3, 4}},     {"3d19", {2, 3, 3}},
+                       {"3d15", {1, 4, 3}},    {"3d27", {37, 1, 2}},    {"3d7", {600, 2, 2}},
+                       {"3d27", {33, 4, 3}},   {"lower27", {21, 4, 3}}, {"3d27", {600, 5, 6}},
+                       {"3d19", {601, 3, 5}},  {"3d27", {2050, 3, 3}},  {"3d27", {1500, 4, 3}},
+                       {"3d27", {8, 3, 3}},    {"3d7", {16, 3, 2}},     {"3d27", {9, 2, 3}},
+                       {"lower27", {4, 3, 3}}, {"3d27", {24, 3, 4}}};
 
 Stencil make_stencil(const std::string& name) {
     if (name != "lower27") return Stencil::named(name);
@@ -87,6 +92,11 @@ void check_pair(unsigned seed) {
             const double tol =
                 testing::smoother_tolerance<C>(a, bd, std::max(max_abs(xd), max_abs(ref)));
             expect_close(xs, ref, nullptr, tol);
+            // All lines in one call (the offsets collected once per face of the box and moved
+            // along) give the per-line calls' bits.
+            auto xl = x;
+            kernels::gs_lines(g, v, b.data(), xl.data(), 0, g.lines(), forward);
+            EXPECT_EQ(xl, xs) << (forward ? "forward" : "backward") << " in one call";
         }
     }
 }

@@ -79,15 +79,16 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) 
 }
 
 // Gauss-Seidel: the pipelined plane wavefront of structured/gs_order.hpp (ordering, and why
-// it reproduces the sequential sweep bitwise, documented there); each line is one
-// kernels::gs_line call, sequential in i.
+// it reproduces the sequential sweep bitwise, documented there); each run of lines is one
+// kernels::gs_lines call, sequential in i.
 template <class S, class C>
 void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()), [&](std::int64_t line) {
-        kernels::gs_line(g, v, b, x, line, forward, zero_guess);
-    });
+    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()),
+                     [&](std::int64_t lb, std::int64_t le) {
+                         kernels::gs_lines(g, v, b, x, lb, le, forward, zero_guess);
+                     });
 }
 
 template <class S, class C>
@@ -116,8 +117,10 @@ void jacobi(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, 
 template <class S, class C>
 void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, bool zero_guess) {
     const kernels::SgDiaGeom g = a.geom();
-    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(g), [&](std::int64_t line) {
-        kernels::block_gs_line(a, b, x, line, forward, zero_guess);
+    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(g), [&](std::int64_t lb, std::int64_t le) {
+        for (std::int64_t s = 0; s < le - lb; ++s) {
+            kernels::block_gs_line(a, b, x, forward ? lb + s : le - 1 - s, forward, zero_guess);
+        }
     });
 }
 
