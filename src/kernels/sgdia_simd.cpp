@@ -140,6 +140,154 @@ HWY_INLINE hn::Vec<D> vec_sum1(D d, const Active<S, C>& act, int e0, int e1, int
     return hn::Add(a0, b0);
 }
 
+/// v with its lanes moved by s towards the end of the sweep (Fwd: lane l takes lane l - s;
+/// backward: lane l takes lane l + s); the s lanes left without a source get `fill`.
+template <bool Fwd, class D>
+HWY_INLINE hn::Vec<D> shift_lanes(D d, hn::Vec<D> v, int s, hn::Vec<D> fill) {
+    const hn::RebindToSigned<D> di;
+    using TI = hn::TFromD<decltype(di)>;
+    const auto iota = hn::Iota(di, 0);
+    const auto vs = hn::Set(di, static_cast<TI>(s));
+    const auto none =
+        Fwd ? hn::Lt(iota, vs) : hn::Gt(iota, hn::Set(di, static_cast<TI>(hn::Lanes(d) - 1 - s)));
+    const auto idx =
+        hn::IfThenElse(none, hn::Zero(di), Fwd ? hn::Sub(iota, vs) : hn::Add(iota, vs));
+    return hn::IfThenElse(hn::RebindMask(d, none), fill,
+                          hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx)));
+}
+
+/// The offsets of an Active by their dx (indices into it): the edge vectors of a Gauss-Seidel
+/// line treat each kind alike.
+struct ByDx {
+    int zero[kMaxDiag], neg[kMaxDiag], pos[kMaxDiag];
+    int n_zero = 0, n_neg = 0, n_pos = 0;
+};
+
+template <class S, class C>
+ByDx by_dx(const Active<S, C>& act) {
+    ByDx r;
+    for (int e = 0; e < act.m; ++e) {
+        if (act.dx[e] < 0) {
+            r.neg[r.n_neg++] = e;
+        } else if (act.dx[e] > 0) {
+            r.pos[r.n_pos++] = e;
+        } else {
+            r.zero[r.n_zero++] = e;
+        }
+    }
+    return r;
+}
+
+/// Lanes whose dx = -1 / +1 neighbour is inside the line, in a vector at i = 0 / i + N = nx.
+template <class D>
+HWY_INLINE hn::Mask<D> keep_lo(D d) {
+    return hn::Not(hn::FirstN(d, 1));
+}
+template <class D>
+HWY_INLINE hn::Mask<D> keep_hi(D d) {
+    return hn::FirstN(d, hn::Lanes(d) - 1);
+}
+
+/// Sum over the active offsets for the N cells at i of an "edge" vector of the line (i == 0 or
+/// i + N == nx, nx >= N), the ends of a line that are not all inside: a lane whose neighbour is
+/// outside the line takes 0 for the entry (whatever is stored there is never read into a sum)
+/// and for x, which comes from a lane shift of a load inside the neighbour line, so no address
+/// outside that line is read (not past the ends of x, and no line that another thread of a
+/// Gauss-Seidel wavefront writes). Pf as vec_sum1 (each stream once; the vector loops'
+/// prefetches leave gaps at the lines' ends).
+template <int Pf, class D, class S, class C>
+HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, const ByDx& dxs, int i, int nx) {
+    const int n = static_cast<int>(hn::Lanes(d));
+    const auto zero = hn::Zero(d);
+    if constexpr (Pf != 0) {
+        for (int e = 0; e < act.m; ++e) {
+            hwy::Prefetch(act.a[e] + i + Pf * static_cast<int>(kPrefetchBytes / sizeof(S)));
+        }
+    }
+    auto a0 = zero, b0 = zero;
+    const auto plain = [&](const int* list, int len) {
+        for (int q = 0; q < len; ++q) {
+            const int e = list[q];
+            a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+        }
+    };
+    plain(dxs.zero, dxs.n_zero);
+    if (i == 0) {
+        for (int q = 0; q < dxs.n_neg; ++q) {
+            const int e = dxs.neg[q];
+            const auto xv = shift_lanes<true>(d, hn::LoadU(d, act.x[e] + 1), 1, zero);
+            b0 = hn::MulAdd(hn::IfThenElseZero(keep_lo(d), load_conv(d, act.a[e])), xv, b0);
+        }
+    } else {
+        plain(dxs.neg, dxs.n_neg);
+    }
+    if (i + n == nx) {
+        for (int q = 0; q < dxs.n_pos; ++q) {
+            const int e = dxs.pos[q];
+            const auto xv = shift_lanes<false>(d, hn::LoadU(d, act.x[e] + i - 1), 1, zero);
+            b0 = hn::MulAdd(hn::IfThenElseZero(keep_hi(d), load_conv(d, act.a[e] + i)), xv, b0);
+        }
+    } else {
+        plain(dxs.pos, dxs.n_pos);
+    }
+    return hn::Add(a0, b0);
+}
+
+/// The active offsets of consecutive lines [lb, le) (ascending, or descending with Fwd false),
+/// one line after the other: collected again only where a line moves onto or off a face of the
+/// box (which offsets are inside depends on nothing else: every offset is in {-1,0,1}^3), else
+/// moved along with the line. Collecting cost a loop over the stencil and two divisions per line.
+template <class S, class C>
+class LineOffsets {
+public:
+    LineOffsets(const SgDiaGeom& g, const S* a, const C* x, int skip1, int skip2, int sign, int dz)
+        : g_(g), a_(a), x_(x), skip1_(skip1), skip2_(skip2), sign_(sign), dz_(dz) {}
+    /// Points the offsets at `line`; true when they were collected anew (may differ).
+    bool go_to(std::int64_t line) {
+        if (face_ >= 0 && line == at_ + 1) {
+            if (++j_ == g_.ny) {
+                j_ = 0;
+                ++k_;
+            }
+        } else if (face_ >= 0 && line == at_ - 1) {
+            if (--j_ < 0) {
+                j_ = g_.ny - 1;
+                --k_;
+            }
+        } else {
+            j_ = static_cast<int>(line % g_.ny);
+            k_ = static_cast<int>(line / g_.ny);
+        }
+        const int face = (j_ == 0 ? 1 : 0) | (j_ == g_.ny - 1 ? 2 : 0) | (k_ == 0 ? 4 : 0) |
+                         (k_ == g_.nz - 1 ? 8 : 0);
+        const bool anew = face != face_;
+        if (anew) {
+            collect(g_, a_, x_, line, act, skip1_, skip2_, sign_, dz_);
+            dxs = by_dx(act);
+            face_ = face;
+        } else {
+            const std::int64_t shift = (line - at_) * g_.nx;
+            for (int e = 0; e < act.m; ++e) {
+                act.a[e] += shift;
+                act.x[e] += shift;
+            }
+        }
+        at_ = line;
+        return anew;
+    }
+    Active<S, C> act;
+    ByDx dxs;
+
+private:
+    const SgDiaGeom& g_;
+    const S* a_;
+    const C* x_;
+    int skip1_, skip2_, sign_, dz_;
+    int face_ = -1;  ///< of the line at_ (j_, k_); -1 before the first
+    std::int64_t at_ = 0;
+    int j_ = 0, k_ = 0;
+};
+
 /// out[c] from the sum s for cell c (kind fixed at compile time).
 template <ApplyKind K, class D, class S, class C>
 HWY_INLINE hn::Vec<D> finish(D d, const ApplyArgs<S, C>& p, const S* centre, std::int64_t c,
@@ -181,36 +329,36 @@ void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int
     using V = hn::Vec<decltype(d)>;
     const int n = static_cast<int>(hn::Lanes(d));
     const S* centre = p.a + g.center * g.diag_stride;
-    Active<S, C> act;
+    // upper_residual: the offsets after the cell only.
+    LineOffsets<S, C> lines(g, p.a, p.x, K == ApplyKind::upper_residual ? g.center : -1, -1,
+                            K == ApplyKind::upper_residual ? +1 : 0, dz);
+    const Active<S, C>& act = lines.act;
     for (std::int64_t line = lb; line < le; ++line) {
-        if constexpr (K == ApplyKind::upper_residual) {
-            collect(g, p.a, p.x, line, act, g.center, -1, +1, dz);  // the offsets after the cell
-        } else {
-            collect(g, p.a, p.x, line, act, -1, -1, 0, dz);
-        }
+        lines.go_to(line);
         const std::int64_t c0 = line * g.nx;
         C* out = p.out + c0;
         const auto done = [&](int i, V s) {
             if (acc) s = hn::Add(s, hn::LoadU(d, out + i));
             return last ? finish<K>(d, p, centre, c0 + i, s) : s;
         };
-        const auto done_scalar = [&](int i, C s) {
-            if (acc) s += out[i];
-            return last ? finish_scalar<K>(p, centre, c0 + i, s) : s;
-        };
-        // The rest of [1, nx-1) after the full vectors is one vector ending at nx-1 that overlaps
-        // cells of the last full vector. It is computed first, while out still holds the
-        // partial sums of those cells (acc), and stored last: the overlapped cells get the same
-        // values again (same inputs, same summation order; out never aliases x or b).
-        const int tail = g.nx - 1 - n;
-        const bool has_tail = g.nx >= 2 && (g.nx - 2) % n != 0 && tail >= 1;
-        V tail_v = hn::Zero(d);
-        if (has_tail) tail_v = done(tail, vec_sum1(d, act, 0, act.m, tail));
-        int i = 0;
-        if (g.nx > 0) {
-            out[0] = done_scalar(0, cell_sum(act, 0, g.nx));
-            i = 1;
+        if (g.nx < n) {
+            for (int i = 0; i < g.nx; ++i) {
+                C s = cell_sum(act, i, g.nx);
+                if (acc) s += out[i];
+                out[i] = last ? finish_scalar<K>(p, centre, c0 + i, s) : s;
+            }
+            continue;
         }
+        // The line's ends are edge vectors (edge_sum), at 0 and at nx - N; the vectors between
+        // start at N and stop before nx - 1, so the far edge may overlap cells of the last one
+        // (and of the first when nx < 2N). The edges are computed first, while out still holds
+        // the partial sums of their cells (acc), and stored last: the overlapped cells get the
+        // far edge's value (same inputs; out never aliases x or b).
+        const V first = done(0, edge_sum<0>(d, act, lines.dxs, 0, g.nx));
+        const int far = g.nx - n;
+        if (far >= n) hn::StoreU(first, d, out);
+        const V far_v = far > 0 ? done(far, edge_sum<0>(d, act, lines.dxs, far, g.nx)) : first;
+        int i = n;
         for (; i + 2 * n <= g.nx - 1; i += 2 * n) {
             V s0, s1;
             vec_sum2(d, act, 0, act.m, i, s0, s1);
@@ -219,11 +367,8 @@ void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int
         }
         for (; i + n <= g.nx - 1; i += n)
             hn::StoreU(done(i, vec_sum1<1>(d, act, 0, act.m, i)), d, out + i);
-        if (has_tail) {
-            hn::StoreU(tail_v, d, out + tail);
-            i = g.nx - 1;
-        }
-        for (; i < g.nx; ++i) out[i] = done_scalar(i, cell_sum(act, i, g.nx));
+        if (far < n) hn::StoreU(first, d, out);
+        if (far > 0) hn::StoreU(far_v, d, out + far);
     }
 }
 
@@ -283,22 +428,6 @@ inline int inline_offset(const SgDiaGeom& g, int dx) {
         if (o.dx == dx && o.dy == 0 && o.dz == 0) return d;
     }
     return -1;
-}
-
-/// v with its lanes moved by s towards the end of the sweep (Fwd: lane l takes lane l - s;
-/// backward: lane l takes lane l + s); the s lanes left without a source get `fill`.
-template <bool Fwd, class D>
-HWY_INLINE hn::Vec<D> shift_lanes(D d, hn::Vec<D> v, int s, hn::Vec<D> fill) {
-    const hn::RebindToSigned<D> di;
-    using TI = hn::TFromD<decltype(di)>;
-    const auto iota = hn::Iota(di, 0);
-    const auto vs = hn::Set(di, static_cast<TI>(s));
-    const auto none =
-        Fwd ? hn::Lt(iota, vs) : hn::Gt(iota, hn::Set(di, static_cast<TI>(hn::Lanes(d) - 1 - s)));
-    const auto idx =
-        hn::IfThenElse(none, hn::Zero(di), Fwd ? hn::Sub(iota, vs) : hn::Add(iota, vs));
-    return hn::IfThenElse(hn::RebindMask(d, none), fill,
-                          hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx)));
 }
 
 /// The last lane of v in sweep order (Fwd: the highest), in every lane.
@@ -428,28 +557,6 @@ HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int grou
     }
 }
 
-/// The offsets of an Active by their dx (indices into it): the edge vectors of a Gauss-Seidel
-/// line treat each kind alike.
-struct ByDx {
-    int zero[kMaxDiag], neg[kMaxDiag], pos[kMaxDiag];
-    int n_zero = 0, n_neg = 0, n_pos = 0;
-};
-
-template <class S, class C>
-ByDx by_dx(const Active<S, C>& act) {
-    ByDx r;
-    for (int e = 0; e < act.m; ++e) {
-        if (act.dx[e] < 0) {
-            r.neg[r.n_neg++] = e;
-        } else if (act.dx[e] > 0) {
-            r.pos[r.n_pos++] = e;
-        } else {
-            r.zero[r.n_zero++] = e;
-        }
-    }
-    return r;
-}
-
 /// Gauss-Seidel on one line, cells in sweep order (forward: ascending), with zero_guess on
 /// x = 0 reading only the updated neighbours; `act` holds the line's fixed offsets (every
 /// offset but the centre and the trailing in-line neighbour t, dx = -1 forward, +1 backward:
@@ -518,52 +625,13 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
     const auto solve = [=](V u, V m, V& carry) {
         return coupled ? solve_inline<Fwd>(d, u, m, carry) : u;
     };
-    // Lanes whose dx = -1 / +1 neighbour is inside the line at i = 0 / i + N = nx.
-    const auto keep_lo = hn::Not(hn::FirstN(d, 1));
-    const auto keep_hi = hn::FirstN(d, static_cast<std::size_t>(n - 1));
-    // The fixed part of an edge vector at i (i == 0 or i + N == nx), offsets by dx. A lane
-    // whose neighbour is outside the line takes 0 for the entry (never read: any value may be
-    // stored there) and for x, shifted in from a load that stays inside the neighbour line.
-    const auto edge_sum = [&](int i) {
-        // Prefetch as the vector loops (vec_sum1): their prefetches leave gaps at the lines' ends.
-        for (int e = 0; e < act.m; ++e) {
-            hwy::Prefetch(act.a[e] + i + pf * static_cast<int>(kPrefetchBytes / sizeof(S)));
-        }
-        auto a0 = zero, b0 = zero;
-        const auto plain = [&](const int* list, int len) {
-            for (int q = 0; q < len; ++q) {
-                const int e = list[q];
-                a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
-            }
-        };
-        plain(dxs.zero, dxs.n_zero);
-        if (i == 0) {
-            for (int q = 0; q < dxs.n_neg; ++q) {
-                const int e = dxs.neg[q];
-                const auto xv = shift_lanes<true>(d, hn::LoadU(d, act.x[e] + 1), 1, zero);
-                b0 = hn::MulAdd(hn::IfThenElseZero(keep_lo, load_conv(d, act.a[e])), xv, b0);
-            }
-        } else {
-            plain(dxs.neg, dxs.n_neg);
-        }
-        if (i + n == nx) {
-            for (int q = 0; q < dxs.n_pos; ++q) {
-                const int e = dxs.pos[q];
-                const auto xv = shift_lanes<false>(d, hn::LoadU(d, act.x[e] + i - 1), 1, zero);
-                b0 = hn::MulAdd(hn::IfThenElseZero(keep_hi, load_conv(d, act.a[e] + i)), xv, b0);
-            }
-        } else {
-            plain(dxs.pos, dxs.n_pos);
-        }
-        return hn::Add(a0, b0);
-    };
     V carry_out = zero;
     // An edge vector at i; at the line's start in sweep order its first lane has no trailing
     // neighbour (m = 0 there, whatever is stored).
     const auto edge = [&](int i) {
         V u, m;
-        setup(i, edge_sum(i), u, m);
-        if (Fwd ? i == 0 : i + n == nx) m = hn::IfThenElseZero(Fwd ? keep_lo : keep_hi, m);
+        setup(i, edge_sum<pf>(d, act, dxs, i, nx), u, m);
+        if (Fwd ? i == 0 : i + n == nx) m = hn::IfThenElseZero(Fwd ? keep_lo(d) : keep_hi(d), m);
         hn::StoreU(solve(u, m, carry_out), d, x + i);
     };
     // Solves the cells [sb, sb + len) in sweep order, two vectors at a time, their fixed parts
@@ -646,7 +714,7 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
         const auto first = hn::FirstN(d, static_cast<std::size_t>(Fwd ? n - rest : rest));
         const auto done = Fwd ? first : hn::Not(first);
         V u, m;
-        setup(t, edge_sum(t), u, m);
+        setup(t, edge_sum<pf>(d, act, dxs, t, nx), u, m);
         u = hn::IfThenElse(done, carry_out, u);
         m = hn::IfThenZeroElse(done, m);
         const V xt = solve(u, m, carry_out);
@@ -655,9 +723,6 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
 }
 
 /// Gauss-Seidel on the lines [line_begin, line_end), ascending forward, descending backward.
-/// The fixed offsets of a line depend only on whether it lies on a face of the box (every
-/// offset is in {-1,0,1}^3), so they are collected again only when that changes and otherwise
-/// moved along with the line (collecting cost a 27-offset loop with two divisions per line).
 template <bool Fwd, class S, class C>
 void gs_lines_dir(const GsArgs<S, C>& p) {
     const SgDiaGeom& g = *p.g;
@@ -666,19 +731,13 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
     // With a zero guess only the already updated neighbours (before the cell in the sweep's
     // order: shift < 0 forward, > 0 backward) are nonzero.
     const int sign = p.zero_guess ? (Fwd ? -1 : 1) : 0;
-    std::int64_t line = Fwd ? p.line_begin : p.line_end - 1;
-    int j = static_cast<int>(line % g.ny), k = static_cast<int>(line / g.ny);
-    Active<S, C> act;
-    ByDx dxs;
+    LineOffsets<S, C> lines(g, p.a, p.x, g.center, trail, sign, kAnyDz);
     int gb[kMaxDiag + 1] = {0};
     int groups = 0;
-    int key = -1;
-    std::int64_t at = 0;  // the line act points at
-    for (std::int64_t s = p.line_end - p.line_begin; s > 0; --s) {
-        const int face =
-            (j == 0 ? 1 : 0) | (j == g.ny - 1 ? 2 : 0) | (k == 0 ? 4 : 0) | (k == g.nz - 1 ? 8 : 0);
-        if (face != key) {
-            collect(g, p.a, static_cast<const C*>(p.x), line, act, g.center, trail, sign);
+    for (std::int64_t s = 0; s < p.line_end - p.line_begin; ++s) {
+        const std::int64_t line = Fwd ? p.line_begin + s : p.line_end - 1 - s;
+        const Active<S, C>& act = lines.act;
+        if (lines.go_to(line)) {
             // Groups are the runs of equal dz in act (one run per dz: collect() keeps the
             // stencil's order, sorted by dz; an unsorted order would only give more, smaller
             // groups); none below kGsGroupOffsets.
@@ -688,31 +747,8 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
                     if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
                 }
             }
-            dxs = by_dx(act);
-            key = face;
-            at = line;
-        } else {
-            const std::int64_t shift = (line - at) * g.nx;
-            for (int e = 0; e < act.m; ++e) {
-                act.a[e] += shift;
-                act.x[e] += shift;
-            }
-            at = line;
         }
-        gs_line_dir<Fwd>(p, act, dxs, gb, groups, trail, line);
-        if constexpr (Fwd) {
-            ++line;
-            if (++j == g.ny) {
-                j = 0;
-                ++k;
-            }
-        } else {
-            --line;
-            if (--j < 0) {
-                j = g.ny - 1;
-                --k;
-            }
-        }
+        gs_line_dir<Fwd>(p, act, lines.dxs, gb, groups, trail, line);
     }
 }
 
