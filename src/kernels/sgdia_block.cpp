@@ -10,22 +10,27 @@
 //   components of N cells in registers. r is a template parameter, so every r x r loop is
 //   unrolled.
 // - Products (spmv, residual, jacobi): per line, the offsets whose neighbour line is inside the
-//   box are collected once; cells [1, nx-1) run in vectors of N cells, r x r FMAs per offset
-//   into 2r accumulators (offsets alternate between two sets, so 2r independent FMA chains); the
-//   last partial vector is recomputed overlapping the previous one (outputs are distinct from
-//   inputs, and a lane's result does not depend on its position). Cells 0 and nx-1 run scalar
-//   with the dx check, so nothing outside the box is read; their values are converted one at a
-//   time with load_conv1 (with F16C one vcvtph2ps, not to_compute's ~15 integer operations).
+//   box are collected once; the line's cells are summed offset after offset into accumulators
+//   in L1 (accumulate): per offset, r x r FMAs per vector of N cells, its r^2 value runs read
+//   together, so the line's values (one contiguous block) are read nearly in order. Summing the
+//   whole stencil per vector instead (accumulators in registers) read r^2 x (offsets) streams
+//   at once (3d27, r = 3: 243), which neither the hardware prefetcher nor L1 follow: FP16 3d27
+//   r = 3 residuals at 56^3 took 75-100 ns a cell against 46-56 ns offset after offset (a
+//   throwaway driver, fastest of 9, one thread; the byte bound at 13 GB/s is 40 ns). The ends
+//   of a line are edge vectors (x shifted in from a load inside the neighbour line; BlockSoa
+//   stores 0 for the entries whose neighbour is outside the line), the last vector of a chunk
+//   overlaps the previous one; lines shorter than a vector run scalar with the dx check.
 // - Jacobi and Gauss-Seidel multiply by the centre block inverses D^{-1}, computed once at setup
 //   in FP64 with partial pivoting and stored in the compute precision C (r^2 values of C per
 //   cell: for r = 3, 3d7, FP16/FP32 that is 36 B next to 126 B of matrix values; the per-cell
 //   r x r elimination it replaces was the serial bottleneck).
-// - Gauss-Seidel on a line, as the r = 1 kernel: in chunks of kGsChunk cells, a vector pass
-//   computes from values fixed during the line (every offset but the centre and the trailing
-//   in-line neighbour t, dx = -1 forward / +1 backward) u_i = D_i^{-1} (b_i - sum) and
-//   W_i = D_i^{-1} A_t,i (r^3 FMAs, vectorised over cells); the serial recurrence is then
-//   x_i = u_i - W_i x_{i+dx_t}, r^2 FMAs per cell. With zero_guess the offsets that read
-//   not-yet-updated (zero) neighbours are left out, as in the r = 1 kernel.
+// - Gauss-Seidel on a line, as the r = 1 kernel: in chunks of at most kGsChunk cells, the fixed
+//   part (every offset but the centre and the trailing in-line neighbour t, dx = -1 forward /
+//   +1 backward) is accumulated offset after offset as in the products, then a vector pass
+//   computes u_i = D_i^{-1} (b_i - sum) and W_i = D_i^{-1} A_t,i (r^3 FMAs, vectorised over
+//   cells); the serial recurrence is then x_i = u_i - W_i x_{i+dx_t}, r^2 FMAs per cell. With
+//   zero_guess the offsets that read not-yet-updated (zero) neighbours are left out, as in the
+//   r = 1 kernel.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/sgdia_block.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -39,6 +44,7 @@
 
 #include "kernels/load_conv-inl.h"
 #include "kernels/sgdia_block.hpp"
+#include "kernels/shift_lanes-inl.h"
 
 #ifndef MPMG_KERNELS_SGDIA_BLOCK_ARGS_
 #define MPMG_KERNELS_SGDIA_BLOCK_ARGS_
@@ -159,29 +165,79 @@ HWY_INLINE void cell_sum(const Line<S, C>& l, int i, int nx, C (&s)[R]) {
     }
 }
 
-/// s = sum over the active offsets for the N cells at i (all neighbours inside the box).
+/// Balanced chunks of at most `most` cells over a line of nx cells: chunk c is [begin(c),
+/// begin(c + 1)). With nx >= N and most >= 2N every chunk has at least N cells.
+struct Chunks {
+    int count, nx;
+    Chunks(int nx_, int most) : count((nx_ + most - 1) / most), nx(nx_) {}
+    int begin(int c) const { return static_cast<int>(std::int64_t{c} * nx / count); }
+    /// Vectors of N cells one pass over the line takes (the chunks' overlapping last vectors
+    /// included).
+    int vectors(int n) const {
+        int v = 0;
+        for (int c = 0; c < count; ++c) v += (begin(c + 1) - begin(c) + n - 1) / n;
+        return v;
+    }
+};
+
+/// Accumulators of a chunk: acc[ra * kAccCells + i - i0].
+constexpr int kAccCells = 256;
+
+/// acc = sum over the active offsets of l of (A_e x)_ra for the cells [i0, i1) of the line
+/// (N <= i1 - i0 <= kAccCells), offset after offset: each offset's r^2 value runs are read as
+/// nearly one sequential stream (a line's values are one contiguous block), where a whole
+/// stencil per vector of cells read r^2 x (offsets) streams at once (3d27, r = 3: 243) and
+/// reached 40-55 % of the byte bound. The accumulators stay in L1. Vectors at i0, i0 + N, ...;
+/// the last one, i1 - N, overlaps the previous one when N does not divide the chunk, and keeps
+/// only its fresh lanes. At the line's ends (i == 0 for dx = -1, i + N == nx for dx = +1) x is
+/// a load inside the neighbour line with its lanes shifted by one (0 shifted in), so nothing
+/// outside the line is read; BlockSoa stores 0 for those entries.
 template <int R, class D, class S, class C>
-HWY_INLINE void vec_sum(D d, const Line<S, C>& l, int i, int nx, hn::Vec<D> (&s)[R]) {
+HWY_INLINE void accumulate(D d, const Line<S, C>& l, int i0, int i1, int nx, C* acc, Ahead& ahead) {
     using V = hn::Vec<D>;
-    V acc0[R], acc1[R];
-    for (int ra = 0; ra < R; ++ra) acc0[ra] = acc1[ra] = hn::Zero(d);
-    const auto step = [&](int e, V(&acc)[R]) HWY_ATTR {
-        V xv[R];
-        load_r<R>(d, l.x[e] + std::int64_t{i} * R, xv);
-        const S* a = l.a[e] + i;
+    const int n = static_cast<int>(hn::Lanes(d));
+    const int aligned_end = i0 + (i1 - i0) / n * n;
+    const int last = i1 - n;
+    const auto fresh = hn::Not(hn::FirstN(d, static_cast<std::size_t>(aligned_end - last)));
+    const V zero = hn::Zero(d);
+    for (int e = 0; e < l.m; ++e) {
+        const S* a = l.a[e];
+        const C* x = l.x[e];
+        const int dx = l.dx[e];
+        const bool init = e == 0;
+        const auto step = [&](int i, bool overlap) HWY_ATTR {
+            ahead.step();
+            V xv[R];
+            if (dx < 0 && i == 0) {
+                load_r<R>(d, x + R, xv);
+                for (int q = 0; q < R; ++q) xv[q] = shift_lanes<true>(d, xv[q], 1, zero);
+            } else if (dx > 0 && i + n == nx) {
+                load_r<R>(d, x + std::int64_t{i - 1} * R, xv);
+                for (int q = 0; q < R; ++q) xv[q] = shift_lanes<false>(d, xv[q], 1, zero);
+            } else {
+                load_r<R>(d, x + std::int64_t{i} * R, xv);
+            }
+            C* out = acc + (i - i0);
+            for (int ra = 0; ra < R; ++ra) {
+                const V old = init ? zero : hn::LoadU(d, out + ra * kAccCells);
+                V s = old;
+                for (int rb = 0; rb < R; ++rb) {
+                    s = hn::MulAdd(load_conv(d, a + (ra * R + rb) * nx + i), xv[rb], s);
+                }
+                if (overlap && !init) s = hn::IfThenElse(fresh, s, old);
+                hn::StoreU(s, d, out + ra * kAccCells);
+            }
+        };
+        for (int i = i0; i < aligned_end; i += n) step(i, false);
+        if (aligned_end < i1) step(last, true);
+    }
+    if (l.m == 0) {
         for (int ra = 0; ra < R; ++ra) {
-            for (int rb = 0; rb < R; ++rb) {
-                acc[ra] = hn::MulAdd(load_conv(d, a + (ra * R + rb) * nx), xv[rb], acc[ra]);
+            for (int i = i0; i < i1; i += n) {
+                hn::StoreU(zero, d, acc + ra * kAccCells + (std::min(i, last) - i0));
             }
         }
-    };
-    int e = 0;
-    for (; e + 2 <= l.m; e += 2) {
-        step(e, acc0);
-        step(e + 1, acc1);
     }
-    if (e < l.m) step(e, acc0);
-    for (int ra = 0; ra < R; ++ra) s[ra] = hn::Add(acc0[ra], acc1[ra]);
 }
 
 template <Kind K, int R, class S, class C>
@@ -195,73 +251,76 @@ void apply_lines(const Args<S, C>& p) {
     Line<S, C> l;
     Ahead ahead_a, ahead_inv;
     const std::int64_t lines = g.lines();
-    const int steps = std::max(1, (nx - 2) / n);
+    const Chunks chunks(nx, kAccCells);
+    const int vectors = chunks.vectors(n);
+    HWY_ALIGN C acc[R * kAccCells];
     for (std::int64_t line = p.line_begin; line < p.line_end; ++line) {
         collect<R>(a, g, p.x, line, l);
         const C* inv = a.inverses() + line * R * R * nx;
         const bool more = line + 1 < lines;
         ahead_a.start(more ? a.values() + (line + 1) * a.line_values() : nullptr,
-                      a.line_values() * static_cast<std::int64_t>(sizeof(S)), steps);
+                      a.line_values() * static_cast<std::int64_t>(sizeof(S)), (l.m + 1) * vectors);
         ahead_inv.start(more && K == Kind::jacobi ? inv + R * R * nx : nullptr,
-                        std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), steps);
+                        std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), vectors);
         const std::int64_t c0 = line * nx;
-        const auto scalar_cell = [&](int i) {
-            C s[R];
-            cell_sum<R>(l, i, nx, s);
-            const std::int64_t row = (c0 + i) * R;
-            C* out = p.out + row;
-            if constexpr (K == Kind::spmv) {
-                for (int ra = 0; ra < R; ++ra) out[ra] = s[ra];
-            } else if constexpr (K == Kind::residual) {
-                for (int ra = 0; ra < R; ++ra) out[ra] = p.b[row + ra] - s[ra];
-            } else {
-                C z[R];
-                for (int ra = 0; ra < R; ++ra) z[ra] = p.b[row + ra] - s[ra];
-                for (int ra = 0; ra < R; ++ra) {
-                    C t = 0;
-                    for (int rb = 0; rb < R; ++rb) t += inv[(ra * R + rb) * nx + i] * z[rb];
-                    out[ra] = p.x[row + ra] + p.omega * t;
-                }
-            }
-        };
-        const auto vector_cells = [&](int i) HWY_ATTR {
-            ahead_a.step();
-            ahead_inv.step();
-            V s[R];
-            vec_sum<R>(d, l, i, nx, s);
-            const std::int64_t row = (c0 + i) * R;
-            if constexpr (K == Kind::spmv) {
-                store_r<R>(d, s, p.out + row);
-            } else {
-                V z[R];
-                load_r<R>(d, p.b + row, z);
-                for (int ra = 0; ra < R; ++ra) z[ra] = hn::Sub(z[ra], s[ra]);
-                if constexpr (K == Kind::residual) {
-                    store_r<R>(d, z, p.out + row);
+        if (nx < n) {  // shorter than a vector: scalar, with the dx check
+            for (int i = 0; i < nx; ++i) {
+                C s[R];
+                cell_sum<R>(l, i, nx, s);
+                const std::int64_t row = (c0 + i) * R;
+                C* out = p.out + row;
+                if constexpr (K == Kind::spmv) {
+                    for (int ra = 0; ra < R; ++ra) out[ra] = s[ra];
+                } else if constexpr (K == Kind::residual) {
+                    for (int ra = 0; ra < R; ++ra) out[ra] = p.b[row + ra] - s[ra];
                 } else {
-                    V xv[R];
-                    load_r<R>(d, p.x + row, xv);
-                    const V om = hn::Set(d, p.omega);
+                    C z[R];
+                    for (int ra = 0; ra < R; ++ra) z[ra] = p.b[row + ra] - s[ra];
                     for (int ra = 0; ra < R; ++ra) {
-                        V t = hn::Zero(d);
-                        for (int rb = 0; rb < R; ++rb) {
-                            t = hn::MulAdd(hn::LoadU(d, inv + (ra * R + rb) * nx + i), z[rb], t);
-                        }
-                        xv[ra] = hn::MulAdd(om, t, xv[ra]);
+                        C t = 0;
+                        for (int rb = 0; rb < R; ++rb) t += inv[(ra * R + rb) * nx + i] * z[rb];
+                        out[ra] = p.x[row + ra] + p.omega * t;
                     }
-                    store_r<R>(d, xv, p.out + row);
                 }
             }
-        };
-        if (nx - 2 < n) {
-            for (int i = 0; i < nx; ++i) scalar_cell(i);
             continue;
         }
-        scalar_cell(0);
-        int i = 1;
-        for (; i + n <= nx - 1; i += n) vector_cells(i);
-        if (i < nx - 1) vector_cells(nx - 1 - n);  // overlaps the previous vector
-        scalar_cell(nx - 1);
+        for (int c = 0; c < chunks.count; ++c) {
+            const int i0 = chunks.begin(c), i1 = chunks.begin(c + 1);
+            accumulate<R>(d, l, i0, i1, nx, acc, ahead_a);
+            // out from the sums; the last vector may overlap the previous one (same result).
+            for (int i = i0; i < i1; i += n) {
+                const int at = std::min(i, i1 - n);
+                ahead_a.step();
+                ahead_inv.step();
+                V s[R];
+                for (int ra = 0; ra < R; ++ra) s[ra] = hn::LoadU(d, acc + ra * kAccCells + at - i0);
+                const std::int64_t row = (c0 + at) * R;
+                if constexpr (K == Kind::spmv) {
+                    store_r<R>(d, s, p.out + row);
+                } else {
+                    V z[R];
+                    load_r<R>(d, p.b + row, z);
+                    for (int ra = 0; ra < R; ++ra) z[ra] = hn::Sub(z[ra], s[ra]);
+                    if constexpr (K == Kind::residual) {
+                        store_r<R>(d, z, p.out + row);
+                    } else {
+                        V xv[R];
+                        load_r<R>(d, p.x + row, xv);
+                        const V om = hn::Set(d, p.omega);
+                        for (int ra = 0; ra < R; ++ra) {
+                            V t = hn::Zero(d);
+                            for (int rb = 0; rb < R; ++rb) {
+                                t = hn::MulAdd(hn::LoadU(d, inv + (ra * R + rb) * nx + at), z[rb],
+                                               t);
+                            }
+                            xv[ra] = hn::MulAdd(om, t, xv[ra]);
+                        }
+                        store_r<R>(d, xv, p.out + row);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -296,83 +355,83 @@ void gs_line_impl(const Args<S, C>& p) {
     // order: shift < 0 forward, > 0 backward) are nonzero.
     const int sign = p.zero_guess ? (p.forward ? -1 : 1) : 0;
     collect<R>(a, g, static_cast<const C*>(p.out), line, l, g.center, trail, sign);
+    const Chunks chunks(nx, kGsChunk);
+    const int vectors = chunks.vectors(n);
     // Prefetch the next line of the sweep (values and inverses).
     const std::int64_t next = line + (p.forward ? 1 : -1);
     const bool more = next >= 0 && next < g.lines();
-    const int steps = std::max(1, nx / n);
     Ahead ahead_a, ahead_inv;
     ahead_a.start(more ? a.values() + next * a.line_values() : nullptr,
-                  a.line_values() * static_cast<std::int64_t>(sizeof(S)), steps);
+                  a.line_values() * static_cast<std::int64_t>(sizeof(S)), (l.m + 1) * vectors);
     ahead_inv.start(more ? a.inverses() + next * R * R * nx : nullptr,
-                    std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), steps);
+                    std::int64_t{R} * R * nx * static_cast<std::int64_t>(sizeof(C)), vectors);
+    HWY_ALIGN C acc[R * kAccCells];
     HWY_ALIGN C u[R][kGsChunk];
     HWY_ALIGN C w[R * R][kGsChunk];
-    const int chunks = (nx + kGsChunk - 1) / kGsChunk;
-    for (int ch = 0; ch < chunks; ++ch) {
-        const int i0 = (p.forward ? ch : chunks - 1 - ch) * kGsChunk;
-        const int i1 = std::min(nx, i0 + kGsChunk);
-        const auto scalar_cell = [&](int i) {
-            C s[R], t[R];
-            cell_sum<R>(l, i, nx, s);
-            for (int ra = 0; ra < R; ++ra) t[ra] = b[std::int64_t{i} * R + ra] - s[ra];
-            const bool has_t = tr != nullptr && i + step >= 0 && i + step < nx;
-            for (int ra = 0; ra < R; ++ra) {
-                C uu = 0;
-                for (int q = 0; q < R; ++q) uu += inv[(ra * R + q) * nx + i] * t[q];
-                u[ra][i - i0] = uu;
-                for (int rb = 0; rb < R; ++rb) {
-                    C ww = 0;
-                    if (has_t) {
-                        for (int q = 0; q < R; ++q) {
-                            ww += inv[(ra * R + q) * nx + i] *
-                                  load_conv1<C>(tr + (q * R + rb) * nx + i);
-                        }
-                    }
-                    w[ra * R + rb][i - i0] = ww;
-                }
-            }
-        };
-        // Reads only values fixed during the line, so recomputing a cell gives the same u, W.
-        const auto vector_cells = [&](int i) HWY_ATTR {
-            ahead_a.step();
-            ahead_inv.step();
-            V s[R], t[R];
-            vec_sum<R>(d, l, i, nx, s);
-            load_r<R>(d, b + std::int64_t{i} * R, t);
-            for (int ra = 0; ra < R; ++ra) t[ra] = hn::Sub(t[ra], s[ra]);
-            for (int ra = 0; ra < R; ++ra) {
-                V uu = hn::Zero(d);
-                for (int q = 0; q < R; ++q) {
-                    uu = hn::MulAdd(hn::LoadU(d, inv + (ra * R + q) * nx + i), t[q], uu);
-                }
-                hn::StoreU(uu, d, &u[ra][i - i0]);
-            }
-            if (tr == nullptr) {
-                for (int e = 0; e < R * R; ++e) hn::StoreU(hn::Zero(d), d, &w[e][i - i0]);
-                return;
-            }
-            for (int rb = 0; rb < R; ++rb) {
-                V col[R];  // column rb of A_t
-                for (int q = 0; q < R; ++q) col[q] = load_conv(d, tr + (q * R + rb) * nx + i);
+    for (int ch = 0; ch < chunks.count; ++ch) {
+        const int c = p.forward ? ch : chunks.count - 1 - ch;
+        const int i0 = chunks.begin(c), i1 = chunks.begin(c + 1);
+        if (nx < n) {  // shorter than a vector: scalar, with the dx check
+            for (int i = i0; i < i1; ++i) {
+                C s[R], t[R];
+                cell_sum<R>(l, i, nx, s);
+                for (int ra = 0; ra < R; ++ra) t[ra] = b[std::int64_t{i} * R + ra] - s[ra];
+                const bool has_t = tr != nullptr && i + step >= 0 && i + step < nx;
                 for (int ra = 0; ra < R; ++ra) {
-                    V ww = hn::Zero(d);
-                    for (int q = 0; q < R; ++q) {
-                        ww = hn::MulAdd(hn::LoadU(d, inv + (ra * R + q) * nx + i), col[q], ww);
+                    C uu = 0;
+                    for (int q = 0; q < R; ++q) uu += inv[(ra * R + q) * nx + i] * t[q];
+                    u[ra][i - i0] = uu;
+                    for (int rb = 0; rb < R; ++rb) {
+                        C ww = 0;
+                        if (has_t) {
+                            for (int q = 0; q < R; ++q) {
+                                ww += inv[(ra * R + q) * nx + i] *
+                                      load_conv1<C>(tr + (q * R + rb) * nx + i);
+                            }
+                        }
+                        w[ra * R + rb][i - i0] = ww;
                     }
-                    hn::StoreU(ww, d, &w[ra * R + rb][i - i0]);
                 }
             }
-        };
-        // Vectors over [lo, hi), where every neighbour is inside the box; scalar at the ends.
-        const int lo = std::max(i0, 1), hi = std::min(i1, nx - 1);
-        if (hi - lo >= n) {
-            for (int i = i0; i < lo; ++i) scalar_cell(i);
-            int i = lo;
-            for (; i + n <= hi; i += n) vector_cells(i);
-            if (i < hi) vector_cells(hi - n);
-            for (int c = hi; c < i1; ++c) scalar_cell(c);
         } else {
-            for (int i = i0; i < i1; ++i) scalar_cell(i);
+            // The fixed part of every cell (all offsets but the centre and the trailing
+            // neighbour), then u_i = D_i^{-1} (b_i - sum) and W_i = D_i^{-1} A_t,i in vectors;
+            // the last vector may overlap the previous one (it reads only values fixed during
+            // the line, so the overlap recomputes the same u, W). BlockSoa stores A_t = 0 where
+            // the trailing neighbour is outside the line, so W is 0 there.
+            accumulate<R>(d, l, i0, i1, nx, acc, ahead_a);
+            for (int i0v = i0; i0v < i1; i0v += n) {
+                const int i = std::min(i0v, i1 - n);
+                ahead_a.step();
+                ahead_inv.step();
+                V t[R];
+                load_r<R>(d, b + std::int64_t{i} * R, t);
+                for (int ra = 0; ra < R; ++ra) {
+                    t[ra] = hn::Sub(t[ra], hn::LoadU(d, acc + ra * kAccCells + i - i0));
+                }
+                for (int ra = 0; ra < R; ++ra) {
+                    V uu = hn::Zero(d);
+                    for (int q = 0; q < R; ++q) {
+                        uu = hn::MulAdd(hn::LoadU(d, inv + (ra * R + q) * nx + i), t[q], uu);
+                    }
+                    hn::StoreU(uu, d, &u[ra][i - i0]);
+                }
+                if (tr == nullptr) {
+                    for (int e = 0; e < R * R; ++e) hn::StoreU(hn::Zero(d), d, &w[e][i - i0]);
+                    continue;
+                }
+                for (int rb = 0; rb < R; ++rb) {
+                    V col[R];  // column rb of A_t
+                    for (int q = 0; q < R; ++q) col[q] = load_conv(d, tr + (q * R + rb) * nx + i);
+                    for (int ra = 0; ra < R; ++ra) {
+                        V ww = hn::Zero(d);
+                        for (int q = 0; q < R; ++q) {
+                            ww = hn::MulAdd(hn::LoadU(d, inv + (ra * R + q) * nx + i), col[q], ww);
+                        }
+                        hn::StoreU(ww, d, &w[ra * R + rb][i - i0]);
+                    }
+                }
+            }
         }
         // The recurrence x_i = u_i - W_i x_{i+step}.
         C prev[R];
@@ -513,9 +572,14 @@ BlockSoa<S, C>::BlockSoa(const SgDiaMatrix<S>& a)
         S* dst = values_.data() + line * per_line;
         for (int d = 0; d < nd; ++d) {
             const S* from = src + d * geom_.diag_stride + c0 * rr;
+            // An entry whose neighbour lies outside the line (cell 0 of a dx = -1 offset,
+            // cell nx - 1 of dx = +1) is stored as 0: the kernels' edge vectors read it.
+            const int dx = offsets_[static_cast<std::size_t>(d)].dx;
             for (int e = 0; e < rr; ++e) {
                 S* to = dst + (std::int64_t{d} * rr + e) * nx;
                 for (int i = 0; i < nx; ++i) to[i] = from[std::int64_t{i} * rr + e];
+                if (dx < 0) to[0] = from_double<S>(0.0);
+                if (dx > 0) to[nx - 1] = from_double<S>(0.0);
             }
         }
         const S* centre = src + geom_.center * geom_.diag_stride + c0 * rr;

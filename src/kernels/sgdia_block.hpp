@@ -4,7 +4,8 @@
 // SgDiaMatrix stores a block offset's values as [cell][ra][rb]; a vector of cells then needs a
 // stride-r^2 gather per block entry. BlockSoa stores them as [line][offset][ra*r+rb][i], so the
 // values of one block entry for N consecutive cells of a line are one contiguous load, and all
-// values of a line are one contiguous stream. It also holds the inverses of the centre blocks,
+// values of a line are one contiguous stream (entries whose neighbour lies outside the line, at
+// the line's ends, are stored as 0). It also holds the inverses of the centre blocks,
 // computed in FP64 with partial pivoting and stored in the compute precision C (layout
 // [line][ra*r+rb][i]), which the Gauss-Seidel and Jacobi kernels use instead of solving the
 // centre block per cell.

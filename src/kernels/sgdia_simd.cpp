@@ -27,6 +27,7 @@
 #include <hwy/highway.h>
 
 #include "kernels/load_conv-inl.h"
+#include "kernels/shift_lanes-inl.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -44,6 +45,7 @@ constexpr int kPrefetchBytes = 512;  ///< software prefetch distance on the valu
 
 using mpmg::kernels::HWY_NAMESPACE::load_conv;  // kernels/load_conv-inl.h
 using mpmg::kernels::HWY_NAMESPACE::load_conv1;
+using mpmg::kernels::HWY_NAMESPACE::shift_lanes;  // kernels/shift_lanes-inl.h
 
 /// The offsets of one line whose neighbour line is inside the box, pointing at the line start.
 template <class S, class C>
@@ -138,22 +140,6 @@ HWY_INLINE hn::Vec<D> vec_sum1(D d, const Active<S, C>& act, int e0, int e1, int
     }
     if (e < e1) a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
     return hn::Add(a0, b0);
-}
-
-/// v with its lanes moved by s towards the end of the sweep (Fwd: lane l takes lane l - s;
-/// backward: lane l takes lane l + s); the s lanes left without a source get `fill`.
-template <bool Fwd, class D>
-HWY_INLINE hn::Vec<D> shift_lanes(D d, hn::Vec<D> v, int s, hn::Vec<D> fill) {
-    const hn::RebindToSigned<D> di;
-    using TI = hn::TFromD<decltype(di)>;
-    const auto iota = hn::Iota(di, 0);
-    const auto vs = hn::Set(di, static_cast<TI>(s));
-    const auto none =
-        Fwd ? hn::Lt(iota, vs) : hn::Gt(iota, hn::Set(di, static_cast<TI>(hn::Lanes(d) - 1 - s)));
-    const auto idx =
-        hn::IfThenElse(none, hn::Zero(di), Fwd ? hn::Sub(iota, vs) : hn::Add(iota, vs));
-    return hn::IfThenElse(hn::RebindMask(d, none), fill,
-                          hn::TableLookupLanes(v, hn::IndicesFromVec(d, idx)));
 }
 
 /// The offsets of an Active by their dx (indices into it): the edge vectors of a Gauss-Seidel

@@ -50,12 +50,15 @@ struct Case {
     const char* stencil;
     Box box;
 };
-// Lines shorter than one vector (all scalar), just longer (overlapping last vector), longer than
-// two Gauss-Seidel chunks of 64 cells with a remainder, a degenerate direction, every stencil,
-// and a lower-half stencil (no dx = +1 offset: the backward sweep has no trailing neighbour).
-const Case kCases[] = {{"3d27", {7, 5, 6}}, {"3d7", {19, 3, 4}},    {"3d19", {2, 3, 3}},
-                       {"3d15", {1, 4, 3}}, {"3d7", {150, 2, 2}},   {"3d27", {33, 4, 3}},
-                       {"3d7", {11, 2, 2}}, {"lower27", {21, 4, 3}}};
+// Lines shorter than one vector (all scalar), just longer (overlapping last vector), exactly one
+// vector and a multiple of it (both ends edge vectors; for FP32 on AVX2 8 lanes, FP64 4), longer
+// than two Gauss-Seidel chunks of 64 cells with a remainder, longer than one accumulator chunk of
+// 256 cells, a degenerate direction, every stencil, and a lower-half stencil (no dx = +1 offset:
+// the backward sweep has no trailing neighbour).
+const Case kCases[] = {{"3d27", {7, 5, 6}}, {"3d7", {19, 3, 4}},     {"3d19", {2, 3, 3}},
+                       {"3d15", {1, 4, 3}}, {"3d7", {150, 2, 2}},    {"3d27", {33, 4, 3}},
+                       {"3d7", {11, 2, 2}}, {"lower27", {21, 4, 3}}, {"3d27", {8, 3, 3}},
+                       {"3d19", {4, 3, 3}}, {"3d7", {16, 3, 2}},     {"3d7", {300, 2, 2}}};
 
 Stencil make_stencil(const std::string& name) {
     if (name != "lower27") return Stencil::named(name);
