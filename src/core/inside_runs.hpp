@@ -33,12 +33,33 @@ void for_each_inside_run(const SgDiaMatrix<T>& a, int d, F&& f) {
     }
 }
 
+namespace detail {
+
+/// p[c r^2 + i r + j] = row[c r + i] * col[c r + j] for the m cells of a run: the products
+/// s_i s_j of r x r blocks, entry by entry. R > 0 fixes r at compile time (the common 2, 3, 4,
+/// unrolled), R = 0 reads it from r.
+template <int R>
+void block_products(const double* row, const double* col, std::int64_t m, std::int64_t r,
+                    double* p) {
+    if constexpr (R > 0) r = R;
+    const std::int64_t rr = r * r;
+    for (std::int64_t c = 0; c < m; ++c, row += r, col += r, p += rr) {
+        for (std::int64_t i = 0; i < r; ++i) {
+            for (std::int64_t j = 0; j < r; ++j) p[i * r + j] = row[i] * col[j];
+        }
+    }
+}
+
+}  // namespace detail
+
 /// Calls f(at, si, sj, n) for the entries of offset d whose neighbour lies inside the box, n
-/// values at a time from value index `at` of the diagonal, with si[k] and sj[k] the entries of
-/// `s` (one per unknown: cells x block) for the row and the column of value at + k. Scalar
-/// matrices pass runs of `s` itself; in r x r blocks entry (i, j) of cell c couples unknown
-/// c r + i with (c + lin) r + j, and the two are expanded entry by entry into buffers of a few
-/// hundred cells, so the per-value SIMD setup passes serve both.
+/// values at a time from value index `at` of the diagonal, such that si[k] * sj[k] is the
+/// product s_row s_col of `s` (one entry per unknown: cells x block) for the row and the column
+/// of value at + k, bit for bit; the per-value setup passes (src/kernels/setup_simd.hpp,
+/// convert_simd.hpp) use s only through that product. Scalar matrices pass runs of `s`
+/// itself. In r x r blocks entry (i, j) of cell c couples unknown c r + i with (c + lin) r + j:
+/// si holds the products, computed into a buffer of a few hundred cells, and sj ones
+/// (p * 1 = p exactly).
 template <class F>
 void for_each_inside_scaled_run(const SgDiaMatrix<double>& a, const std::vector<double>& s, int d,
                                 F&& f) {
@@ -52,26 +73,20 @@ void for_each_inside_scaled_run(const SgDiaMatrix<double>& a, const std::vector<
         });
         return;
     }
-    constexpr std::int64_t kChunk = 256;  // cells per expansion (2 x 256 x 16 doubles at r = 4)
+    constexpr std::int64_t kChunk = 256;  // cells per expansion (256 x 16 doubles at r = 4)
     const std::int64_t rr = r * r;
-    std::vector<double> si(static_cast<std::size_t>(kChunk * rr));
-    std::vector<double> sj(si.size());
+    std::vector<double> prod(static_cast<std::size_t>(kChunk * rr));
+    const std::vector<double> ones(prod.size(), 1.0);
+    const auto expand = r == 2   ? &detail::block_products<2>
+                        : r == 3 ? &detail::block_products<3>
+                        : r == 4 ? &detail::block_products<4>
+                                 : &detail::block_products<0>;
     for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
         for (std::int64_t c0 = 0; c0 < n; c0 += kChunk) {
             const std::int64_t m = std::min(kChunk, n - c0);
-            for (std::int64_t c = 0; c < m; ++c) {
-                const double* row = s.data() + (first + c0 + c) * r;
-                const double* col = row + lin * r;
-                double* pi = si.data() + c * rr;
-                double* pj = sj.data() + c * rr;
-                for (std::int64_t i = 0; i < r; ++i) {
-                    for (std::int64_t j = 0; j < r; ++j) {
-                        pi[i * r + j] = row[i];
-                        pj[i * r + j] = col[j];
-                    }
-                }
-            }
-            f((first + c0) * rr, si.data(), sj.data(), m * rr);
+            const double* row = s.data() + (first + c0) * r;
+            expand(row, row + lin * r, m, r, prod.data());
+            f((first + c0) * rr, prod.data(), ones.data(), m * rr);
         }
     });
 }

@@ -56,6 +56,36 @@ void weighted_sum(const double* const* src, const double* w, int m, int step, do
     }
 }
 
+/// Every other block (step 2): each block's rr values in vectors of at most 4 lanes, the last
+/// one overlapping the one before when 4 does not divide rr (it recomputes, bit for bit, what
+/// that one stored: every output is summed whole in registers).
+void sum_every_other_block(const double* const* src, const double* w, int m, int rr, double* out,
+                           std::int64_t n) {
+    const hn::CappedTag<double, 4> d;
+    const auto N = static_cast<int>(hn::Lanes(d));
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t from = 2 * i * rr;
+        double* to = out + i * rr;
+        for (int q0 = 0; q0 < rr; q0 += N) {
+            const int q = q0 + N <= rr ? q0 : rr - N;
+            auto acc = hn::Zero(d);
+            for (int k = 0; k < m; ++k) {
+                acc = hn::Add(acc, hn::Mul(hn::Set(d, w[k]), hn::LoadU(d, src[k] + from + q)));
+            }
+            hn::StoreU(acc, d, to + q);
+        }
+    }
+}
+
+void weighted_block_sum(const double* const* src, const double* w, int m, int step, int rr,
+                        double* out, std::int64_t n) {
+    if (step == 1) {
+        sum_lines<1>(src, w, m, out, n * rr);  // consecutive blocks: one run of values
+    } else {
+        sum_every_other_block(src, w, m, rr, out, n);
+    }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace mpmg::kernels::combine
 HWY_AFTER_NAMESPACE();
@@ -64,11 +94,17 @@ HWY_AFTER_NAMESPACE();
 namespace mpmg::kernels {
 namespace combine {
 HWY_EXPORT(weighted_sum);
+HWY_EXPORT(weighted_block_sum);
 }  // namespace combine
 
 void weighted_sum(const double* const* src, const double* w, int m, int step, double* out,
                   std::int64_t n) {
     HWY_DYNAMIC_DISPATCH(combine::weighted_sum)(src, w, m, step, out, n);
+}
+
+void weighted_block_sum(const double* const* src, const double* w, int m, int step, int rr,
+                        double* out, std::int64_t n) {
+    HWY_DYNAMIC_DISPATCH(combine::weighted_block_sum)(src, w, m, step, rr, out, n);
 }
 
 }  // namespace mpmg::kernels

@@ -18,4 +18,9 @@ namespace mpmg::kernels {
 void weighted_sum(const double* const* src, const double* w, int m, int step, double* out,
                   std::int64_t n);
 
+/// The same sum over n blocks of rr values (r x r block operators, rr >= 4):
+/// out[i rr + q] = sum over k < m, in order from 0.0, of w[k] src[k][i step rr + q], q < rr.
+void weighted_block_sum(const double* const* src, const double* w, int m, int step, int rr,
+                        double* out, std::int64_t n);
+
 }  // namespace mpmg::kernels

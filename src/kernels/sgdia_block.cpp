@@ -582,46 +582,61 @@ bool invert(int r, double (&m)[4][4], double (&inv)[4][4]) {
 
 }  // namespace
 
+/// Line `line` of `a` into the BlockSoa layout at dst and its centre blocks' inverses at inv_line;
+/// returns how many were singular. R is the block size (fixed at compile time: the copy's
+/// strided reads unroll).
+template <int R, class S, class C>
+std::int64_t soa_line(const SgDiaMatrix<S>& a, const SgDiaGeom& g,
+                      const std::vector<Offset>& offsets, std::int64_t line, S* dst, C* inv_line) {
+    constexpr int rr = R * R;
+    const int nx = g.nx;
+    const std::int64_t c0 = line * nx;
+    const S* src = a.values().data();
+    for (int d = 0; d < g.ndiag; ++d) {
+        const S* from = src + d * g.diag_stride + c0 * rr;
+        S* to = dst + std::int64_t{d} * rr * nx;
+        for (int i = 0; i < nx; ++i) {
+            for (int e = 0; e < rr; ++e)
+                to[std::int64_t{e} * nx + i] = from[std::int64_t{i} * rr + e];
+        }
+        // An entry whose neighbour lies outside the line (cell 0 of a dx = -1 offset, cell
+        // nx - 1 of dx = +1) is stored as 0: the kernels' edge vectors read it.
+        const int dx = offsets[static_cast<std::size_t>(d)].dx;
+        for (int e = 0; e < rr && dx != 0; ++e)
+            to[std::int64_t{e} * nx + (dx < 0 ? 0 : nx - 1)] = S{};
+    }
+    const S* centre = src + g.center * g.diag_stride + c0 * rr;
+    std::int64_t singular = 0;
+    for (int i = 0; i < nx; ++i) {
+        double m[4][4], inv[4][4];
+        for (int p = 0; p < R; ++p) {
+            for (int q = 0; q < R; ++q)
+                m[p][q] = to_double(centre[std::int64_t{i} * rr + p * R + q]);
+        }
+        if (!invert(R, m, inv)) ++singular;
+        for (int p = 0; p < R; ++p) {
+            for (int q = 0; q < R; ++q) inv_line[(p * R + q) * nx + i] = static_cast<C>(inv[p][q]);
+        }
+    }
+    return singular;
+}
+
 template <class S, class C>
 BlockSoa<S, C>::BlockSoa(const SgDiaMatrix<S>& a)
     : geom_(geometry(a)), offsets_(a.stencil().offsets()) {
     geom_.offsets = nullptr;  // geom() points it at offsets_
-    const int r = geom_.block, rr = r * r, nd = geom_.ndiag, nx = geom_.nx;
+    const int r = geom_.block, rr = r * r, nx = geom_.nx;
     const std::int64_t lines = geom_.lines(), per_line = line_values();
-    values_.resize(static_cast<std::size_t>(lines * per_line));
+    values_.resize(static_cast<std::size_t>(lines * per_line));  // zeroed pages, no pass
     inverses_.resize(static_cast<std::size_t>(lines * rr * nx));
-    const S* src = a.values().data();
+    const auto copy = r == 2   ? &soa_line<2, S, C>
+                      : r == 3 ? &soa_line<3, S, C>
+                               : &soa_line<4, S, C>;
     std::int64_t singular = 0;
 #pragma omp parallel for schedule(static) reduction(+ : singular) if (lines > 64)
     for (std::int64_t line = 0; line < lines; ++line) {
-        const std::int64_t c0 = line * nx;
-        S* dst = values_.data() + line * per_line;
-        for (int d = 0; d < nd; ++d) {
-            const S* from = src + d * geom_.diag_stride + c0 * rr;
-            // An entry whose neighbour lies outside the line (cell 0 of a dx = -1 offset,
-            // cell nx - 1 of dx = +1) is stored as 0: the kernels' edge vectors read it.
-            const int dx = offsets_[static_cast<std::size_t>(d)].dx;
-            for (int e = 0; e < rr; ++e) {
-                S* to = dst + (std::int64_t{d} * rr + e) * nx;
-                for (int i = 0; i < nx; ++i) to[i] = from[std::int64_t{i} * rr + e];
-                if (dx < 0) to[0] = from_double<S>(0.0);
-                if (dx > 0) to[nx - 1] = from_double<S>(0.0);
-            }
-        }
-        const S* centre = src + geom_.center * geom_.diag_stride + c0 * rr;
-        C* inv_line = inverses_.data() + line * rr * nx;
-        for (int i = 0; i < nx; ++i) {
-            double m[4][4], inv[4][4];
-            for (int p = 0; p < r; ++p) {
-                for (int q = 0; q < r; ++q)
-                    m[p][q] = to_double(centre[std::int64_t{i} * rr + p * r + q]);
-            }
-            if (!invert(r, m, inv)) ++singular;
-            for (int p = 0; p < r; ++p) {
-                for (int q = 0; q < r; ++q)
-                    inv_line[(p * r + q) * nx + i] = static_cast<C>(inv[p][q]);
-            }
-        }
+        singular += copy(a, geom_, offsets_, line, values_.data() + line * per_line,
+                         inverses_.data() + line * rr * nx);
     }
     singular_ = singular;
 }

@@ -63,8 +63,8 @@ public:
 private:
     SgDiaGeom geom_;
     std::vector<Offset> offsets_;
-    std::vector<S> values_;
-    std::vector<C> inverses_;
+    std::vector<S, detail::ZeroedAllocator<S>> values_;
+    std::vector<C, detail::ZeroedAllocator<C>> inverses_;
     std::int64_t singular_ = 0;
 };
 

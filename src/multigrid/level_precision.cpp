@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "kernels/convert_simd.hpp"
 #include "kernels/setup_simd.hpp"
 #include "multigrid/scaling.hpp"
 #include "multigrid/truncate.hpp"
@@ -58,8 +59,11 @@ bool underflow_below_rounding(Precision st, bool scaled, double g) {
 }
 
 // Smallest |pivot| / largest |entry| of Gaussian elimination with partial pivoting of an r x r
-// block (FP64): how close the block is to singular. Eliminates in place (m is scratch).
+// block (FP64): how close the block is to singular. Eliminates in place (m is scratch). R > 0
+// fixes r at compile time (the loops unroll), R = 0 reads it from r.
+template <int R>
 double pivot_ratio(double* m, int r) {
+    if constexpr (R > 0) r = R;
     double big = 0.0, smallest = std::numeric_limits<double>::infinity();
     for (int k = 0; k < r * r; ++k) big = std::max(big, std::fabs(m[k]));
     for (int c = 0; c < r; ++c) {
@@ -79,36 +83,81 @@ double pivot_ratio(double* m, int r) {
     return big > 0.0 ? smallest / big : 0.0;
 }
 
+// The first of cells [c0, c1) whose block does not survive rounding, or -1 (see below).
+template <int R, class S>
+std::int64_t first_ill_block(const SgDiaMatrix<double>& a, const std::vector<double>* s,
+                             std::int64_t c0, std::int64_t c1) {
+    const int r = R > 0 ? R : a.block();
+    const int rr = r * r;
+    const int c_ = a.stencil().center();
+    constexpr std::int64_t kBatch = 128;  // cells rounded by one SIMD narrowing
+    std::vector<double> m(static_cast<std::size_t>(kBatch * rr)), t(m.size());
+    std::vector<S> rounded(m.size());
+    for (std::int64_t b0 = c0; b0 < c1; b0 += kBatch) {
+        const std::int64_t nb = std::min(kBatch, c1 - b0);
+        const double* v = &a.value(c_, b0, 0, 0);  // the centre blocks of a run of cells
+        std::copy(v, v + nb * rr, m.begin());
+        if (s) {
+            for (std::int64_t c = 0; c < nb; ++c) {
+                const double* sc = s->data() + (b0 + c) * r;
+                for (int i = 0; i < r; ++i) {
+                    for (int j = 0; j < r; ++j)
+                        m[static_cast<std::size_t>(c * rr + i * r + j)] /= sc[i] * sc[j];
+                }
+            }
+        }
+        kernels::narrow(m.data(), rounded.data(), nb * rr);  // bit for bit from_double<S>
+        for (std::int64_t k = 0; k < nb * rr; ++k) {
+            t[static_cast<std::size_t>(k)] = to_double(rounded[static_cast<std::size_t>(k)]);
+        }
+        for (std::int64_t c = 0; c < nb; ++c) {
+            const double exact = pivot_ratio<R>(m.data() + c * rr, r);
+            const double after = pivot_ratio<R>(t.data() + c * rr, r);
+            if (!(std::fabs(after - exact) < 0.5 * exact)) return b0 + c;
+        }
+    }
+    return -1;
+}
+
 // The first cell whose r x r centre block does not survive rounding to the storage precision,
 // or -1: block Gauss-Seidel and ILU invert these blocks, and a nearly singular block rounded to
 // FP16 can become singular. A block survives when its smallest elimination pivot (relative to
 // its largest entry) changes by less than half under the rounding. With `s`, the blocks are
-// those of the scaled matrix Q^{-1/2} A Q^{-1/2} (s = diag(Q^{1/2})), computed here.
+// those of the scaled matrix Q^{-1/2} A Q^{-1/2} (s = diag(Q^{1/2})), computed here. Cells in
+// parallel, in batches rounded by the SIMD narrowing.
 std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p,
                                    const std::vector<double>* s) {
     const int r = a.block();
     if (r == 1) return -1;
-    const int c0 = a.stencil().center();
-    std::vector<double> m(static_cast<std::size_t>(r * r)), t(m.size());
-    for (std::int64_t c = 0; c < a.box().cells(); ++c) {
-        std::copy(&a.value(c0, c, 0, 0), &a.value(c0, c, 0, 0) + r * r, m.begin());
-        if (s) {
-            for (int i = 0; i < r; ++i) {
-                for (int j = 0; j < r; ++j) {
-                    m[static_cast<std::size_t>(i * r + j)] /=
-                        (*s)[static_cast<std::size_t>(c * r + i)] *
-                        (*s)[static_cast<std::size_t>(c * r + j)];
-                }
-            }
+    const std::int64_t cells = a.box().cells();
+    const auto scan = [&](std::int64_t c0, std::int64_t c1) {
+        const bool h = p == Precision::fp16;
+        switch (r) {
+            case 2:
+                return h ? first_ill_block<2, half>(a, s, c0, c1)
+                         : first_ill_block<2, bfloat16>(a, s, c0, c1);
+            case 3:
+                return h ? first_ill_block<3, half>(a, s, c0, c1)
+                         : first_ill_block<3, bfloat16>(a, s, c0, c1);
+            case 4:
+                return h ? first_ill_block<4, half>(a, s, c0, c1)
+                         : first_ill_block<4, bfloat16>(a, s, c0, c1);
+            default:
+                return h ? first_ill_block<0, half>(a, s, c0, c1)
+                         : first_ill_block<0, bfloat16>(a, s, c0, c1);
         }
-        for (std::size_t k = 0; k < m.size(); ++k) {
-            t[k] = p == Precision::fp16 ? to_double(half_from_double(m[k]))
-                                        : to_double(bf16_from_double(m[k]));
-        }
-        const double exact = pivot_ratio(m.data(), r), rounded = pivot_ratio(t.data(), r);
-        if (!(std::fabs(rounded - exact) < 0.5 * exact)) return c;
+    };
+    constexpr std::int64_t kPart = 4096;  // cells per OpenMP iteration
+    const std::int64_t parts = (cells + kPart - 1) / kPart;
+    std::int64_t first = cells;
+#pragma omp parallel for schedule(static) reduction(min : first)
+    for (std::int64_t q = 0; q < parts; ++q) {
+        const std::int64_t c0 = q * kPart;
+        if (c0 >= first) continue;  // a bad cell before this part is known on this thread
+        const std::int64_t bad = scan(c0, std::min(cells, c0 + kPart));
+        if (bad >= 0) first = std::min(first, bad);
     }
-    return -1;
+    return first < cells ? first : -1;
 }
 
 // Setup-then-scale of an FP16 level in one pass over its FP64 values (pretruncate): tries G =
@@ -116,12 +165,13 @@ std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p,
 // truncates. The same pass measures the largest |â_ij|, and G stands when it is <= FP16 max / 2:
 // the factor-2 margin that compute_scaling's G <= G_max / 2 gives, checked on the scaled values
 // themselves (|â_ij| = G / ratio_ij, so it is that rule, up to the last bit of the ratio).
-// Otherwise G is lowered by the power of two the measurement asks for (â scales with G) and the
-// level truncated again; a level that measuring cannot settle (Inf entries, or still too large
-// after a few tries) takes compute_scaling's min-ratio pass. Returns why the level cannot be
-// scaled, or nothing with `out` set (scaled, g, g_max, s, truncated and its counts).
+// Otherwise the pass stops at the first value above FP16 max / 2 (the centre offset, where
+// the couplings inside r x r blocks that exceed their diagonals lie, goes first) and the level
+// takes compute_scaling's G, from its min-ratio pass (read only, cheaper than a truncation):
+// the power of two below G_max / 2 that the measurement would have asked for. Returns why the
+// level cannot be scaled, or nothing with `out` set (scaled, g, g_max, s, truncated and its
+// counts).
 std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecision& out) {
-    constexpr int kTries = 3;
     const auto keep = [&](LevelScaling& sc, SgDiaMatrix<half> t, const TruncationCounts& tc) {
         out.scaled = true;
         out.g = sc.g;
@@ -130,20 +180,18 @@ std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecisio
         out.truncated = std::make_shared<const SgDiaMatrix<half>>(std::move(t));
         out.truncated_counts = tc;
     };
-    double g = largest_g(kHalfMax);
-    for (int attempt = 0; attempt < kTries && std::isnormal(g); ++attempt) {
+    {
+        const double g = largest_g(kHalfMax);
         LevelScaling sc = scaling_for(a, g);
         if (!sc.ok) return sc.problem;
         TruncationCounts tc;
         double largest = 0.0;
-        SgDiaMatrix<half> t = truncate_scaled<half>(a, sc.s, tc, &largest);
-        if (!(largest > 0.0) || !std::isfinite(largest)) break;
-        if (largest <= kHalfMax / 2) {
+        SgDiaMatrix<half> t = truncate_scaled<half>(a, sc.s, tc, &largest, kHalfMax / 2);
+        if (largest > 0.0 && largest <= kHalfMax / 2) {
             sc.g_max = kHalfMax * g / largest;  // FP16 max x min ratio
             keep(sc, std::move(t), tc);
             return {};
         }
-        g *= std::exp2(std::floor(std::log2(kHalfMax / 2 / largest)));
     }
     LevelScaling sc = compute_scaling(a, kHalfMax);
     if (!sc.ok) return sc.problem;

@@ -1,5 +1,6 @@
 #include "multigrid/level_precision.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,6 +39,35 @@ TEST(LevelPrecision, NearlySingularBlocksStayInComputePrecision) {
     EXPECT_NE(bad.note.find("too close to singular"), std::string::npos) << bad.note;
     const StorageDecision good = decide_storage(coupled_blocks(0.3), kP32D16, true, false);
     EXPECT_EQ(good.precision.storage, Precision::fp16) << good.note;
+}
+
+// The block check runs cells in parallel parts of a few thousand: the note names the first
+// nearly singular block wherever it lies, for the unrolled r = 3 and the generic r = 5.
+TEST(LevelPrecision, NearlySingularBlockIsFoundWhereverItLies) {
+    for (const int r : {3, 5}) {
+        for (const std::int64_t bad_cell :
+             {std::int64_t{0}, std::int64_t{4500}, std::int64_t{9599}}) {
+            SCOPED_TRACE(testing::Message() << "r " << r << " cell " << bad_cell);
+            SgDiaMatrix<double> a(Box{20, 24, 20}, Stencil::named("3d7"), r);
+            const int centre = a.stencil().center();
+            for (std::int64_t c = 0; c < a.box().cells(); ++c) {
+                for (int d = 0; d < a.stencil().size(); ++d) {
+                    if (!a.neighbour_inside(c, d)) continue;
+                    for (int i = 0; i < r; ++i) a.value(d, c, i, i) = d == centre ? 8.0 : -1.0;
+                }
+            }
+            // Rows 0 and 1 of the bad block nearly equal, (8, 8) and (8, 8 (1 + 1e-6)): its
+            // second pivot is 1e-6 of its largest entry, and 0 once rounded to FP16.
+            a.value(centre, bad_cell, 0, 1) = 8.0;
+            a.value(centre, bad_cell, 1, 0) = 8.0;
+            a.value(centre, bad_cell, 1, 1) = 8.0 * (1.0 + 1e-6);
+            const StorageDecision dec = decide_storage(a, kP32D16, true, false);
+            EXPECT_EQ(dec.precision.storage, Precision::fp32);
+            EXPECT_NE(dec.note.find(fmt::format("block of cell {} is too close", bad_cell)),
+                      std::string::npos)
+                << dec.note;
+        }
+    }
 }
 
 TEST(LevelPrecision, OverflowWidensUnlessFallbackIsOff) {

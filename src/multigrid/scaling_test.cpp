@@ -117,7 +117,7 @@ TEST(Scaling, ScalingInsideTheTruncationEqualsTruncatingTheScaledMatrix) {
 // (for_each_inside_scaled_run): checked here against the definition, entry by entry, for the
 // scaled values and for G_max = storage_max * min sqrt(a_ii a_jj) / |a_ij|.
 TEST(Scaling, BlockEntriesScaleByTheirOwnRowAndColumn) {
-    for (const int r : {2, 3, 4}) {
+    for (const int r : {2, 3, 4, 5}) {
         SCOPED_TRACE(r);
         SgDiaMatrix<double> b(Box{5, 4, 3}, Stencil::named("3d27"), r);
         std::mt19937 gen(static_cast<unsigned>(r));

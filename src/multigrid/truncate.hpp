@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -58,19 +59,28 @@ SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) 
 /// scaled, a_ij / (s_i s_j), inside the narrowing (setup-then-scale, ICPP'24 §4.1). S is half
 /// or bfloat16 (the storage formats that are scaled).
 /// With `largest`, also sets *largest to the largest |a_ij / (s_i s_j)| (NaN ignored), from
-/// the same pass.
+/// the same pass. With a finite `give_up_above` as well, the pass stops once a value above it
+/// is seen (*largest is then above it, and the matrix and counts are incomplete: the caller
+/// discards them). The centre offset runs first: it holds the largest values of most
+/// matrices (the diagonal, and in r x r blocks the couplings between components).
 template <class S>
 SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<double>& s,
-                               TruncationCounts& counts, double* largest = nullptr) {
+                               TruncationCounts& counts, double* largest = nullptr,
+                               double give_up_above = std::numeric_limits<double>::infinity()) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
-    std::vector<double> per_diagonal(static_cast<std::size_t>(a.stencil().size()), 0.0);
-    counts += detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
+    const int ndiag = a.stencil().size(), centre = a.stencil().center();
+    std::vector<double> per_diagonal(static_cast<std::size_t>(ndiag), 0.0);
+    std::atomic<bool> gave_up{false};
+    counts += detail::for_diagonals_counted(ndiag, [&](int k, TruncationCounts& c) {
+        const int d = (k + centre) % ndiag;
         const double* v = a.diagonal(d);
         S* w = out.diagonal(d);
         double* top = &per_diagonal[static_cast<std::size_t>(d)];
         for_each_inside_scaled_run(
             a, s, d, [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
+                if (gave_up.load(std::memory_order_relaxed)) return;
                 c += kernels::narrow_scaled(v + at, si, sj, w + at, n, largest ? top : nullptr);
+                if (*top > give_up_above) gave_up.store(true, std::memory_order_relaxed);
             });
     });
     if (largest) *largest = *std::max_element(per_diagonal.begin(), per_diagonal.end());

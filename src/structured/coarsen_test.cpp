@@ -56,11 +56,16 @@ TEST(Coarsen, GalerkinMatchesCsrTripleProduct) {
         const std::string tag = op_dep ? " operator-dependent" : " linear";
         expect_galerkin(random27({7, 6, 5}, 1, false, 1), full, "7x6x5 r=1 full" + tag);
         expect_galerkin(random27({3, 3, 4}, 2, false, 2), full, "3x3x4 r=2 full" + tag);
+        // Lines long enough for cells that every term covers (the SIMD block sums; r x r
+        // values per cell of 4, 9 (vectors overlapping) and 16).
+        expect_galerkin(random27({12, 5, 4}, 2, false, 3), full, "12x5x4 r=2 full" + tag);
+        expect_galerkin(random27({11, 6, 5}, 3, false, 4), full, "11x6x5 r=3 full" + tag);
+        expect_galerkin(random27({10, 4, 5}, 4, false, 5), full, "10x4x5 r=4 full" + tag);
         CoarseningOptions single = full;
         single.semi_threshold = 0.9;
         for (int dir = 0; dir < 3; ++dir) {
-            for (const int r : {1, 2}) {
-                const Box box = r == 1 ? Box{7, 6, 5} : Box{3, 3, 4};
+            for (const int r : {1, 2, 3}) {
+                const Box box = r == 1 ? Box{7, 6, 5} : r == 2 ? Box{3, 3, 4} : Box{10, 7, 6};
                 const SgDiaMatrix<double> a =
                     emphasise(random27(box, r, false, 10u + static_cast<unsigned>(dir)), dir, 20);
                 const std::optional<CoarseLevel> c = coarsen(a, single);

@@ -211,8 +211,8 @@ void accumulate(const Plan& p, int d, int sp, int cj, int ck, double* acc) {
     }
 }
 
-/// Builds the terms of the coarse x-line (cj, ck) of a scalar operator with constant weights
-/// (1/2) into `t`: in the order accumulate() would add them (fine diagonal, fine row, run),
+/// Builds the terms of the coarse x-line (cj, ck) of an operator with constant weights (1/2)
+/// into `t`: in the order accumulate() would add them (fine diagonal, fine row, run),
 /// stably bucketed by output offset, with each output's covered ranges.
 void build_terms(const Plan& p, int cj, int ck, LineCache& t) {
     std::array<Term, LineCache::kMaxTerms> terms;
@@ -232,7 +232,7 @@ void build_terms(const Plan& p, int cj, int ck, LineCache& t) {
                 const double qc = run.reach == Reach::odd ? 1.0 : 0.5;
                 const int dc =
                     p.target[static_cast<std::size_t>(d)][static_cast<std::size_t>(run.delta + 1)];
-                terms[static_cast<std::size_t>(t.count)] = {at.src + at.x0, pc * qc, run.lo,
+                terms[static_cast<std::size_t>(t.count)] = {at.src + at.x0 * p.rr, pc * qc, run.lo,
                                                             run.hi};
                 term_dc[static_cast<std::size_t>(t.count)] = dc;
                 ++t.first[static_cast<std::size_t>(dc + 1)];
@@ -270,14 +270,14 @@ void build_terms(const Plan& p, int cj, int ck, LineCache& t) {
     }
 }
 
-/// Sums the terms of `t`, their fine lines moved by `shift` values, into the coarse line:
-/// in registers over the cells every term covers (kernels::weighted_sum) and one by one at the
-/// ends, each output value stored once. Bit for bit accumulate()'s result: the same products,
-/// added in the same order, starting from 0.
+/// Sums the terms of `t`, their fine lines moved by `shift` values, into the coarse line: in
+/// registers over the cells every term covers (kernels::weighted_sum; weighted_block_sum for
+/// r x r blocks) and one by one at the ends, each output value stored once. Bit for bit
+/// accumulate()'s result: the same products, added in the same order, starting from 0.
 void sum_terms(const Plan& p, const LineCache& t, std::ptrdiff_t shift, double* acc) {
     std::array<const double*, LineCache::kMaxTerms> src;
     std::array<double, LineCache::kMaxTerms> w;
-    const std::int64_t step = t.step;
+    const std::int64_t step = t.step, rr = p.rr;
     for (int dc = 0; dc < p.ndc; ++dc) {
         const auto u = static_cast<std::size_t>(dc);
         const int t0 = t.first[u], m = t.first[u + 1] - t0;
@@ -288,23 +288,31 @@ void sum_terms(const Plan& p, const LineCache& t, std::ptrdiff_t shift, double* 
             w[static_cast<std::size_t>(k)] = tm[k].w;
         }
         double* out = acc + dc * p.line;
-        // The ends, where only some terms apply.
+        // The ends, where only some terms apply (cell ci: its rr values).
         const auto one = [&](int ci) {
-            double v = 0.0;
-            for (int k = 0; k < m; ++k) {
-                if (tm[k].lo <= ci && ci < tm[k].hi) {
-                    v = v + tm[k].w * src[static_cast<std::size_t>(k)][ci * step];
+            for (std::int64_t q = 0; q < rr; ++q) {
+                double v = 0.0;
+                for (int k = 0; k < m; ++k) {
+                    if (tm[k].lo <= ci && ci < tm[k].hi) {
+                        v = v + tm[k].w * src[static_cast<std::size_t>(k)][ci * step * rr + q];
+                    }
                 }
+                out[ci * rr + q] = v;
             }
-            out[ci] = v;
         };
         const int all_lo = t.all_lo[u], all_hi = t.all_hi[u];
         for (int ci = t.lo[u]; ci < all_lo; ++ci) one(ci);
         for (int ci = all_hi; ci < t.hi[u]; ++ci) one(ci);
         if (all_lo < all_hi) {
-            for (int k = 0; k < m; ++k) src[static_cast<std::size_t>(k)] += all_lo * step;
-            kernels::weighted_sum(src.data(), w.data(), m, static_cast<int>(step), out + all_lo,
-                                  all_hi - all_lo);
+            for (int k = 0; k < m; ++k) src[static_cast<std::size_t>(k)] += all_lo * step * rr;
+            if (rr == 1) {
+                kernels::weighted_sum(src.data(), w.data(), m, static_cast<int>(step), out + all_lo,
+                                      all_hi - all_lo);
+            } else {
+                kernels::weighted_block_sum(src.data(), w.data(), m, static_cast<int>(step),
+                                            static_cast<int>(rr), out + all_lo * rr,
+                                            all_hi - all_lo);
+            }
         }
     }
 }
@@ -329,7 +337,7 @@ void sum_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache) {
 
 void coarse_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache) {
     std::fill(acc, acc + p.ndc * p.line, 0.0);
-    if (p.rr == 1 && p.wl == nullptr && p.wr == nullptr) {
+    if (p.wl == nullptr && p.wr == nullptr) {
         sum_line(p, cj, ck, acc, cache);
         return;
     }

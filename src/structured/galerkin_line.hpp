@@ -84,7 +84,7 @@ struct Term {
     int lo, hi;
 };
 
-/// The terms of a scalar operator's coarse x-line with constant (1/2) weights, bucketed by
+/// The terms of an operator's coarse x-line with constant (1/2) weights, bucketed by
 /// output offset, kept for the next line of the same plane: lines with every term share
 /// them, the fine lines shifted by a whole number of rows (built once per plane instead of
 /// once per line). One per thread.
