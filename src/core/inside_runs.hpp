@@ -41,7 +41,17 @@ namespace detail {
 template <int R>
 void block_products(const double* row, const double* col, std::int64_t m, std::int64_t r,
                     double* p) {
-    if constexpr (R > 0) r = R;
+    if constexpr (R > 0) {
+        for (std::int64_t c = 0; c < m; ++c, row += R, col += R, p += R * R) {
+            double ri[R], cj[R];  // in registers: the stores to p cannot change them
+            for (int i = 0; i < R; ++i) ri[i] = row[i];
+            for (int j = 0; j < R; ++j) cj[j] = col[j];
+            for (int i = 0; i < R; ++i) {
+                for (int j = 0; j < R; ++j) p[i * R + j] = ri[i] * cj[j];
+            }
+        }
+        return;
+    }
     const std::int64_t rr = r * r;
     for (std::int64_t c = 0; c < m; ++c, row += r, col += r, p += rr) {
         for (std::int64_t i = 0; i < r; ++i) {

@@ -8,7 +8,8 @@
 //
 // Work is organised per coarse x-line, per fine diagonal, per fine row s: along such a line the
 // parity of g and J - I are constant and the valid cells form one interval, so the inner loop is
-// a plain (strided) axpy. The line's coarse rows are accumulated in a buffer and stored once, so
+// a plain (strided) axpy. The line's coarse rows are summed in registers and stored once
+// (constant weights), or accumulated in a buffer and copied (operator-dependent weights), so
 // only one or two diagonals are streamed at a time (on power-of-two grids the diagonals lie a
 // power of two apart, and touching all of them per cell thrashes the caches).
 //
@@ -37,15 +38,15 @@ using galerkin::Plan;
 /// Coarse grids with fewer cells than this are built serially.
 constexpr std::int64_t kParallelCells = std::int64_t{1} << 14;
 
-/// Stores coarse x-line (cj, ck) from `acc` into `out` and notes the offsets that got any
-/// nonzero value (the lines cover every value, so no second pass over a result is needed).
-void store_line(const Plan& p, const double* acc, const Lines<double>& out, int cj, int ck,
-                std::vector<char>& nonzero) {
+/// Notes the offsets whose coarse x-line (cj, ck), just written, has any nonzero value (the
+/// lines cover every value, so no second pass over a result is needed).
+void note_nonzero(const Plan& p, const Lines<double>& out, int cj, int ck,
+                  std::vector<char>& nonzero) {
     for (int dc = 0; dc < p.ndc; ++dc) {
-        const double* line = acc + dc * p.line;
-        std::copy(line, line + p.line, out.line(static_cast<std::size_t>(dc), cj, ck));
         char& z = nonzero[static_cast<std::size_t>(dc)];
-        if (!z) z = std::any_of(line, line + p.line, [](double x) { return x != 0; });
+        if (z) continue;
+        const double* line = out.line(static_cast<std::size_t>(dc), cj, ck);
+        z = std::any_of(line, line + p.line, [](double x) { return x != 0; });
     }
 }
 
@@ -102,8 +103,8 @@ SgDiaMatrix<double> galerkin_step(const SgDiaMatrix<double>& a, const Directiona
 #pragma omp for collapse(2) schedule(static)
         for (int ck = 0; ck < cb.nz; ++ck) {
             for (int cj = 0; cj < cb.ny; ++cj) {
-                galerkin::coarse_line(p, cj, ck, acc.data(), cache);
-                store_line(p, acc.data(), out, cj, ck, mine);
+                galerkin::coarse_line(p, cj, ck, out, acc.data(), cache);
+                note_nonzero(p, out, cj, ck, mine);
             }
         }
 #pragma omp critical(mpmg_galerkin_nonzero)
@@ -155,8 +156,8 @@ std::optional<SgDiaMatrix<double>> galerkin_steps(const SgDiaMatrix<double>& a,
         const auto lines = [&](int i, int ck) {
             const auto u = static_cast<std::size_t>(i);
             for (int cj = 0; cj < steps[u].coarse.ny; ++cj) {
-                galerkin::coarse_line(plans[u], cj, ck, acc.data(), cache[u]);
-                store_line(plans[u], acc.data(), to[u], cj, ck, mine[u]);
+                galerkin::coarse_line(plans[u], cj, ck, to[u], acc.data(), cache[u]);
+                note_nonzero(plans[u], to[u], cj, ck, mine[u]);
             }
         };
         const auto in_plane_steps = [&](int z) {

@@ -274,20 +274,26 @@ void build_terms(const Plan& p, int cj, int ck, LineCache& t) {
 /// registers over the cells every term covers (kernels::weighted_sum; weighted_block_sum for
 /// r x r blocks) and one by one at the ends, each output value stored once. Bit for bit
 /// accumulate()'s result: the same products, added in the same order, starting from 0.
-void sum_terms(const Plan& p, const LineCache& t, std::ptrdiff_t shift, double* acc) {
+void sum_terms(const Plan& p, const LineCache& t, std::ptrdiff_t shift, const Lines<double>& to,
+               int cj, int ck) {
     std::array<const double*, LineCache::kMaxTerms> src;
     std::array<double, LineCache::kMaxTerms> w;
     const std::int64_t step = t.step, rr = p.rr;
     for (int dc = 0; dc < p.ndc; ++dc) {
         const auto u = static_cast<std::size_t>(dc);
         const int t0 = t.first[u], m = t.first[u + 1] - t0;
-        if (m == 0) continue;
+        double* out = to.line(u, cj, ck);
+        if (m == 0) {
+            std::fill(out, out + p.line, 0.0);
+            continue;
+        }
+        std::fill(out, out + t.lo[u] * rr, 0.0);  // the cells no term covers
+        std::fill(out + t.hi[u] * rr, out + p.line, 0.0);
         const Term* tm = t.sorted.data() + t0;
         for (int k = 0; k < m; ++k) {
             src[static_cast<std::size_t>(k)] = tm[k].src + shift;
             w[static_cast<std::size_t>(k)] = tm[k].w;
         }
-        double* out = acc + dc * p.line;
         // The ends, where only some terms apply (cell ci: its rr values).
         const auto one = [&](int ci) {
             for (std::int64_t q = 0; q < rr; ++q) {
@@ -319,31 +325,36 @@ void sum_terms(const Plan& p, const LineCache& t, std::ptrdiff_t shift, double* 
 
 /// The coarse x-line (cj, ck) by sum_terms, reusing the cached terms when both lines have
 /// every term and lie in the same plane: the fine lines then move by whole rows.
-void sum_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache) {
+void sum_line(const Plan& p, int cj, int ck, const Lines<double>& out, LineCache& cache) {
     const auto full = [&](int j) { return j >= p.full_lo && j < p.full_hi; };
     if (cache.valid && cache.ck == ck && full(cj) && full(cache.cj)) {
         const std::ptrdiff_t rows = p.dir == 1 ? 2 * (cj - cache.cj) : cj - cache.cj;
-        sum_terms(p, cache, static_cast<std::ptrdiff_t>(rows * p.in.row), acc);
+        sum_terms(p, cache, static_cast<std::ptrdiff_t>(rows * p.in.row), out, cj, ck);
         return;
     }
     build_terms(p, cj, ck, cache);
     cache.valid = true;
     cache.cj = cj;
     cache.ck = ck;
-    sum_terms(p, cache, 0, acc);
+    sum_terms(p, cache, 0, out, cj, ck);
 }
 
 }  // namespace
 
-void coarse_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache) {
-    std::fill(acc, acc + p.ndc * p.line, 0.0);
+void coarse_line(const Plan& p, int cj, int ck, const Lines<double>& out, double* acc,
+                 LineCache& cache) {
     if (p.wl == nullptr && p.wr == nullptr) {
-        sum_line(p, cj, ck, acc, cache);
+        sum_line(p, cj, ck, out, cache);
         return;
     }
+    std::fill(acc, acc + p.ndc * p.line, 0.0);
     const int nd = static_cast<int>(p.off.size());
     for (int d = 0; d < nd; ++d) {
         for (int sp = 0; sp < 3; ++sp) accumulate(p, d, sp, cj, ck, acc);
+    }
+    for (int dc = 0; dc < p.ndc; ++dc) {
+        const double* line = acc + dc * p.line;
+        std::copy(line, line + p.line, out.line(static_cast<std::size_t>(dc), cj, ck));
     }
 }
 

@@ -109,8 +109,11 @@ Stencil coarse_stencil(const Stencil& fine, std::size_t dir);
 Plan make_plan(const Stencil& fine, int block, const DirectionalTransfer& s, const Stencil& coarse,
                Lines<const double> in);
 
-/// Coarse x-line (cj, ck) of every coarse offset dc into acc[dc * p.line ...] (zeroed first).
-/// `cache` carries the terms from one line to the next (LineCache).
-void coarse_line(const Plan& p, int cj, int ck, double* acc, LineCache& cache);
+/// Coarse x-line (cj, ck) of every coarse offset dc into out.line(dc, cj, ck), every value
+/// written: with constant weights summed straight into it, with operator-dependent ones in
+/// acc[dc * p.line ...] (p.ndc * p.line values of scratch) and copied. `cache` carries the
+/// terms from one line to the next (LineCache).
+void coarse_line(const Plan& p, int cj, int ck, const Lines<double>& out, double* acc,
+                 LineCache& cache);
 
 }  // namespace mpmg::galerkin
