@@ -96,10 +96,26 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
             if (d >= 0) updates[static_cast<std::size_t>(dk)].push_back(Update{dj, d, oc});
         }
     }
-    SgDiaMatrix<double> w = a;  // working copy, becomes L (strict lower) and U
+    // L keeps the lower offsets and the centre, U the centre and the upper offsets: each
+    // triangular solve then reads only its own half of the values. The factorisation works in
+    // them: a's lower offsets in L, its centre and upper ones in U (L's centre, the unit
+    // diagonal, is set at the end). No whole working copy of a.
+    std::vector<Offset> lower, upper;
+    for (int d = 0; d < nd; ++d) {
+        if (d <= center) lower.push_back(a.stencil()[d]);
+        if (d >= center) upper.push_back(a.stencil()[d]);
+    }
+    Ilu0Factors f{SgDiaMatrix<double>(box, Stencil(lower), r),
+                  SgDiaMatrix<double>(box, Stencil(upper), r)};
+    for (int d = 0; d < nd; ++d) {
+        double* to = d < center ? f.l.diagonal(d) : f.u.diagonal(d - center);
+        std::copy(a.diagonal(d), a.diagonal(d) + a.diag_values(), to);
+    }
     std::vector<double> lik(static_cast<std::size_t>(rr)), piv(lik.size());
     std::vector<double> pivot_inv(static_cast<std::size_t>(box.cells() * rr));
-    const auto block = [&](int d, std::int64_t c) { return &w.value(d, c, 0, 0); };
+    const auto block = [&](int d, std::int64_t c) {
+        return d < center ? &f.l.value(d, c, 0, 0) : &f.u.value(d - center, c, 0, 0);
+    };
     // Whether cell (x, y, z) lies in the box. A cell at least one away from every face has all
     // its neighbours inside, and so has every cell c + dk + dj an update reaches (within one
     // step of c).
@@ -135,22 +151,6 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
                 cy = 0;
                 ++cz;
             }
-        }
-    }
-    // L keeps the lower offsets and the centre, U the centre and the upper offsets: each
-    // triangular solve then reads only its own half of the values.
-    std::vector<Offset> lower, upper;
-    for (int d = 0; d < nd; ++d) {
-        if (d <= center) lower.push_back(a.stencil()[d]);
-        if (d >= center) upper.push_back(a.stencil()[d]);
-    }
-    Ilu0Factors f{SgDiaMatrix<double>(box, Stencil(lower), r),
-                  SgDiaMatrix<double>(box, Stencil(upper), r)};
-    for (int d = 0; d < nd; ++d) {
-        if (d < center) {
-            std::copy(w.diagonal(d), w.diagonal(d) + w.diag_values(), f.l.diagonal(d));
-        } else {
-            std::copy(w.diagonal(d), w.diagonal(d) + w.diag_values(), f.u.diagonal(d - center));
         }
     }
     const int lc = f.l.stencil().center();
