@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mpmg/sgdia_matrix.hpp"
@@ -64,22 +65,22 @@ void block_products(const double* row, const double* col, std::int64_t m, std::i
 
 /// Calls f(at, si, sj, n) for the entries of offset d whose neighbour lies inside the box, n
 /// values at a time from value index `at` of the diagonal, such that si[k] * sj[k] is the
-/// product s_row s_col of `s` (one entry per unknown: cells x block) for the row and the column
-/// of value at + k, bit for bit; the per-value setup passes (src/kernels/setup_simd.hpp,
-/// convert_simd.hpp) use s only through that product. Scalar matrices pass runs of `s`
-/// itself. In r x r blocks entry (i, j) of cell c couples unknown c r + i with (c + lin) r + j:
-/// si holds the products, computed into a buffer of a few hundred cells, and sj ones
-/// (p * 1 = p exactly).
+/// product s_row[i] s_col[j] (one entry per unknown: cells x block) for the row i and the
+/// column j of value at + k, bit for bit; the per-value setup passes
+/// (src/kernels/setup_simd.hpp, convert_simd.hpp) use the scales only through that product.
+/// Scalar matrices pass runs of the vectors themselves. In r x r blocks entry (i, j) of cell c
+/// couples unknown c r + i with (c + lin) r + j: si holds the products, computed into a buffer
+/// of a few hundred cells, and sj ones (p * 1 = p exactly).
 template <class F>
-void for_each_inside_scaled_run(const SgDiaMatrix<double>& a, const std::vector<double>& s, int d,
-                                F&& f) {
+void for_each_inside_scaled_run(const SgDiaMatrix<double>& a, const std::vector<double>& s_row,
+                                const std::vector<double>& s_col, int d, F&& f) {
     const Box& b = a.box();
     const Offset& o = a.stencil()[d];
     const std::int64_t lin = o.dx + std::int64_t{b.nx} * (o.dy + std::int64_t{b.ny} * o.dz);
     const std::int64_t r = a.block();
     if (r == 1) {
         for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
-            f(first, s.data() + first, s.data() + first + lin, n);
+            f(first, s_row.data() + first, s_col.data() + first + lin, n);
         });
         return;
     }
@@ -94,11 +95,19 @@ void for_each_inside_scaled_run(const SgDiaMatrix<double>& a, const std::vector<
     for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
         for (std::int64_t c0 = 0; c0 < n; c0 += kChunk) {
             const std::int64_t m = std::min(kChunk, n - c0);
-            const double* row = s.data() + (first + c0) * r;
-            expand(row, row + lin * r, m, r, prod.data());
+            const std::int64_t at = (first + c0) * r;
+            expand(s_row.data() + at, s_col.data() + at + lin * r, m, r, prod.data());
             f((first + c0) * rr, prod.data(), ones.data(), m * rr);
         }
     });
+}
+
+/// The same with one vector s for rows and columns (s_i s_j: the symmetric scaling
+/// Q^{-1/2} A Q^{-1/2}).
+template <class F>
+void for_each_inside_scaled_run(const SgDiaMatrix<double>& a, const std::vector<double>& s, int d,
+                                F&& f) {
+    for_each_inside_scaled_run(a, s, s, d, std::forward<F>(f));
 }
 
 }  // namespace mpmg

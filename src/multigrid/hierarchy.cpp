@@ -56,17 +56,13 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         rep.solve = "direct (LU, fp64)";
     } else {
         const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
-        // Â as an FP64 matrix only where the level needs it beyond its truncation (the
-        // ILU(0) factorisation).
-        const bool materialise = mg.smoother == SmootherKind::ilu0;
+        // Â is never built as an FP64 matrix: the level scales inside its truncation, ILU(0)
+        // factors included (LevelImpl::truncate_factors_scaled).
         StorageDecision dec = decide_storage(m, plan.level(l), may_scale, plan.automatic,
-                                             mg.setup_fallback, materialise, pretruncate);
+                                             mg.setup_fallback, pretruncate);
         setup.precision = dec.precision;
         setup.source = &m;
-        if (dec.scaled && materialise) {
-            setup.owned = std::move(dec.scaled_matrix);
-            setup.owns = true;
-        } else if (dec.scaled) {
+        if (dec.scaled) {
             setup.scale_in_truncation = true;
             setup.truncated = std::move(dec.truncated);
             setup.truncated_counts = dec.truncated_counts;

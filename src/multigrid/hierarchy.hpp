@@ -36,10 +36,10 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
 
 /// Level l's setup (storage decision and scaling; to_coarse left null) and its report, all but
 /// the truncation counts and matrix bytes, which building the level fills in.
-/// A scaled level gets its FP64 Â in `setup.owned` only where its smoother needs it (the ILU(0)
-/// factorisation); otherwise it scales inside its truncation (LevelSetup::scale_in_truncation),
-/// or, with `pretruncate`, takes the FP16 matrix the decision truncated while counting
-/// (LevelSetup::truncated; the serial hierarchy, whose levels are the whole grid).
+/// A scaled level scales inside its truncation (LevelSetup::scale_in_truncation; its ILU(0)
+/// factors too, no FP64 Â is built), or, with `pretruncate`, takes the FP16 matrix the decision
+/// truncated while counting (LevelSetup::truncated; the serial hierarchy, whose levels are the
+/// whole grid).
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
                        const PrecisionPlan& plan, LevelReport& rep, bool pretruncate = false);
 

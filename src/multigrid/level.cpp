@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -78,8 +79,10 @@ public:
         }
         if (setup.smoother == SmootherKind::ilu0 && !direct) {
             const Ilu0Factors f = ilu0_factor(setup.matrix());
-            l_ = truncate<S>(f.l, report.counts);
-            u_factor_ = truncate<S>(f.u, report.counts);
+            if (!truncate_factors_scaled(f, setup, report.counts)) {
+                l_ = truncate<S>(f.l, report.counts);
+                u_factor_ = truncate<S>(f.u, report.counts);
+            }
         }
         if (direct) {
             coarse_.emplace(setup.matrix());
@@ -93,6 +96,27 @@ public:
         upper_residual_ok_ = blocks_.empty() && smoother_ != SmootherKind::jacobi &&
                              smoother_ != SmootherKind::ilu0 && report.counts.overflow == 0 &&
                              report.counts.nonfinite_input == 0;
+    }
+
+    /// A level scaled inside its truncation factorises A itself: ILU(0) commutes with the
+    /// diagonal scaling S = diag(s) (the factors of S^{-1} A S^{-1} on the same pattern are
+    /// S^{-1} L S and S^{-1} U S^{-1}, with the same pivots), so the factors are scaled inside
+    /// their truncation, L-hat_ij = l_ij / (s_i / s_j), U-hat_ij = u_ij / (s_i s_j), and no
+    /// FP64 copy of the scaled level is made. False (nothing done) for other levels.
+    bool truncate_factors_scaled(const Ilu0Factors& f, const LevelSetup& setup,
+                                 TruncationCounts& counts) {
+        if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
+            if (setup.s.empty() || !(setup.scale_in_truncation || setup.truncated)) return false;
+            std::vector<double> inv_s(setup.s.size());
+            for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / setup.s[i];
+            constexpr double kNever = std::numeric_limits<double>::infinity();
+            l_ = truncate_scaled<S>(f.l, setup.s, counts, nullptr, kNever, &inv_s);
+            u_factor_ = truncate_scaled<S>(f.u, setup.s, counts);
+            return true;
+        } else {
+            (void)f, (void)setup, (void)counts;
+            return false;
+        }
     }
 
     Precision compute() const override { return precision_of<C>(); }

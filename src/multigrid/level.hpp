@@ -67,11 +67,12 @@ inline std::shared_ptr<const SgDiaMatrix<double>> not_owned(const SgDiaMatrix<do
 /// The data a level is built from.
 struct LevelSetup {
     const SgDiaMatrix<double>* source = nullptr;  ///< the level's FP64 operator (not owned)
-    /// An FP64 operator the setup owns, when `owns`: the materialised Q^{-1/2} A Q^{-1/2}, or a
-    /// process's block of the level's operator (distributed levels).
+    /// An FP64 operator the setup owns, when `owns`: a process's block of the level's operator
+    /// (distributed levels).
     SgDiaMatrix<double> owned;
     bool owns = false;
-    /// The FP64 operator to build from (scaled when `s` is set).
+    /// The FP64 operator to build from: scaled already under scale-then-setup (level 0 keeps `s`
+    /// for the vectors only), else `s`, when set, applies inside the truncations.
     const SgDiaMatrix<double>& matrix() const { return owns ? owned : *source; }
     std::vector<double> s;  ///< diag(Q^{1/2}); empty: unscaled
     /// Setup-then-scale without the FP64 Â: matrix() is A and the level truncates

@@ -204,8 +204,7 @@ std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecisio
 }  // namespace
 
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
-                               bool may_scale, bool automatic, bool fallback, bool materialise,
-                               bool pretruncate) {
+                               bool may_scale, bool automatic, bool fallback, bool pretruncate) {
     StorageDecision out;
     out.precision = requested;
     const Precision st = requested.storage;
@@ -222,7 +221,7 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     // The counts of what will be truncated: Â's, computed while scaling (or without building
     // Â when the level scales inside its truncation), or a's own.
     TruncationCounts c;
-    if (may_scale && outside && pretruncate && st == Precision::fp16 && !materialise) {
+    if (may_scale && outside && pretruncate && st == Precision::fp16) {
         if (std::string why = scale_and_truncate_half(a, out); !why.empty()) {
             return widen(fmt::format("cannot scale for {}: {}", to_string(st), why));
         }
@@ -236,8 +235,6 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     }
     if (out.truncated) {
         c = out.truncated_counts;
-    } else if (out.scaled && materialise) {
-        out.scaled_matrix = scale_matrix(a, out.s, limits_for(st), c);
     } else if (out.scaled) {
         c = count_scaled_truncation(a, out.s, limits_for(st));
     } else if (outside) {

@@ -18,8 +18,6 @@ struct StorageDecision {
     bool scaled = false;
     double g = 0.0, g_max = 0.0;
     std::vector<double> s;  ///< diag(Q^{1/2}) when scaled
-    /// Q^{-1/2} A Q^{-1/2} when scaled and asked to materialise it, else empty.
-    SgDiaMatrix<double> scaled_matrix;
     /// With `pretruncate`, a scaled FP16 level's storage matrix (truncate_scaled<half>), built by
     /// the pass that counts for the decision, and its counts; null otherwise.
     std::shared_ptr<const SgDiaMatrix<half>> truncated;
@@ -31,13 +29,13 @@ struct StorageDecision {
 /// is plan.automatic ("auto": fall back also when too many entries underflow). `may_scale` is
 /// false for scaling none and for the coarse levels of scale-then-setup.
 /// `fallback` false (ablation only): an overflowing level keeps the requested storage.
-/// `materialise` false: a scaled level's Â is not built (its counts and checks are computed
-/// from a and s); the level then scales inside its truncation (truncate_scaled).
-/// `pretruncate` (with materialise false, FP16): the counts come from that truncation itself,
+/// A scaled level's Â is never built: its counts and checks are computed from a and s, and the
+/// level scales inside its truncation (truncate_scaled).
+/// `pretruncate` (FP16): the counts come from that truncation itself,
 /// kept in `truncated` for the level (one pass over a instead of a counting pass and then the
 /// truncation); a widened decision drops it.
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
                                bool may_scale, bool automatic, bool fallback = true,
-                               bool materialise = true, bool pretruncate = false);
+                               bool pretruncate = false);
 
 }  // namespace mpmg

@@ -125,8 +125,8 @@ TEST(LevelPrecision, OnePassScaledFp16ChoosesTheMinRatioG) {
                                          make_oil4c(Box{6, 6, 6}, 5).a, steep};
     std::vector<double> gs;
     for (const SgDiaMatrix<double>& a : cases) {
-        const StorageDecision one = decide_storage(a, kP32D16, true, false, true, false, true);
-        const StorageDecision two = decide_storage(a, kP32D16, true, false, true, false, false);
+        const StorageDecision one = decide_storage(a, kP32D16, true, false, true, true);
+        const StorageDecision two = decide_storage(a, kP32D16, true, false, true, false);
         ASSERT_TRUE(one.scaled) << one.note;
         ASSERT_TRUE(two.scaled) << two.note;
         ASSERT_NE(one.truncated, nullptr);
@@ -157,8 +157,8 @@ TEST(LevelPrecision, OnePassScaledFp16WidensWhatCannotBeScaled) {
     SgDiaMatrix<double> infinite = laplace27(Box{5, 5, 5}, 1e8);
     infinite.value(0, 62, 0, 0) = std::numeric_limits<double>::infinity();  // cell (2, 2, 2)
     for (const SgDiaMatrix<double>* a : {&negative, &infinite}) {
-        const StorageDecision one = decide_storage(*a, kP32D16, true, false, true, false, true);
-        const StorageDecision two = decide_storage(*a, kP32D16, true, false, true, false, false);
+        const StorageDecision one = decide_storage(*a, kP32D16, true, false, true, true);
+        const StorageDecision two = decide_storage(*a, kP32D16, true, false, true, false);
         EXPECT_EQ(one.precision.storage, Precision::fp32);
         EXPECT_EQ(one.truncated, nullptr);
         EXPECT_EQ(one.note, two.note);

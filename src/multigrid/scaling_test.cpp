@@ -7,7 +7,9 @@
 #include <random>
 
 #include "core/float16.hpp"
+#include "io/problems.hpp"
 #include "multigrid/truncate.hpp"
+#include "smoothers/ilu0.hpp"
 
 namespace mpmg {
 namespace {
@@ -185,6 +187,44 @@ TEST(Scaling, NonPositiveDiagonalCannotBeScaled) {
     const LevelScaling sc = compute_scaling(a, kHalfMax);
     EXPECT_FALSE(sc.ok);
     EXPECT_NE(sc.problem.find("row 13"), std::string::npos) << sc.problem;
+}
+
+// A scaled ILU(0) level factorises A and scales the factors inside their truncation
+// (LevelImpl::truncate_factors_scaled): L-hat = S^{-1} L S with row scales s and column scales
+// 1 / s, U-hat = S^{-1} U S^{-1}. They are the factors of the scaled matrix up to FP64
+// rounding: within one FP16 step of truncate<half>(ilu0_factor(scale_matrix(a, s))), on the
+// scalar weather operator and on rhd3t's 3 x 3 blocks, both far outside FP16's range.
+TEST(Scaling, IluFactorsOfAScaleAsThoseOfTheScaledMatrix) {
+    for (const StructuredProblem& p :
+         {make_weather(Box{9, 8, 6}, 2), make_rhd3t(Box{7, 6, 5}, 3)}) {
+        SCOPED_TRACE(p.name);
+        const LevelScaling sc = compute_scaling(p.a, kHalfMax);
+        ASSERT_TRUE(sc.ok) << sc.problem;
+        std::vector<double> inv_s(sc.s.size());
+        for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / sc.s[i];
+        const Ilu0Factors f = ilu0_factor(p.a);
+        const Ilu0Factors want = ilu0_factor(scale_matrix(p.a, sc.s));
+        TruncationCounts c;
+        const SgDiaMatrix<half> l = truncate_scaled<half>(
+            f.l, sc.s, c, nullptr, std::numeric_limits<double>::infinity(), &inv_s);
+        const SgDiaMatrix<half> u = truncate_scaled<half>(f.u, sc.s, c);
+        EXPECT_EQ(c.overflow, 0);
+        const auto expect_close = [](const SgDiaMatrix<half>& got, const SgDiaMatrix<double>& ref,
+                                     const char* what) {
+            TruncationCounts unused;
+            const SgDiaMatrix<half> r = truncate<half>(ref, unused);
+            ASSERT_EQ(got.values().size(), r.values().size()) << what;
+            int differ = 0;
+            for (std::size_t k = 0; k < r.values().size(); ++k) {
+                const double x = to_double(got.values()[k]), y = to_double(r.values()[k]);
+                differ += x != y;
+                ASSERT_LE(std::fabs(x - y), 0x1p-10 * std::fabs(y) + 0x1p-24) << what << " " << k;
+            }
+            EXPECT_LT(differ, static_cast<int>(r.values().size() / 100)) << what;
+        };
+        expect_close(l, want.l, "L");
+        expect_close(u, want.u, "U");
+    }
 }
 
 }  // namespace

@@ -63,10 +63,12 @@ SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) 
 /// is seen (*largest is then above it, and the matrix and counts are incomplete: the caller
 /// discards them). The centre offset runs first: it holds the largest values of most
 /// matrices (the diagonal, and in r x r blocks the couplings between components).
+/// With `s_col`, the row and the column scales differ: a_ij / (s_i s_col_j).
 template <class S>
 SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<double>& s,
                                TruncationCounts& counts, double* largest = nullptr,
-                               double give_up_above = std::numeric_limits<double>::infinity()) {
+                               double give_up_above = std::numeric_limits<double>::infinity(),
+                               const std::vector<double>* s_col = nullptr) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
     const int ndiag = a.stencil().size(), centre = a.stencil().center();
     std::vector<double> per_diagonal(static_cast<std::size_t>(ndiag), 0.0);
@@ -77,7 +79,8 @@ SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<d
         S* w = out.diagonal(d);
         double* top = &per_diagonal[static_cast<std::size_t>(d)];
         for_each_inside_scaled_run(
-            a, s, d, [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
+            a, s, s_col ? *s_col : s, d,
+            [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
                 if (gave_up.load(std::memory_order_relaxed)) return;
                 c += kernels::narrow_scaled(v + at, si, sj, w + at, n, largest ? top : nullptr);
                 if (*top > give_up_above) gave_up.store(true, std::memory_order_relaxed);
