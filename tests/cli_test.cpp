@@ -112,6 +112,32 @@ TEST(Cli, KrylovOperatorStorageIsReported) {
         << r.out;
 }
 
+// An exactly symmetric A (the CG problems) is multiplied from the centre and the offsets after
+// it from the second product on (after one check of A); a nonsymmetric one reads every offset.
+TEST(Cli, KrylovMirroredProductsAreReported) {
+    const fs::path json = temp_dir() / "mirrored.json";
+    const auto from = [&](const std::string& args) {
+        const CliRun r = mpmg("solve " + args + " --quiet --json " + json.string());
+        EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+        return nlohmann::json::parse(slurp(json))["krylov_operator_mirrored_from_product"]
+            .get<int>();
+    };
+    EXPECT_EQ(from("--problem laplace27e8 --n 12"), 2);
+    // The FP16 copy that level 0 shares is not worth the check (as fast mirrored or not) ...
+    EXPECT_EQ(from("--problem laplace27 --n 12 --precision K64P32D16"), 0);
+    // ... but under Full64 it comes only at the 7th product, after the check.
+    EXPECT_EQ(from("--problem laplace27 --n 12 --precision K64P64D64"), 2);
+    EXPECT_EQ(from("--problem rhd3t --n 8 --precision K64P64D64"), 2);
+    EXPECT_EQ(from("--problem solid3d --n 8 --precision K32P32D16"), 2);
+    EXPECT_EQ(from("--problem oil --n 12"), 0);
+    EXPECT_EQ(from("--problem oil4c --n 8"), 0);
+    const CliRun r = mpmg("solve --problem rhd --n 12");
+    EXPECT_NE(r.out.find("Krylov products: A is exactly symmetric, the products read the centre "
+                         "and the offsets after it only (from product 2 on)"),
+              std::string::npos)
+        << r.out;
+}
+
 TEST(Cli, NotConvergedExitsThree) {
     const CliRun r = mpmg("solve --problem laplace27 --n 16 --max-iter 1");
     EXPECT_EQ(r.code, 3) << r.err;
@@ -188,6 +214,13 @@ TEST(Cli, StructuredMatrixFromFile) {
     EXPECT_EQ(j["rows"], 900);
     EXPECT_EQ(j["hierarchy"]["levels"][0]["storage_precision"], "fp16");
     EXPECT_LT(j["error_vs_exact"].get<double>(), 1e-8);
+    // Stored symmetric in the file: the products read half of its offsets, except from the
+    // FP16 copy (its integer values fit) that level 0 shares under K64P32D16.
+    EXPECT_EQ(j["krylov_operator_mirrored_from_product"], 0);
+    const CliRun f = mpmg("solve --matrix " + data + "/gr_30_30.mtx.gz --grid 30,30,1 " +
+                          "--precision K64P64D64 --json " + json.string());
+    ASSERT_EQ(f.code, 0) << f.err;
+    EXPECT_EQ(nlohmann::json::parse(slurp(json))["krylov_operator_mirrored_from_product"], 2);
     // sherman5: 16x23x3 reservoir grid with 3 unknowns per cell, a 3d7 block stencil.
     const CliRun s = mpmg("solve --matrix " + data + "/sherman5.mtx.gz --grid 16,23,3,3 " +
                           "--solver gmres --quiet");

@@ -137,6 +137,12 @@ void print_hierarchy(const SolveResult& r) {
                 : std::string(),
             to_string(r.options.precision.krylov));
     }
+    if (r.operator_mirrored_from > 0) {
+        fmt::print(
+            "Krylov products: A is exactly symmetric, the products read the centre and the "
+            "offsets after it only (from product {} on)\n",
+            r.operator_mirrored_from);
+    }
     fmt::print("  {:>3} {:>15} {:>6} {:>10} {:>11} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  {}\n",
                "lvl", "grid", "stncl", "rows", "nnz", "P", "D", "scaled", "G", "overflow",
                "underfl", "solve / note");

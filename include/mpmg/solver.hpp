@@ -65,6 +65,10 @@ struct SolveResult {
     /// ... from this product on (1: all of them; a copy that level 0 does not share is made only
     /// once the solve has run long enough to pay for it).
     int operator_storage_from = 1;
+    /// The first product that read only the centre and the offsets after it, A being exactly
+    /// symmetric (the lower offsets' values taken from their mirrors: the same products from
+    /// about half the matrix bytes; structured serial path); 0 when none did.
+    int operator_mirrored_from = 0;
     std::vector<LevelInfo> levels;
     double grid_complexity = 0.0, operator_complexity = 0.0;
     std::optional<double> error_vs_exact;    ///< ||x - x_exact||_2 / ||x_exact||_2 if known

@@ -82,6 +82,7 @@ json to_json(const SolveResult& r) {
                   {"total", r.total_s}}},
                 {"krylov_operator_storage", to_string(r.operator_storage)},
                 {"krylov_operator_storage_from_product", r.operator_storage_from},
+                {"krylov_operator_mirrored_from_product", r.operator_mirrored_from},
                 {"hierarchy",
                  {{"levels", levels},
                   {"grid_complexity", r.grid_complexity},

@@ -48,7 +48,9 @@ bool offset_span(const SgDiaGeom& g, const Offset& o, int j, int k, int i0, int 
 /// 3 KB), which the hardware prefetcher follows poorly: the FP64 Krylov product of solid3d n = 42
 /// took 16.4-16.8 ms without, 12.3-12.9 ms with (rhd3t n = 65: 15.1-15.9 -> 11.2-12.9 ms; one
 /// thread, a throwaway driver, fastest of 9 calls in two alternating runs).
-template <int r, class S, class C>
+/// With `Transposed` the blocks are read transposed (av[(i r + rb) r + ra]): a lower offset's
+/// blocks taken from its mirror (SgDiaGeom::mirror_lower).
+template <int r, bool Transposed, class S, class C>
 void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C* __restrict out,
                        std::int64_t ahead) {
     constexpr int kBlockBytes = r * r * static_cast<int>(sizeof(S));
@@ -65,36 +67,23 @@ void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C*
         for (int ra = 0; ra < r; ++ra) {
             C sum = out[i * r + ra];
             for (int rb = 0; rb < r; ++rb) {
-                sum += to_compute<C>(av[(i * r + ra) * r + rb]) * xb[rb];
+                const int e = Transposed ? (i * r + rb) * r + ra : (i * r + ra) * r + rb;
+                sum += to_compute<C>(av[e]) * xb[rb];
             }
             out[i * r + ra] = sum;
         }
     }
 }
 
-/// acc[(i - i0) r + ra] += sum_rb A_d(c0 + i)[ra][rb] x[(c0 + i + shift) r + rb], i in [lo, hi);
-/// nx: cells per line (the prefetch distance of the block loops).
-template <class S, class C>
-void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0, const Span& s,
-                int nx) {
-    const int n = s.hi - s.lo;
-    const std::int64_t c = c0 + s.lo;  // first cell of the stream
-    C* out = acc + std::int64_t{s.lo - i0} * r;
-    if (r == 1) {
-        const S* av = ad + c;
-        const C* xv = x + c + s.shift;
-        for (int i = 0; i < n; ++i) out[i] += to_compute<C>(av[i]) * xv[i];
-        return;
-    }
-    const S* av = ad + c * r * r;
-    const C* xv = x + (c + s.shift) * r;
+template <bool Transposed, class S, class C>
+void accumulate_r(int r, int n, const S* av, const C* xv, C* out, int nx) {
     switch (r) {
         case 2:
-            return accumulate_blocks<2>(n, av, xv, out, nx);
+            return accumulate_blocks<2, Transposed>(n, av, xv, out, nx);
         case 3:
-            return accumulate_blocks<3>(n, av, xv, out, nx);
+            return accumulate_blocks<3, Transposed>(n, av, xv, out, nx);
         case 4:
-            return accumulate_blocks<4>(n, av, xv, out, nx);
+            return accumulate_blocks<4, Transposed>(n, av, xv, out, nx);
         default:
             break;
     }
@@ -102,11 +91,33 @@ void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0,
         for (int ra = 0; ra < r; ++ra) {
             C sum = out[i * r + ra];
             for (int rb = 0; rb < r; ++rb) {
-                sum += to_compute<C>(av[(i * r + ra) * r + rb]) * xv[i * r + rb];
+                const int e = Transposed ? (i * r + rb) * r + ra : (i * r + ra) * r + rb;
+                sum += to_compute<C>(av[e]) * xv[i * r + rb];
             }
             out[i * r + ra] = sum;
         }
     }
+}
+
+/// acc[(i - i0) r + ra] += sum_rb A_d(c0 + i)[ra][rb] x[(c0 + i + shift) r + rb], i in [lo, hi);
+/// nx: cells per line (the prefetch distance of the block loops). With `mirrored`, `ad` is the
+/// values of the mirror offset -d and A_d(c) is read as A_{-d}(c + shift) transposed.
+template <class S, class C>
+void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0, const Span& s,
+                int nx, bool mirrored) {
+    const int n = s.hi - s.lo;
+    const std::int64_t c = c0 + s.lo;  // first cell of the stream
+    C* out = acc + std::int64_t{s.lo - i0} * r;
+    const std::int64_t value_cell = mirrored ? c + s.shift : c;  // >= 0: the neighbour is inside
+    const C* xv = x + (c + s.shift) * r;
+    if (r == 1) {
+        const S* av = ad + value_cell;
+        for (int i = 0; i < n; ++i) out[i] += to_compute<C>(av[i]) * xv[i];
+        return;
+    }
+    const S* av = ad + value_cell * r * r;
+    if (mirrored) return accumulate_r<true>(r, n, av, xv, out, nx);
+    accumulate_r<false>(r, n, av, xv, out, nx);
 }
 
 /// acc = (A x) for the cells [i0, i1) of line `line`, optionally leaving out offsets, and with
@@ -122,7 +133,9 @@ void apply_chunk(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_
         Span s;
         if (d == skip1 || d == skip2 || !offset_span(g, g.offsets[d], j, k, i0, i1, s)) continue;
         if (upper_only && s.shift <= 0) continue;
-        accumulate(g.block, a + d * g.diag_stride, x, acc, c0, i0, s, g.nx);
+        const bool mirrored = g.mirror_lower && s.shift < 0;
+        accumulate(g.block, a + (mirrored ? g.ndiag - 1 - d : d) * g.diag_stride, x, acc, c0, i0, s,
+                   g.nx, mirrored);
     }
 }
 

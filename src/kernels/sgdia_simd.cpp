@@ -78,7 +78,14 @@ HWY_INLINE void collect(const SgDiaGeom& g, const S* a, const C* x, std::int64_t
         if (j + o.dy < 0 || j + o.dy >= g.ny || k + o.dz < 0 || k + o.dz >= g.nz) continue;
         const std::int64_t shift = o.dx + std::int64_t{g.nx} * (o.dy + std::int64_t{g.ny} * o.dz);
         if ((sign < 0 && shift > 0) || (sign > 0 && shift < 0)) continue;
-        act.a[act.m] = a + d * g.diag_stride + c0;
+        // mirror_lower: A(c, c + shift) = A(c + shift, c), held by the mirror offset (index
+        // ndiag - 1 - d: the offsets are in lexicographic order) at cell c + shift. Only the
+        // masked lane 0 of an edge vector (i = 0, dx = -1) can point before the line's first
+        // value there: at most one value before the mirror's array, which lies after the
+        // centre's, so the address stays inside the matrix (and is never summed).
+        act.a[act.m] = g.mirror_lower && shift < 0
+                           ? a + (g.ndiag - 1 - d) * g.diag_stride + (c0 + shift)
+                           : a + d * g.diag_stride + c0;
         act.x[act.m] = x + c0 + shift;
         act.dx[act.m] = o.dx;
         act.dz[act.m] = o.dz;

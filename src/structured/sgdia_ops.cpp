@@ -10,6 +10,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cstdint>
 
 #include "kernels/sgdia.hpp"
@@ -50,6 +52,88 @@ void spmv(const SgDiaMatrix<S>& a, const C* x, C* y) {
     const S* v = a.values().data();
     for_lines(g, run_serial(a.box()),
               [&](std::int64_t lb, std::int64_t le) { kernels::spmv(g, v, x, y, lb, le); });
+}
+
+template <class S, class C>
+void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y) {
+    kernels::SgDiaGeom g = kernels::geometry(a);
+    g.mirror_lower = true;
+    const S* v = a.values().data();
+    for_lines(g, run_serial(a.box()),
+              [&](std::int64_t lb, std::int64_t le) { kernels::spmv(g, v, x, y, lb, le); });
+}
+
+namespace {
+
+std::uint64_t value_bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+std::uint64_t value_bits(float v) { return std::bit_cast<std::uint32_t>(v); }
+std::uint64_t value_bits(half v) { return v.bits; }
+
+}  // namespace
+
+template <class S>
+bool exactly_symmetric(const SgDiaMatrix<S>& a) {
+    const Stencil& st = a.stencil();
+    const int nd = st.size();
+    // The offsets are in lexicographic order, so a symmetric stencil has -o at nd - 1 - d.
+    for (int d = 0; d < nd; ++d) {
+        const Offset& o = st[d];
+        if (st.find(Offset{-o.dx, -o.dy, -o.dz}) != nd - 1 - d) return false;
+    }
+    const kernels::SgDiaGeom g = kernels::geometry(a);
+    const int r = a.block();
+    const std::int64_t rr = std::int64_t{r} * r;
+    const S* v = a.values().data();
+    const auto bits = [](S x) { return value_bits(x); };
+    // Offset after offset over a plane's lines (two value streams at a time: all of them at
+    // once, line by line, ran at half the bandwidth), one plane after the other.
+    std::atomic<bool> same{true};
+    const std::int64_t planes = g.nz;
+    const auto check_planes = [&](std::int64_t k0, std::int64_t k1) {
+        for (std::int64_t k = k0; k < k1 && same.load(std::memory_order_relaxed); ++k) {
+            std::uint64_t diff = 0;
+            // The centre (its blocks against their own transposes; nothing to compare at r = 1)
+            // and every offset after it against its mirror.
+            for (int d = r == 1 ? g.center + 1 : g.center; d < nd; ++d) {
+                const Offset& o = st[d];
+                if (k + o.dz < 0 || k + o.dz >= g.nz) continue;
+                const std::int64_t shift =
+                    o.dx + std::int64_t{g.nx} * (o.dy + std::int64_t{g.ny} * o.dz);
+                const S* p = v + d * g.diag_stride;
+                const S* q = v + (nd - 1 - d) * g.diag_stride;
+                const int i0 = std::max(0, -o.dx), i1 = g.nx - std::max(0, o.dx);
+                for (int j = std::max(0, -o.dy); j < g.ny - std::max(0, o.dy); ++j) {
+                    const std::int64_t c0 = (k * g.ny + j) * g.nx;
+                    if (r == 1) {
+                        for (std::int64_t c = c0 + i0; c < c0 + i1; ++c) {
+                            diff |= bits(p[c]) ^ bits(q[c + shift]);
+                        }
+                        continue;
+                    }
+                    for (std::int64_t c = c0 + i0; c < c0 + i1; ++c) {
+                        for (int ra = 0; ra < r; ++ra) {
+                            for (int rb = 0; rb < r; ++rb) {
+                                diff |= bits(p[c * rr + ra * r + rb]) ^
+                                        bits(q[(c + shift) * rr + rb * r + ra]);
+                            }
+                        }
+                    }
+                }
+            }
+            if (diff != 0) same.store(false, std::memory_order_relaxed);
+        }
+    };
+    if (run_serial(a.box())) {
+        check_planes(0, planes);
+    } else {
+#pragma omp parallel
+        {
+            const std::int64_t t = omp_get_thread_num();
+            const std::int64_t nt = omp_get_num_threads();
+            check_planes(planes * t / nt, planes * (t + 1) / nt);
+        }
+    }
+    return same.load();
 }
 
 template <class S, class C>
@@ -133,6 +217,16 @@ template void spmv<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*
 template void spmv<float, float>(const SgDiaMatrix<float>&, const float*, float*);
 template void spmv<half, float>(const SgDiaMatrix<half>&, const float*, float*);
 template void spmv<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*);
+
+template bool exactly_symmetric<double>(const SgDiaMatrix<double>&);
+template bool exactly_symmetric<float>(const SgDiaMatrix<float>&);
+template bool exactly_symmetric<half>(const SgDiaMatrix<half>&);
+
+template void spmv_mirrored<double, double>(const SgDiaMatrix<double>&, const double*, double*);
+template void spmv_mirrored<float, double>(const SgDiaMatrix<float>&, const double*, double*);
+template void spmv_mirrored<half, double>(const SgDiaMatrix<half>&, const double*, double*);
+template void spmv_mirrored<float, float>(const SgDiaMatrix<float>&, const float*, float*);
+template void spmv_mirrored<half, float>(const SgDiaMatrix<half>&, const float*, float*);
 
 template void residual<double, double>(const SgDiaMatrix<double>&, const double*, const double*,
                                        double*);

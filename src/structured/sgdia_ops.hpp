@@ -13,6 +13,20 @@ namespace mpmg {
 template <class S, class C>
 void spmv(const SgDiaMatrix<S>& a, const C* x, C* y);
 
+/// True when A is its own transpose bit for bit: a symmetric stencil, and A(c, c + s) ==
+/// A(c + s, c) for every pair of cells inside the box (r x r blocks: each block the transpose
+/// of its mirror's, centre blocks symmetric). Values whose neighbour lies outside the box are
+/// not compared. One pass over A's values, offset after offset, parallel over planes; stops
+/// soon after the first difference. S: double, float or half.
+template <class S>
+bool exactly_symmetric(const SgDiaMatrix<S>& a);
+
+/// y = A x reading only the centre and the offsets after it (kernels::SgDiaGeom::mirror_lower).
+/// For a matrix that exactly_symmetric accepted (or an exact or truncated copy of one: both keep
+/// equal values equal) it is bit for bit spmv(a, x, y), from about half of the value bytes.
+template <class S, class C>
+void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y);
+
 /// r = b - A x.
 template <class S, class C>
 void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r);
