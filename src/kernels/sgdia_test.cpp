@@ -18,11 +18,8 @@ using testing::random_matrix;
 using testing::random_vector;
 using testing::to_double_vector;
 
-struct Case {
-    const char* stencil;
-    int block;
-    Box box;
-};
+using Case = testing::GridCase;
+using testing::describe;
 
 // Odd sizes, a degenerate direction, blocks r = 2, 3, 4 (unrolled loops) and 5 (the general
 // loop), and lines longer than one accumulator chunk (512 values: 600 scalar cells, 200 cells of
@@ -33,12 +30,6 @@ const Case kCases[] = {
     {"3d27", 3, {5, 4, 3}}, {"3d19", 1, {600, 2, 2}}, {"3d27", 3, {200, 1, 2}},
     {"3d7", 2, {7, 5, 6}},  {"3d27", 4, {5, 4, 3}},   {"3d7", 5, {4, 3, 3}},
 };
-
-std::string describe(const Case& c) {
-    return std::string(c.stencil) + " r=" + std::to_string(c.block) + " " +
-           std::to_string(c.box.nx) + "x" + std::to_string(c.box.ny) + "x" +
-           std::to_string(c.box.nz);
-}
 
 template <class P>
 class SgDiaKernels : public ::testing::Test {};

@@ -1,6 +1,6 @@
 // Shared helpers for the SG-DIA kernel and operation tests: the supported (S, C) pairs as a
-// typed-test list, seeded random diagonally dominant matrices, and tolerances derived from the
-// compute precision's epsilon.
+// typed-test list, grid cases, seeded random diagonally dominant matrices, and tolerances derived
+// from the compute precision's epsilon.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/float16.hpp"
@@ -28,6 +29,19 @@ using SupportedPairs =
     ::testing::Types<Pair<double, double>, Pair<float, double>, Pair<half, double>,
                      Pair<bfloat16, double>, Pair<float, float>, Pair<half, float>,
                      Pair<bfloat16, float>>;
+
+/// One test grid: stencil name, block size r, box.
+struct GridCase {
+    const char* stencil;
+    int block;
+    Box box;
+};
+
+inline std::string describe(const GridCase& c) {
+    return std::string(c.stencil) + " r=" + std::to_string(c.block) + " " +
+           std::to_string(c.box.nx) + "x" + std::to_string(c.box.ny) + "x" +
+           std::to_string(c.box.nz);
+}
 
 /// A random matrix stored in S: off-diagonal entries uniform in [-1, 1], the centre block
 /// diagonal 1 + 1.5 x (sum of |off-diagonal| in its row), so Gauss-Seidel and Jacobi are well

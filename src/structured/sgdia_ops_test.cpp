@@ -21,11 +21,8 @@ using testing::random_matrix;
 using testing::random_vector;
 using testing::to_double_vector;
 
-struct Case {
-    const char* stencil;
-    int block;
-    Box box;
-};
+using Case = testing::GridCase;
+using testing::describe;
 
 // 65x8x8 = 4160 cells is above the serial cut-off (4096), so the parallel paths run, with up
 // to 4 lines per wavefront and only 22 fronts (each front ends in a barrier, which is slow on a
@@ -43,12 +40,6 @@ const Case kSweepCases[] = {
     {"3d27", 1, {65, 8, 8}}, {"3d27", 1, {65, 40, 4}}, {"3d19", 1, {30, 70, 3}},
     {"3d7", 2, {7, 5, 6}},   {"3d19", 1, {7, 5, 6}},
 };
-
-std::string describe(const Case& c) {
-    return std::string(c.stencil) + " r=" + std::to_string(c.block) + " " +
-           std::to_string(c.box.nx) + "x" + std::to_string(c.box.ny) + "x" +
-           std::to_string(c.box.nz);
-}
 
 /// Sets the OpenMP thread count for one scope and restores it after.
 class Threads {

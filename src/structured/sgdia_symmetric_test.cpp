@@ -20,11 +20,8 @@ namespace {
 using testing::random_matrix;
 using testing::random_vector;
 
-struct Case {
-    const char* stencil;
-    int block;
-    Box box;
-};
+using Case = testing::GridCase;
+using testing::describe;
 
 // Serial and parallel grids (4096 cells is the serial cut-off), grouped (3d19, 3d27) and
 // ungrouped (3d7) r = 1 products, lines shorter than a vector (nx = 3), and r = 2, 3, 4.
@@ -32,12 +29,6 @@ const Case kCases[] = {
     {"3d27", 1, {65, 8, 8}}, {"3d19", 1, {30, 7, 3}}, {"3d7", 1, {7, 5, 6}}, {"3d27", 1, {3, 4, 5}},
     {"3d7", 2, {65, 8, 8}},  {"3d27", 3, {9, 5, 4}},  {"3d7", 4, {6, 3, 3}},
 };
-
-std::string describe(const Case& c) {
-    return std::string(c.stencil) + " r=" + std::to_string(c.block) + " " +
-           std::to_string(c.box.nx) + "x" + std::to_string(c.box.ny) + "x" +
-           std::to_string(c.box.nz);
-}
 
 std::int64_t shift_of(const Box& b, const Offset& o) {
     return o.dx + std::int64_t{b.nx} * (o.dy + std::int64_t{b.ny} * o.dz);
