@@ -84,9 +84,8 @@ bool exactly_symmetric(const SgDiaMatrix<S>& a) {
     const int r = a.block();
     const std::int64_t rr = std::int64_t{r} * r;
     const S* v = a.values().data();
-    const auto bits = [](S x) { return value_bits(x); };
-    // Offset after offset over a plane's lines (two value streams at a time: all of them at
-    // once, line by line, ran at half the bandwidth), one plane after the other.
+    // Offset after offset over a plane's lines (two value streams at a time), one plane after
+    // the other: all offsets line by line took 96 ms on laplace27e8 n = 128 against 37 ms.
     std::atomic<bool> same{true};
     const std::int64_t planes = g.nz;
     const auto check_planes = [&](std::int64_t k0, std::int64_t k1) {
@@ -106,15 +105,15 @@ bool exactly_symmetric(const SgDiaMatrix<S>& a) {
                     const std::int64_t c0 = (k * g.ny + j) * g.nx;
                     if (r == 1) {
                         for (std::int64_t c = c0 + i0; c < c0 + i1; ++c) {
-                            diff |= bits(p[c]) ^ bits(q[c + shift]);
+                            diff |= value_bits(p[c]) ^ value_bits(q[c + shift]);
                         }
                         continue;
                     }
                     for (std::int64_t c = c0 + i0; c < c0 + i1; ++c) {
                         for (int ra = 0; ra < r; ++ra) {
                             for (int rb = 0; rb < r; ++rb) {
-                                diff |= bits(p[c * rr + ra * r + rb]) ^
-                                        bits(q[(c + shift) * rr + rb * r + ra]);
+                                diff |= value_bits(p[c * rr + ra * r + rb]) ^
+                                        value_bits(q[(c + shift) * rr + rb * r + ra]);
                             }
                         }
                     }
