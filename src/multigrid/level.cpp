@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <optional>
 
@@ -106,11 +105,10 @@ public:
     bool truncate_factors_scaled(const Ilu0Factors& f, const LevelSetup& setup,
                                  TruncationCounts& counts) {
         if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
-            if (setup.s.empty() || !(setup.scale_in_truncation || setup.truncated)) return false;
+            if (setup.s.empty() || !setup.scale_in_truncation) return false;
             std::vector<double> inv_s(setup.s.size());
             for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / setup.s[i];
-            constexpr double kNever = std::numeric_limits<double>::infinity();
-            l_ = truncate_scaled<S>(f.l, setup.s, counts, nullptr, kNever, &inv_s);
+            l_ = truncate_scaled<S>(f.l, setup.s, counts, {.s_col = &inv_s});
             u_factor_ = truncate_scaled<S>(f.u, setup.s, counts);
             return true;
         } else {

@@ -91,7 +91,8 @@ struct LevelSetup {
     /// caller's A for level 0) instead of copying the matrix. Null: the level copies.
     std::shared_ptr<const SgDiaMatrix<double>> shared_fp64;
     /// The level's FP16 storage matrix already truncated (scaled) by the storage decision, with
-    /// its counts (StorageDecision::truncated); null: the level truncates.
+    /// its counts (StorageDecision::truncated); null: the level truncates. Set only together
+    /// with scale_in_truncation.
     std::shared_ptr<const SgDiaMatrix<half>> truncated;
     TruncationCounts truncated_counts;
     LevelPrecision precision;             ///< storage as finally decided

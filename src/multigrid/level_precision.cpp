@@ -97,14 +97,11 @@ std::int64_t first_ill_block(const SgDiaMatrix<double>& a, const std::vector<dou
         const std::int64_t nb = std::min(kBatch, c1 - b0);
         const double* v = &a.value(c_, b0, 0, 0);  // the centre blocks of a run of cells
         std::copy(v, v + nb * rr, m.begin());
-        if (s) {
-            for (std::int64_t c = 0; c < nb; ++c) {
-                const double* sc = s->data() + (b0 + c) * r;
-                for (int i = 0; i < r; ++i) {
-                    for (int j = 0; j < r; ++j)
-                        m[static_cast<std::size_t>(c * rr + i * r + j)] /= sc[i] * sc[j];
-                }
-            }
+        if (s) {  // m / (s_i s_j), the products formed in t
+            const double* sc = s->data() + b0 * r;
+            detail::block_products<R>(sc, sc, nb, r, t.data());
+            for (std::int64_t k = 0; k < nb * rr; ++k)
+                m[static_cast<std::size_t>(k)] /= t[static_cast<std::size_t>(k)];
         }
         kernels::narrow(m.data(), rounded.data(), nb * rr);  // bit for bit from_double<S>
         for (std::int64_t k = 0; k < nb * rr; ++k) {
@@ -186,7 +183,8 @@ std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecisio
         if (!sc.ok) return sc.problem;
         TruncationCounts tc;
         double largest = 0.0;
-        SgDiaMatrix<half> t = truncate_scaled<half>(a, sc.s, tc, &largest, kHalfMax / 2);
+        SgDiaMatrix<half> t = truncate_scaled<half>(
+            a, sc.s, tc, {.largest = &largest, .give_up_above = kHalfMax / 2});
         if (largest > 0.0 && largest <= kHalfMax / 2) {
             sc.g_max = kHalfMax * g / largest;  // FP16 max x min ratio
             keep(sc, std::move(t), tc);

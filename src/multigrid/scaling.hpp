@@ -45,10 +45,6 @@ LevelScaling scaling_for(const SgDiaMatrix<double>& a, double g);
 
 /// Returns Â with â_ij = a_ij / (s_i s_j).
 SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s);
-/// The same, adding to `counts` what truncating Â into a format with limits `lim` would count
-/// (count_truncation of Â, computed in the same pass).
-SgDiaMatrix<double> scale_matrix(const SgDiaMatrix<double>& a, const std::vector<double>& s,
-                                 const RangeLimits& lim, TruncationCounts& counts);
 /// What truncating Â into a format with limits `lim` would count, without building Â.
 TruncationCounts count_scaled_truncation(const SgDiaMatrix<double>& a, const std::vector<double>& s,
                                          const RangeLimits& lim);

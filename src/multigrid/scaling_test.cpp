@@ -205,8 +205,7 @@ TEST(Scaling, IluFactorsOfAScaleAsThoseOfTheScaledMatrix) {
         const Ilu0Factors f = ilu0_factor(p.a);
         const Ilu0Factors want = ilu0_factor(scale_matrix(p.a, sc.s));
         TruncationCounts c;
-        const SgDiaMatrix<half> l = truncate_scaled<half>(
-            f.l, sc.s, c, nullptr, std::numeric_limits<double>::infinity(), &inv_s);
+        const SgDiaMatrix<half> l = truncate_scaled<half>(f.l, sc.s, c, {.s_col = &inv_s});
         const SgDiaMatrix<half> u = truncate_scaled<half>(f.u, sc.s, c);
         EXPECT_EQ(c.overflow, 0);
         const auto expect_close = [](const SgDiaMatrix<half>& got, const SgDiaMatrix<double>& ref,

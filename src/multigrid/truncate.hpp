@@ -55,20 +55,25 @@ SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) 
     return out;
 }
 
+/// What truncate_scaled does besides the scaled truncation itself.
+struct ScaledTruncationOptions {
+    /// Column scales when they differ from the row's: a_ij / (s_i s_col_j).
+    const std::vector<double>* s_col = nullptr;
+    /// Set to the largest |a_ij / (s_i s_j)| (NaN ignored), from the same pass.
+    double* largest = nullptr;
+    /// With `largest`: the pass stops once a value above this is seen (*largest is then above
+    /// it, and the matrix and counts are incomplete: the caller discards them).
+    double give_up_above = std::numeric_limits<double>::infinity();
+};
+
 /// truncate<S>(scale_matrix(a, s)) bit for bit, without the FP64 scaled matrix: each value is
 /// scaled, a_ij / (s_i s_j), inside the narrowing (setup-then-scale, ICPP'24 §4.1). S is half
-/// or bfloat16 (the storage formats that are scaled).
-/// With `largest`, also sets *largest to the largest |a_ij / (s_i s_j)| (NaN ignored), from
-/// the same pass. With a finite `give_up_above` as well, the pass stops once a value above it
-/// is seen (*largest is then above it, and the matrix and counts are incomplete: the caller
-/// discards them). The centre offset runs first: it holds the largest values of most
-/// matrices (the diagonal, and in r x r blocks the couplings between components).
-/// With `s_col`, the row and the column scales differ: a_ij / (s_i s_col_j).
+/// or bfloat16 (the storage formats that are scaled). The centre offset runs first: it holds
+/// the largest values of most matrices (the diagonal, and in r x r blocks the couplings
+/// between components), so a pass that gives up (ScaledTruncationOptions) does so early.
 template <class S>
 SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<double>& s,
-                               TruncationCounts& counts, double* largest = nullptr,
-                               double give_up_above = std::numeric_limits<double>::infinity(),
-                               const std::vector<double>* s_col = nullptr) {
+                               TruncationCounts& counts, const ScaledTruncationOptions& opt = {}) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
     const int ndiag = a.stencil().size(), centre = a.stencil().center();
     std::vector<double> per_diagonal(static_cast<std::size_t>(ndiag), 0.0);
@@ -79,14 +84,14 @@ SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<d
         S* w = out.diagonal(d);
         double* top = &per_diagonal[static_cast<std::size_t>(d)];
         for_each_inside_scaled_run(
-            a, s, s_col ? *s_col : s, d,
+            a, s, opt.s_col ? *opt.s_col : s, d,
             [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
                 if (gave_up.load(std::memory_order_relaxed)) return;
-                c += kernels::narrow_scaled(v + at, si, sj, w + at, n, largest ? top : nullptr);
-                if (*top > give_up_above) gave_up.store(true, std::memory_order_relaxed);
+                c += kernels::narrow_scaled(v + at, si, sj, w + at, n, opt.largest ? top : nullptr);
+                if (*top > opt.give_up_above) gave_up.store(true, std::memory_order_relaxed);
             });
     });
-    if (largest) *largest = *std::max_element(per_diagonal.begin(), per_diagonal.end());
+    if (opt.largest) *opt.largest = *std::max_element(per_diagonal.begin(), per_diagonal.end());
     return out;
 }
 

@@ -44,23 +44,27 @@ void for_lines(const kernels::SgDiaGeom& g, bool serial, F f) {
     }
 }
 
-}  // namespace
-
+/// y = A x over all lines; with `mirror_lower` the offsets before the centre read their
+/// mirrors' values (kernels::SgDiaGeom::mirror_lower).
 template <class S, class C>
-void spmv(const SgDiaMatrix<S>& a, const C* x, C* y) {
-    const kernels::SgDiaGeom g = kernels::geometry(a);
+void spmv_lines(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower) {
+    kernels::SgDiaGeom g = kernels::geometry(a);
+    g.mirror_lower = mirror_lower;
     const S* v = a.values().data();
     for_lines(g, run_serial(a.box()),
               [&](std::int64_t lb, std::int64_t le) { kernels::spmv(g, v, x, y, lb, le); });
 }
 
+}  // namespace
+
+template <class S, class C>
+void spmv(const SgDiaMatrix<S>& a, const C* x, C* y) {
+    spmv_lines(a, x, y, false);
+}
+
 template <class S, class C>
 void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y) {
-    kernels::SgDiaGeom g = kernels::geometry(a);
-    g.mirror_lower = true;
-    const S* v = a.values().data();
-    for_lines(g, run_serial(a.box()),
-              [&](std::int64_t lb, std::int64_t le) { kernels::spmv(g, v, x, y, lb, le); });
+    spmv_lines(a, x, y, true);
 }
 
 namespace {
