@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/sgdia_block.hpp"
 #include "mpmg/errors.hpp"
@@ -77,8 +79,15 @@ public:
                 inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
         }
         if (setup.smoother == SmootherKind::ilu0 && !direct) {
-            const Ilu0Factors f = ilu0_factor(setup.matrix());
-            if (!truncate_factors_scaled(f, setup, report.counts)) {
+            Ilu0Factors f = ilu0_factor(setup.matrix());
+            if constexpr (std::is_same_v<S, double>) {
+                // FP64 storage keeps the factors themselves (what truncate<double> would count,
+                // without its copy).
+                report.counts += count_truncation<double>(f.l);
+                report.counts += count_truncation<double>(f.u);
+                l_ = std::move(f.l);
+                u_factor_ = std::move(f.u);
+            } else if (!truncate_factors_scaled(f, setup, report.counts)) {
                 l_ = truncate<S>(f.l, report.counts);
                 u_factor_ = truncate<S>(f.u, report.counts);
             }

@@ -18,6 +18,7 @@
 #include "multigrid/hierarchy.hpp"
 #include "multigrid/level.hpp"
 #include "multigrid/truncate.hpp"
+#include "smoothers/ilu0.hpp"
 #include "structured/coarsen.hpp"
 #include "structured/sgdia_ops.hpp"
 
@@ -150,6 +151,33 @@ TEST(LevelSetupPretruncate, ScaledFp16LevelIsTheSameWithOnePassLess) {
     lev_two->get_solution(z_two.data());
     lev_one->get_solution(z_one.data());
     EXPECT_EQ(z_one, z_two);
+}
+
+// An FP64 ILU(0) level smooths with the factors of A themselves (it keeps them, no rounded
+// copy): one step from zero is U^{-1} L^{-1} b, bit for bit, on a nonsymmetric problem.
+TEST(LevelIlu, Fp64LevelSmoothsWithTheFactorsOfA) {
+    ProblemOptions po;
+    po.name = "oil";
+    po.n = 10;
+    const SgDiaMatrix<double> a = make_problem(po).a;
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::ilu0;
+    const GalerkinLevels g = galerkin_levels(a, mg);
+    LevelReport rep;
+    LevelSetup setup = level_setup(g, 0, mg, parse_precision("K64P64D64"), rep);
+    ASSERT_EQ(setup.smoother, SmootherKind::ilu0);
+    setup.to_coarse = &g.transfers.front();
+    const auto lev = make_level(0, setup, false, rep);
+    const std::vector<double> b = random_vector(static_cast<std::size_t>(a.rows()), 5);
+    lev->set_rhs(b.data());
+    lev->smooth(1, true);
+    std::vector<double> z(b.size());
+    lev->get_solution(z.data());
+    const Ilu0Factors f = ilu0_factor(a);
+    std::vector<double> t(b.size(), 0.0), want(b.size(), 0.0);
+    gs_sweep(f.l, b.data(), t.data(), true);
+    gs_sweep(f.u, t.data(), want.data(), false);
+    EXPECT_EQ(z, want);
 }
 
 // Level 0 shares an exact FP16 copy of A (the Krylov operator's) instead of truncating its own
