@@ -63,13 +63,14 @@ class LevelImpl final : public Level {
 public:
     LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
         : a_ptr_(truncate_level<S>(setup, report.counts)),
-          a_(*a_ptr_),
+          rows_(a_ptr_->rows()),
+          block_(a_ptr_->block()),
           to_coarse_(setup.to_coarse),
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),
           scale_transfers_(setup.scale_transfers && !setup.s.empty()),
           boundary_(setup.boundary),
-          f_(static_cast<std::size_t>(a_.rows())),
+          f_(static_cast<std::size_t>(rows_)),
           u_(f_.size()),
           r_(f_.size()) {
         if (!setup.s.empty()) {
@@ -95,12 +96,15 @@ public:
         if (direct) {
             coarse_.emplace(setup.matrix());
             work_.resize(f_.size());
-        } else if (kernels::BlockSoa<S, C>::supported(a_.block())) {
-            blocks_ = kernels::BlockSoa<S, C>(a_);  // the block SIMD kernels' layout
+        } else if (kernels::BlockSoa<S, C>::supported(block_)) {
+            blocks_ = kernels::BlockSoa<S, C>(*a_ptr_);  // the block SIMD kernels' layout
+            // Every product and sweep now reads blocks_: the SG-DIA matrix is let go (freed
+            // when the level owned it: half of an FP16 block level's bytes).
+            a_ptr_.reset();
         }
-        // -U û needs the point Gauss-Seidel sweep on a_, and a level kept with overflowed
-        // (infinite) entries (setup_fallback off, the ablation) must show them: b - A x turns
-        // them into NaN for the guard, -U x would skip the centre.
+        // -U û needs the point Gauss-Seidel sweep on the SG-DIA matrix, and a level kept with
+        // overflowed (infinite) entries (setup_fallback off, the ablation) must show them: b - A x
+        // turns them into NaN for the guard, -U x would skip the centre.
         upper_residual_ok_ = blocks_.empty() && smoother_ != SmootherKind::jacobi &&
                              smoother_ != SmootherKind::ilu0 && report.counts.overflow == 0 &&
                              report.counts.nonfinite_input == 0;
@@ -127,7 +131,7 @@ public:
     }
 
     Precision compute() const override { return precision_of<C>(); }
-    std::int64_t rows() const override { return a_.rows(); }
+    std::int64_t rows() const override { return rows_; }
 
     void set_rhs(const double* r) override { load(r); }
     void set_rhs(const float* r) override { load(r); }
@@ -149,7 +153,7 @@ public:
             if (ghosts) subtract_ghosts();
             if (smoother_ == SmootherKind::jacobi) {
                 if (blocks_.empty()) {
-                    jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
+                    jacobi(*a_ptr_, f_.data(), u_.data(), r_.data(), omega_);
                 } else {
                     jacobi(blocks_, f_.data(), u_.data(), r_.data(), omega_);
                 }
@@ -158,7 +162,7 @@ public:
                 // The first sweep after a new right-hand side starts from û = 0 and reads only
                 // the half of the stencil that it has already updated.
                 if (blocks_.empty()) {
-                    gs_sweep(a_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
+                    gs_sweep(*a_ptr_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
                 } else {
                     gs_sweep(blocks_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
                 }
@@ -254,9 +258,9 @@ private:
     // forward sweep from zero, when `upper` allows, -U û (half the stencil's values).
     void residual_to_r(bool upper) {
         if (upper && u_state_ == UState::forward_from_zero) {
-            upper_residual(a_, u_.data(), r_.data());
+            upper_residual(*a_ptr_, u_.data(), r_.data());
         } else if (blocks_.empty()) {
-            residual(a_, f_.data(), u_.data(), r_.data());
+            residual(*a_ptr_, f_.data(), u_.data(), r_.data());
         } else {
             residual(blocks_, f_.data(), u_.data(), r_.data());
         }
@@ -275,7 +279,7 @@ private:
     // f̂ -= G û_ghost on the rows coupled to other processes, keeping their f̂ to restore.
     void subtract_ghosts() {
         const std::vector<std::int64_t>& rows = boundary_->rows();
-        const auto r = static_cast<std::size_t>(a_.block());
+        const auto r = static_cast<std::size_t>(block_);
         saved_.resize(rows.size() * r);
         for (std::size_t q = 0; q < rows.size(); ++q) {
             const auto c = static_cast<std::size_t>(rows[q]) * r;
@@ -285,18 +289,19 @@ private:
     }
     void restore_ghost_rows() {
         const std::vector<std::int64_t>& rows = boundary_->rows();
-        const auto r = static_cast<std::size_t>(a_.block());
+        const auto r = static_cast<std::size_t>(block_);
         for (std::size_t q = 0; q < rows.size(); ++q) {
             const auto c = static_cast<std::size_t>(rows[q]) * r;
             std::copy_n(saved_.begin() + q * r, r, f_.begin() + static_cast<std::ptrdiff_t>(c));
         }
     }
 
-    /// The level's matrix, owned or shared (LevelSetup::exact_half); a_ is *a_ptr_.
+    /// The level's matrix, owned or shared (LevelSetup::exact_half); null once blocks_ holds it.
     std::shared_ptr<const SgDiaMatrix<S>> a_ptr_;
-    const SgDiaMatrix<S>& a_;
-    /// a_ re-laid out for the block SIMD kernels when r = 2..4 (empty otherwise); the smoother
-    /// and the residual run on it.
+    std::int64_t rows_;
+    int block_;
+    /// The matrix re-laid out for the block SIMD kernels when r = 2..4 (empty otherwise); the
+    /// smoother and the residual run on it.
     kernels::BlockSoa<S, C> blocks_;
     SgDiaMatrix<S> l_, u_factor_;  // ILU(0) factors when the smoother is ilu0
     std::vector<C> t_;
