@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -76,7 +77,8 @@ MpiRun mpmg(int ranks, const std::string& args) {
 
 // ||x_a - x_b|| / ||x_b|| from the errors against the exact solution is not enough (both are
 // small); compare the reported error and the residual instead, and the iteration counts.
-void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks) {
+void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks,
+                        bool distributed_setup) {
     ASSERT_EQ(par.code, 0) << par.err << par.out;
     const json& s = serial.result;
     const json& p = par.result;
@@ -88,7 +90,29 @@ void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks) {
     const double es = s["error_vs_exact"], ep = p["error_vs_exact"];
     EXPECT_LT(std::abs(ep - es), 10.0 * std::max(es, 1e-12)) << es << " vs " << ep;
     EXPECT_EQ(p["rows"], s["rows"]);
-    EXPECT_EQ(p["hierarchy"]["levels"].size(), s["hierarchy"]["levels"].size());
+    // The hierarchy is the serial one: every level's size, structure, storage decision (G to
+    // the bit, the note with the counts it was taken on) and truncation counts, whether its
+    // setup was distributed or replicated. Not the counts of ILU(0) levels: those include the
+    // factors', and a process factorises its own block.
+    const json& ls = s["hierarchy"]["levels"];
+    const json& lp = p["hierarchy"]["levels"];
+    EXPECT_EQ(lp.size(), ls.size());
+    const bool ilu = s["config"]["multigrid"]["smoother"] == "ilu0";
+    for (std::size_t l = 0; l < std::min(ls.size(), lp.size()); ++l) {
+        for (const char* key :
+             {"rows", "nnz", "storage_precision", "compute_precision", "scaled", "scale_G", "note",
+              "overflow_count", "underflow_count", "subnormal_count"}) {
+            if (ilu && std::string(key).find("_count") != std::string::npos) continue;
+            EXPECT_EQ(lp[l][key], ls[l][key]) << "level " << l << " " << key;
+        }
+        // G_max: the serial FP16 levels measure it in their truncation pass (FP16 max x G /
+        // largest |â_ij|), distributed ones from the min ratio: equal up to rounding.
+        ASSERT_EQ(lp[l]["scale_G_max"].is_null(), ls[l]["scale_G_max"].is_null()) << l;
+        if (!ls[l]["scale_G_max"].is_null()) {
+            const double a = lp[l]["scale_G_max"], b = ls[l]["scale_G_max"];
+            EXPECT_NEAR(a, b, 1e-12 * b) << "level " << l << " scale_G_max";
+        }
+    }
     // The partition covers the grid exactly once.
     const json& part = p["partition"];
     ASSERT_TRUE(part.is_object()) << p.dump();
@@ -103,15 +127,18 @@ void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks) {
     EXPECT_EQ(cells * block, s["rows"].get<long long>());
     EXPECT_GE(part["distributed_levels"].get<int>(), 1);
     EXPECT_TRUE(s["partition"].is_null());
+    // Only operator-dependent interpolation and scale-then-setup take the replicated setup.
+    EXPECT_EQ(part["setup"].get<std::string>().rfind("distributed", 0) == 0, distributed_setup)
+        << part["setup"];
 }
 
-void check(const std::string& args) {
+void check(const std::string& args, bool distributed_setup = true) {
     const MpiRun serial = mpmg(0, args);
     ASSERT_EQ(serial.code, 0) << serial.err;
     for (int ranks : {2, 3}) {
         SCOPED_TRACE(ranks);
         const MpiRun par = mpmg(ranks, args);
-        expect_like_serial(serial, par, ranks);
+        expect_like_serial(serial, par, ranks, distributed_setup);
         // Only rank 0 prints.
         EXPECT_EQ(serial.out.find("mpmg solve:"), serial.out.rfind("mpmg solve:"));
         EXPECT_EQ(par.out.find("mpmg solve:"), par.out.rfind("mpmg solve:")) << par.out;
@@ -135,11 +162,23 @@ TEST(Mpi, ScaledFp16LevelsMatchSerial) {
 
 // jump7 takes operator-dependent interpolation: non-uniform weights across process boundaries.
 TEST(Mpi, OperatorDependentInterpolationMatchesSerial) {
-    check("solve --problem jump7 --n 24 --precision K64P32D16 --quiet");
+    check("solve --problem jump7 --n 24 --precision K64P32D16 --quiet", false);
+}
+
+// Scale-then-setup (the ablation) keeps the replicated setup.
+TEST(Mpi, ScaleThenSetupMatchesSerial) {
+    check("solve --problem rhd --n 24 --precision K64P32D16 --scaling scale-then-setup --quiet",
+          false);
 }
 
 TEST(Mpi, BlockProblemRhd3tFp16StorageMatchesSerial) {
     check("solve --problem rhd3t --n 16 --precision K64P32D16 --quiet");
+}
+
+// `auto` decides each level's storage from the whole level's values (and its underflow count)
+// on every process alike; weather is cut across its weak directions and smoothed by ILU(0).
+TEST(Mpi, AutoPrecisionAndIluMatchSerial) {
+    check("solve --problem weather --n 24 --precision auto --quiet");
 }
 
 TEST(Mpi, BlockProblemOil4cGmresMatchesSerial) {

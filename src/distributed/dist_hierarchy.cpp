@@ -6,10 +6,15 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
+#include "distributed/dist_galerkin.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/hierarchy.hpp"
+#include "multigrid/level_precision.hpp"
+#include "multigrid/scaling.hpp"
+#include "multigrid/truncate.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -39,9 +44,9 @@ LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm co
     s.precision = global.precision;
     s.smoother = global.smoother;
     s.jacobi_weight = global.jacobi_weight;
-    s.boundary =
-        std::make_shared<HaloBoundary>(global.matrix(), p, global.precision.storage, comm, counts,
-                                       global.scale_in_truncation ? &global.s : nullptr);
+    s.boundary = std::make_shared<HaloBoundary>(global.matrix(), std::array<int, 3>{0, 0, 0}, p,
+                                                global.precision.storage, comm, counts,
+                                                global.scale_in_truncation ? &global.s : nullptr);
     // An unscaled FP64 level keeps its block instead of a copy: the caller's (which outlives
     // the hierarchy: no owner), or the one extracted here.
     if (s.precision.storage == Precision::fp64 && s.s.empty()) {
@@ -54,6 +59,120 @@ LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm co
             s.shared_fp64 = std::move(m);
         }
     }
+    return s;
+}
+
+/// The storage decision's measures of a distributed level (LevelReductions): any, min and
+/// counts combined over the processes; counts and nonzeros over each process's own rows, its
+/// block (SIMD passes) plus its coupling to other processes.
+class Reductions final : public LevelReductions {
+public:
+    Reductions(const GhostedRows& rows, const Partition& p, const SgDiaMatrix<double>& own,
+               MPI_Comm comm)
+        : rows_(rows), p_(p), own_(own), comm_(comm) {}
+    bool any(bool local) const override {
+        int in = local ? 1 : 0, out = 0;
+        MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm_);
+        return out != 0;
+    }
+    double min(double local) const override {
+        double out = 0.0;
+        MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_MIN, comm_);
+        return out;
+    }
+    TruncationCounts counts(Precision st, const std::vector<double>* s) const override {
+        return st == Precision::fp16 ? counts_as<half>(s) : counts_as<bfloat16>(s);
+    }
+    std::int64_t nnz() const override {
+        long long n = own_.nnz(), all = 0;
+        const long long rr = std::int64_t{own_.block()} * own_.block();
+        for_each_coupling(rows_.a, rows_.lo, p_,
+                          [&](int, std::int64_t, std::int64_t, std::int64_t,
+                              const std::array<int, 3>&) { n += rr; });
+        MPI_Allreduce(&n, &all, 1, MPI_LONG_LONG, MPI_SUM, comm_);
+        return all;
+    }
+
+private:
+    template <class S>
+    TruncationCounts counts_as(const std::vector<double>* s) const {
+        TruncationCounts c = s != nullptr ? count_scaled_truncation(own_, own_values(*s, rows_, p_),
+                                                                    range_limits<S>())
+                                          : count_truncation<S>(own_);
+        const int r = own_.block();
+        for_each_coupling(
+            rows_.a, rows_.lo, p_,
+            [&](int d, std::int64_t, std::int64_t rc, std::int64_t rn, const std::array<int, 3>&) {
+                for (int a = 0; a < r; ++a) {
+                    for (int b = 0; b < r; ++b) {
+                        double v = rows_.a.value(d, rc, a, b);
+                        if (s != nullptr) {
+                            v /= (*s)[static_cast<std::size_t>(rc * r + a)] *
+                                 (*s)[static_cast<std::size_t>(rn * r + b)];
+                        }
+                        (void)truncate_counted<S>(v, c);
+                    }
+                }
+            });
+        return allreduce(c, comm_);
+    }
+
+    const GhostedRows& rows_;
+    const Partition& p_;
+    const SgDiaMatrix<double>& own_;
+    MPI_Comm comm_;
+};
+
+/// Level l's setup on this process's rows (the distributed setup): the storage decision of
+/// the whole level (decide_storage with Reductions), the level built from this process's block
+/// (`block` when the caller has it, else taken from `rows`), the HaloBoundary for the rest.
+/// `ghost` receives the boundary's truncation counts; `rep` the level's report (whole level).
+LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, int l,
+                                   const MultigridOptions& mg, const PrecisionPlan& plan,
+                                   MPI_Comm comm, const SgDiaMatrix<double>* block,
+                                   TruncationCounts& ghost, LevelReport& rep) {
+    LevelSetup s;
+    if (block != nullptr) {
+        s.source = block;
+    } else {
+        s.owned = own_block(rows, p);
+        s.owns = true;
+    }
+    s.smoother = mg.smoother;
+    s.jacobi_weight = mg.jacobi_weight;
+    const Reductions red(rows, p, s.matrix(), comm);
+    StorageDecision dec = decide_storage(rows.a, plan.level(l), mg.scaling != ScalingKind::none,
+                                         plan.automatic, mg.setup_fallback, false, &red);
+    rep.nnz = red.nnz();  // before the block may move into shared_fp64 below
+    s.precision = dec.precision;
+    if (dec.scaled) {
+        s.scale_in_truncation = true;
+        s.s = own_values(dec.s, rows, p);
+    }
+    s.boundary = std::make_shared<HaloBoundary>(rows.a, rows.lo, p, s.precision.storage, comm,
+                                                ghost, dec.scaled ? &dec.s : nullptr);
+    if (s.precision.storage == Precision::fp64 && s.s.empty()) {  // kept, not copied
+        if (block != nullptr) {
+            s.shared_fp64 = not_owned(*block);
+        } else {
+            auto m = std::make_shared<const SgDiaMatrix<double>>(std::move(s.owned));
+            s.source = m.get();
+            s.owns = false;
+            s.shared_fp64 = std::move(m);
+        }
+    }
+    const Box g = p.global();
+    rep.box = g;
+    rep.block = rows.a.block();
+    rep.stencil = rows.a.stencil().name();
+    rep.rows = g.cells() * rows.a.block();
+    rep.scaled = dec.scaled;
+    rep.scale_g = dec.g;
+    rep.scale_g_max = dec.g_max;
+    rep.note = std::move(dec.note);
+    rep.solve = "smoother";
+    rep.storage = s.precision.storage;
+    rep.compute = s.precision.compute;
     return s;
 }
 
@@ -89,44 +208,14 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
                              const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
                              const SgDiaMatrix<double>* block0)
     : comm_(comm), mg_(mg), block_(a.block()) {
-    GalerkinLevels g = galerkin_levels(a, mg);
-    coarse_sweeps_ = g.coarse_sweeps;
-    transfers_ = std::move(g.transfers);
-    const int nl = static_cast<int>(g.mats.size());
-    parts_.push_back(p);
-    int l = 0;
-    for (; l < nl; ++l) {
-        const Partition& pl = parts_.back();
-        if (l == nl - 1 || pl.min_extent() < 2 || min_local_cells(pl) < kMinLocalCells) break;
-        auto t = std::make_unique<DistTransfer>(transfers_[static_cast<std::size_t>(l)], pl, comm);
-        if (!t->valid()) break;
-        const Partition next = t->coarse();
-        LevelReport rep;
-        TruncationCounts ghost;
-        const LevelSetup global = level_setup(g, l, mg, plan, rep);
-        // The Krylov operator's FP64 block of A serves level 0 when that is A itself.
-        const bool reuse = l == 0 && block0 != nullptr && !global.owns && global.source == &a;
-        const LevelSetup setup = local_setup(global, pl, comm, reuse ? block0 : nullptr, ghost);
-        dist_.push_back(make_level(l, setup, false, rep));
-        rep.counts += ghost;
-        rep.counts = allreduce(rep.counts, comm);
-        dist_transfers_.push_back(std::move(t));
-        coarse_.emplace_back();
-        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
-        report_.push_back(std::move(rep));
-        parts_.push_back(next);
-    }
-    // The tail: every process builds it (so the reports and the overflow checks agree), only
-    // rank 0 runs it.
-    for (; l < nl; ++l) {
-        const bool last = l == nl - 1;
-        LevelReport rep;
-        LevelSetup setup = level_setup(g, l, mg, plan, rep);
-        setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
-        setup.shared_fp64 = fp64_to_share(g, l, a, nullptr, setup);
-        tail_.push_back(make_level(l, setup, last && g.direct, rep));
-        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
-        report_.push_back(std::move(rep));
+    // Not distributed yet: operator-dependent weights (the transfers would need the ghost
+    // cells' weights) and scale-then-setup (level 0 scaled before coarsening).
+    distributed_setup_ = mg.interpolation != InterpolationKind::operator_dependent &&
+                         mg.scaling != ScalingKind::scale_then_setup;
+    if (distributed_setup_) {
+        setup_distributed(a, p, plan, block0);
+    } else {
+        setup_replicated(a, p, plan, block0);
     }
     for (std::size_t i = 0; i < report_.size(); ++i) {
         const LevelReport& rep = report_[i];
@@ -134,6 +223,109 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
             throw NumericalError(fmt::format("level {}: {} entries overflow {} storage", i,
                                              rep.counts.overflow, to_string(rep.storage)));
         }
+    }
+}
+
+void DistHierarchy::setup_distributed(const SgDiaMatrix<double>& a, const Partition& p,
+                                      const PrecisionPlan& plan,
+                                      const SgDiaMatrix<double>* block0) {
+    const CoarseningOptions copt{.semi_threshold = mg_.semi_threshold};
+    GhostedRows rows = ghosted_from_global(a, p, kGalerkinMargin);
+    parts_.push_back(p);
+    int l = 0;
+    for (;; ++l) {
+        const Partition& pl = parts_.back();
+        // Level l stays distributed when it has a coarser level (as galerkin_levels decides)
+        // and the coarser blocks stay large enough.
+        std::optional<DistCoarseLevel> next;
+        if (l + 1 < mg_.max_levels && pl.global().cells() * block_ > mg_.max_coarse_rows &&
+            pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells) {
+            next = coarsen(rows, pl, copt, kGalerkinMargin, comm_);
+        }
+        if (!next) break;
+        auto t = std::make_unique<DistTransfer>(transfers_.emplace_back(std::move(next->transfer)),
+                                                pl, comm_);
+        if (!t->valid()) {
+            transfers_.pop_back();
+            break;
+        }
+        LevelReport rep;
+        TruncationCounts ghost;
+        const LevelSetup setup = distributed_level_setup(rows, pl, l, mg_, plan, comm_,
+                                                         l == 0 ? block0 : nullptr, ghost, rep);
+        dist_.push_back(make_level(l, setup, false, rep));
+        rep.counts += ghost;
+        rep.counts = allreduce(rep.counts, comm_);
+        rep.matrix_bytes = rep.nnz * bytes_of(rep.storage);
+        report_.push_back(std::move(rep));
+        dist_transfers_.push_back(std::move(t));
+        coarse_.emplace_back();
+        rows = std::move(next->rows);
+        parts_.push_back(next->coarse);
+    }
+    // Level l and the coarser ones are agglomerated: every process gathers level l whole.
+    tail_first_ = allgather(rows, parts_.back(), comm_);
+    GalerkinLevels g = galerkin_levels_from(tail_first_, l, mg_);
+    build_tail(g, tail_first_, not_owned(tail_first_), plan);
+}
+
+void DistHierarchy::setup_replicated(const SgDiaMatrix<double>& a, const Partition& p,
+                                     const PrecisionPlan& plan, const SgDiaMatrix<double>* block0) {
+    GalerkinLevels g = galerkin_levels(a, mg_);
+    for (Transfer& t : g.transfers) transfers_.push_back(std::move(t));
+    g.transfers.clear();
+    const int nl = static_cast<int>(g.mats.size());
+    parts_.push_back(p);
+    int l = 0;
+    for (; l < nl; ++l) {
+        const Partition& pl = parts_.back();
+        if (l == nl - 1 || pl.min_extent() < 2 || min_local_cells(pl) < kMinLocalCells) break;
+        auto t = std::make_unique<DistTransfer>(transfers_[static_cast<std::size_t>(l)], pl, comm_);
+        if (!t->valid()) break;
+        const Partition next = t->coarse();
+        LevelReport rep;
+        TruncationCounts ghost;
+        const LevelSetup global = level_setup(g, l, mg_, plan, rep);
+        // The Krylov operator's FP64 block of A serves level 0 when that is A itself.
+        const bool reuse = l == 0 && block0 != nullptr && !global.owns && global.source == &a;
+        const LevelSetup setup = local_setup(global, pl, comm_, reuse ? block0 : nullptr, ghost);
+        dist_.push_back(make_level(l, setup, false, rep));
+        rep.counts += ghost;
+        rep.counts = allreduce(rep.counts, comm_);
+        dist_transfers_.push_back(std::move(t));
+        coarse_.emplace_back();
+        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
+        report_.push_back(std::move(rep));
+        parts_.push_back(next);
+    }
+    // The tail: levels l .. nl-1 of g, which keeps its indices from 0.
+    GalerkinLevels tail;
+    tail.first = l;
+    tail.direct = g.direct;
+    tail.coarse_sweeps = g.coarse_sweeps;
+    tail.s0 = std::move(g.s0);  // level 0's scaling, when it is agglomerated too
+    for (int i = l; i < nl; ++i) tail.mats.push_back(g.mats[static_cast<std::size_t>(i)]);
+    tail.owned = std::move(g.owned);  // a deque: the pointers stay valid
+    build_tail(tail, a, nullptr, plan);
+}
+
+void DistHierarchy::build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,
+                               const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,
+                               const PrecisionPlan& plan) {
+    coarse_sweeps_ = g.coarse_sweeps;
+    const int l0 = g.first;
+    // The tail's transfers continue transfers_ (level l0 + i -> l0 + i + 1).
+    for (Transfer& t : g.transfers) transfers_.push_back(std::move(t));
+    const int nl = static_cast<int>(g.mats.size());
+    for (int i = 0; i < nl; ++i) {
+        const bool last = i == nl - 1;
+        LevelReport rep;
+        LevelSetup setup = level_setup(g, i, mg_, plan, rep);
+        setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l0 + i)];
+        setup.shared_fp64 = fp64_to_share(g, i, first, shared_first, setup);
+        tail_.push_back(make_level(l0 + i, setup, last && g.direct, rep));
+        rep.matrix_bytes = g.mats[static_cast<std::size_t>(i)]->nnz() * bytes_of(rep.storage);
+        report_.push_back(std::move(rep));
     }
 }
 

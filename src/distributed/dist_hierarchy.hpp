@@ -1,33 +1,40 @@
-// The distributed structured multigrid preconditioner (issue #8). Setup: every process builds
-// the FP64 Galerkin hierarchy of the whole grid (galerkin_levels, as the serial Hierarchy) and
-// takes its block of each level; this is the first, non-scalable step (memory and setup time do
-// not shrink with the process count). Solve: the fine levels are distributed over the
-// partition. Each is the serial level (multigrid/level.hpp, with its kernels, zero-guess first
-// sweep and upper-half residual) built on the process's block, plus a HaloBoundary for the
-// entries that couple it to other processes: Gauss-Seidel is hybrid (lexicographic inside a
-// process, Jacobi across process boundaries with halo values from before the sweep), residuals
-// and transfers exchange halos so they equal the serial ones. Once a level's process blocks get
-// small, the remaining levels are agglomerated onto rank 0 and run by the serial hierarchy's
-// cycle (with its LU on the coarsest).
+// The distributed structured multigrid preconditioner (issue #8). Setup: the Galerkin
+// hierarchy is built distributed (dist_galerkin.hpp): every process coarsens its own block
+// with a margin of its neighbours' rows, and each level's storage decision (scaling, G, the
+// fallbacks) is taken on every process's rows with the measures combined over the processes,
+// so that it is the decision the whole level would get. No process holds a whole distributed
+// level. (Operator-dependent interpolation and scale-then-setup still take the replicated
+// setup: every process builds the whole FP64 hierarchy and keeps its blocks.) Solve: the fine
+// levels are distributed over the partition. Each is the serial level (multigrid/level.hpp,
+// with its kernels, zero-guess first sweep and upper-half residual) built on the process's
+// block, plus a HaloBoundary for the entries that couple it to other processes: Gauss-Seidel
+// is hybrid (lexicographic inside a process, Jacobi across process boundaries with halo values
+// from before the sweep), residuals and transfers exchange halos so they equal the serial
+// ones. Once a level's process blocks get small, the remaining levels are agglomerated: every
+// process gathers that level and coarsens it further (so the reports agree), rank 0 runs them
+// with the serial hierarchy's cycle (with its LU on the coarsest).
 #pragma once
 
 #ifdef MPMG_HAVE_MPI
 
 #include <mpi.h>
 
+#include <deque>
 #include <memory>
 #include <vector>
 
 #include "distributed/dist_ops.hpp"
 #include "mpmg/options.hpp"
 #include "mpmg/precision.hpp"
+#include "multigrid/hierarchy.hpp"
 #include "multigrid/level.hpp"
 
 namespace mpmg::dist {
 
 class DistHierarchy {
 public:
-    /// `a`: the whole fine operator (every process passes the same); `p`: its partition;
+    /// `a`: the whole fine operator (every process passes the same; only this process's block
+    /// and a margin around it are read unless the setup is replicated); `p`: its partition;
     /// `block0`: this process's block of `a` when the caller has it (null: extracted here); it
     /// must outlive the hierarchy (an FP64 level 0 reads it instead of a copy).
     DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p, const MultigridOptions& mg,
@@ -42,12 +49,22 @@ public:
     double operator_complexity() const;
     /// Levels 0 .. distributed_levels()-1 are distributed; the rest live on rank 0.
     int distributed_levels() const { return static_cast<int>(dist_.size()); }
+    /// Whether the Galerkin hierarchy was built distributed (false: replicated, see above).
+    bool distributed_setup() const { return distributed_setup_; }
 
     /// z = M^{-1} r on this process's blocks (collective). K is double or float.
     template <class K>
     void apply(const K* r, K* z);
 
 private:
+    void setup_distributed(const SgDiaMatrix<double>& a, const Partition& p,
+                           const PrecisionPlan& plan, const SgDiaMatrix<double>* block0);
+    void setup_replicated(const SgDiaMatrix<double>& a, const Partition& p,
+                          const PrecisionPlan& plan, const SgDiaMatrix<double>* block0);
+    /// The agglomerated levels g.first, g.first + 1, ... (every process builds them).
+    void build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,
+                    const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,
+                    const PrecisionPlan& plan);
     void cycle(int l, CycleKind kind);
     void gather_to_root(const std::vector<double>& local, std::vector<double>& global);
     void scatter_from_root(const std::vector<double>& global, std::vector<double>& local);
@@ -57,11 +74,13 @@ private:
     std::vector<Partition> parts_;              // parts_[l] for l <= distributed_levels()
     std::vector<std::unique_ptr<Level>> dist_;  // this process's blocks of the distributed levels
     std::vector<std::unique_ptr<DistTransfer>> dist_transfers_;  // dist_[l] -> level l + 1
-    std::vector<Transfer> transfers_;           // all levels' (the tail uses its own)
+    std::deque<Transfer> transfers_;            // transfers_[l]: level l -> l + 1 (stable)
     std::vector<std::unique_ptr<Level>> tail_;  // levels from distributed_levels() on
     std::vector<LevelReport> report_;
     int coarse_sweeps_ = 0;
     int block_ = 1;
+    bool distributed_setup_ = false;
+    SgDiaMatrix<double> tail_first_;  // distributed setup: the first agglomerated level, whole
     std::vector<double> buf_, global_, fine_;
     std::vector<std::vector<double>> coarse_;  // coarse_[l]: level l + 1's vector in FP64
 };

@@ -10,56 +10,38 @@
 namespace mpmg::dist {
 
 template <class S>
-GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& global, const Partition& p,
+GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& rows,
+                                   const std::array<int, 3>& rows_lo, const Partition& p,
                                    const Halo& halo, TruncationCounts& counts,
                                    const std::vector<double>* scale) {
     GhostCoupling g;
-    g.block_ = global.block();
-    const Box gb = p.global(), lb = p.local();
-    const auto lo = p.lo();
-    const Stencil& st = global.stencil();
+    g.block_ = rows.block();
+    const int r = rows.block();
     g.ptr_.push_back(0);
-    for (int k = 0; k < lb.nz; ++k) {
-        for (int j = 0; j < lb.ny; ++j) {
-            // Only cells on a face of the local box can reach another process's cells.
-            const bool inner_line = j > 0 && j < lb.ny - 1 && k > 0 && k < lb.nz - 1;
-            for (int i = 0; i < lb.nx; i = inner_line && i == 0 && lb.nx > 1 ? lb.nx - 1 : i + 1) {
-                const int gi = i + lo[0], gj = j + lo[1], gk = k + lo[2];
-                const std::int64_t gc = (std::int64_t{gk} * gb.ny + gj) * gb.nx + gi;
-                bool any = false;
-                for (int d = 0; d < st.size(); ++d) {
-                    const Offset& o = st[d];
-                    const int ni = i + o.dx, nj = j + o.dy, nk = k + o.dz;
-                    const bool local =
-                        ni >= 0 && ni < lb.nx && nj >= 0 && nj < lb.ny && nk >= 0 && nk < lb.nz;
-                    const bool inside = gi + o.dx >= 0 && gi + o.dx < gb.nx && gj + o.dy >= 0 &&
-                                        gj + o.dy < gb.ny && gk + o.dz >= 0 && gk + o.dz < gb.nz;
-                    if (local || !inside) continue;
-                    const std::int64_t s = halo.slot(ni, nj, nk);
-                    if (s < 0) throw std::logic_error("GhostCoupling: halo does not reach");
-                    g.slot_.push_back(s);
-                    const std::int64_t gn =
-                        gc + o.dx + std::int64_t{gb.nx} * (o.dy + std::int64_t{gb.ny} * o.dz);
-                    const int r = global.block();
-                    for (int a = 0; a < r; ++a) {
-                        for (int b = 0; b < r; ++b) {
-                            double v = global.value(d, gc, a, b);
-                            if (scale != nullptr) {
-                                v /= (*scale)[static_cast<std::size_t>(gc * r + a)] *
-                                     (*scale)[static_cast<std::size_t>(gn * r + b)];
-                            }
-                            g.val_.push_back(to_double(truncate_counted<S>(v, counts)));
-                        }
-                    }
-                    any = true;
-                }
-                if (any) {
-                    g.rows_.push_back((std::int64_t{k} * lb.ny + j) * lb.nx + i);
-                    g.ptr_.push_back(static_cast<std::int64_t>(g.slot_.size()));
-                }
-            }
-        }
-    }
+    for_each_coupling(rows, rows_lo, p,
+                      [&](int d, std::int64_t cell, std::int64_t rc, std::int64_t rn,
+                          const std::array<int, 3>& nb) {
+                          const std::int64_t s = halo.slot(nb[0], nb[1], nb[2]);
+                          if (s < 0) throw std::logic_error("GhostCoupling: halo does not reach");
+                          if (g.rows_.empty() || g.rows_.back() != cell) {
+                              if (!g.rows_.empty()) {
+                                  g.ptr_.push_back(static_cast<std::int64_t>(g.slot_.size()));
+                              }
+                              g.rows_.push_back(cell);
+                          }
+                          g.slot_.push_back(s);
+                          for (int a = 0; a < r; ++a) {
+                              for (int b = 0; b < r; ++b) {
+                                  double v = rows.value(d, rc, a, b);
+                                  if (scale != nullptr) {
+                                      v /= (*scale)[static_cast<std::size_t>(rc * r + a)] *
+                                           (*scale)[static_cast<std::size_t>(rn * r + b)];
+                                  }
+                                  g.val_.push_back(to_double(truncate_counted<S>(v, counts)));
+                              }
+                          }
+                      });
+    if (!g.rows_.empty()) g.ptr_.push_back(static_cast<std::int64_t>(g.slot_.size()));
     return g;
 }
 
@@ -83,10 +65,10 @@ void GhostCoupling::add(const std::vector<double>& ghost, T* y, double sign) con
     }
 }
 
-#define MPMG_COUPLING(S)                                                                         \
-    template GhostCoupling GhostCoupling::build<S>(const SgDiaMatrix<double>&, const Partition&, \
-                                                   const Halo&, TruncationCounts&,               \
-                                                   const std::vector<double>*);
+#define MPMG_COUPLING(S)                                                                      \
+    template GhostCoupling GhostCoupling::build<S>(                                           \
+        const SgDiaMatrix<double>&, const std::array<int, 3>&, const Partition&, const Halo&, \
+        TruncationCounts&, const std::vector<double>*);
 MPMG_COUPLING(double)
 MPMG_COUPLING(float)
 MPMG_COUPLING(half)
@@ -95,21 +77,22 @@ MPMG_COUPLING(bfloat16)
 template void GhostCoupling::add<double>(const std::vector<double>&, double*, double) const;
 template void GhostCoupling::add<float>(const std::vector<double>&, float*, double) const;
 
-HaloBoundary::HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p, Precision storage,
-                           MPI_Comm comm, TruncationCounts& counts, const std::vector<double>* s)
-    : halo_(p, global.block(), global.stencil().offsets(), comm) {
+HaloBoundary::HaloBoundary(const SgDiaMatrix<double>& rows, const std::array<int, 3>& rows_lo,
+                           const Partition& p, Precision storage, MPI_Comm comm,
+                           TruncationCounts& counts, const std::vector<double>* s)
+    : halo_(p, rows.block(), rows.stencil().offsets(), comm) {
     switch (storage) {
         case Precision::fp64:
-            coupling_ = GhostCoupling::build<double>(global, p, halo_, counts, s);
+            coupling_ = GhostCoupling::build<double>(rows, rows_lo, p, halo_, counts, s);
             break;
         case Precision::fp32:
-            coupling_ = GhostCoupling::build<float>(global, p, halo_, counts, s);
+            coupling_ = GhostCoupling::build<float>(rows, rows_lo, p, halo_, counts, s);
             break;
         case Precision::fp16:
-            coupling_ = GhostCoupling::build<half>(global, p, halo_, counts, s);
+            coupling_ = GhostCoupling::build<half>(rows, rows_lo, p, halo_, counts, s);
             break;
         case Precision::bf16:
-            coupling_ = GhostCoupling::build<bfloat16>(global, p, halo_, counts, s);
+            coupling_ = GhostCoupling::build<bfloat16>(rows, rows_lo, p, halo_, counts, s);
             break;
     }
 }

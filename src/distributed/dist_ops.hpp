@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -17,19 +18,59 @@
 
 namespace mpmg::dist {
 
+/// Calls f(d, cell, rc, rn, nb) for every entry of this process's rows that couples its cell
+/// to a cell another process owns, cell after cell (local order), offsets in stencil order:
+/// `d` the offset, `cell` the local cell, `rc` and `rn` the cell and the neighbour in `rows`
+/// (first cell: the global cell `rows_lo`; it holds this process's rows whole), `nb` the
+/// neighbour in local coordinates (-1 .. n along each direction).
+template <class F>
+void for_each_coupling(const SgDiaMatrix<double>& rows, const std::array<int, 3>& rows_lo,
+                       const Partition& p, F&& f) {
+    const Box gb = p.global(), lb = p.local(), rb = rows.box();
+    const auto lo = p.lo();
+    const Stencil& st = rows.stencil();
+    for (int k = 0; k < lb.nz; ++k) {
+        for (int j = 0; j < lb.ny; ++j) {
+            // Only cells on a face of the local box can reach another process's cells.
+            const bool inner_line = j > 0 && j < lb.ny - 1 && k > 0 && k < lb.nz - 1;
+            for (int i = 0; i < lb.nx; i = inner_line && i == 0 && lb.nx > 1 ? lb.nx - 1 : i + 1) {
+                const int gi = i + lo[0], gj = j + lo[1], gk = k + lo[2];
+                const std::int64_t rc =
+                    (std::int64_t{gk - rows_lo[2]} * rb.ny + (gj - rows_lo[1])) * rb.nx +
+                    (gi - rows_lo[0]);
+                const std::int64_t cell = (std::int64_t{k} * lb.ny + j) * lb.nx + i;
+                for (int d = 0; d < st.size(); ++d) {
+                    const Offset& o = st[d];
+                    const int ni = i + o.dx, nj = j + o.dy, nk = k + o.dz;
+                    const bool local =
+                        ni >= 0 && ni < lb.nx && nj >= 0 && nj < lb.ny && nk >= 0 && nk < lb.nz;
+                    const bool inside = gi + o.dx >= 0 && gi + o.dx < gb.nx && gj + o.dy >= 0 &&
+                                        gj + o.dy < gb.ny && gk + o.dz >= 0 && gk + o.dz < gb.nz;
+                    if (local || !inside) continue;
+                    const std::int64_t rn =
+                        rc + o.dx + std::int64_t{rb.nx} * (o.dy + std::int64_t{rb.ny} * o.dz);
+                    f(d, cell, rc, rn, std::array<int, 3>{ni, nj, nk});
+                }
+            }
+        }
+    }
+}
+
 /// The entries of a level's operator that couple this process's cells to cells its neighbours
 /// own: exactly the entries extract_local() leaves out. Values are rounded through the storage
 /// type S (so the process boundary sees the same numbers as the serial level) and kept in FP64.
 class GhostCoupling {
 public:
     GhostCoupling() = default;
-    /// `global`: the level's FP64 operator on the whole grid; `halo` must reach its stencil.
-    /// `s` (whole grid, may be null): the entries are a_ij / (s_i s_j), scaled as the level's
-    /// own block is (LevelSetup::scale_in_truncation). Adds the truncation counts of the entries
-    /// kept here to `counts`.
+    /// `rows`: the level's FP64 rows on a box whose first cell is the global cell `rows_lo`,
+    /// holding this process's rows whole: the whole grid (lo 0), or the process's block grown
+    /// by ghost cells (dist_galerkin.hpp). `halo` must reach its stencil. `s` (one per row of
+    /// `rows`, may be null): the entries are a_ij / (s_i s_j), scaled as the level's own block
+    /// is (LevelSetup::scale_in_truncation). Adds the truncation counts of the entries kept here
+    /// to `counts`.
     template <class S>
-    static GhostCoupling build(const SgDiaMatrix<double>& global, const Partition& p,
-                               const Halo& halo, TruncationCounts& counts,
+    static GhostCoupling build(const SgDiaMatrix<double>& rows, const std::array<int, 3>& rows_lo,
+                               const Partition& p, const Halo& halo, TruncationCounts& counts,
                                const std::vector<double>* s = nullptr);
     /// y += sign * G x_ghost, where `ghost` is the halo's values() after an exchange.
     template <class T>
@@ -49,11 +90,12 @@ private:
 /// A distributed level's LevelBoundary: a halo exchange of u and its GhostCoupling.
 class HaloBoundary final : public LevelBoundary {
 public:
-    /// The coupling of `global` (the level's FP64 operator; scaled by `s` as in
-    /// GhostCoupling::build) on partition `p`, rounded through `storage`; adds its truncation
-    /// counts to `counts`.
-    HaloBoundary(const SgDiaMatrix<double>& global, const Partition& p, Precision storage,
-                 MPI_Comm comm, TruncationCounts& counts, const std::vector<double>* s);
+    /// The coupling of the level's FP64 `rows` (first cell `rows_lo`; scaled by `s`; both as
+    /// in GhostCoupling::build) on partition `p`, rounded through `storage`; adds its
+    /// truncation counts to `counts`.
+    HaloBoundary(const SgDiaMatrix<double>& rows, const std::array<int, 3>& rows_lo,
+                 const Partition& p, Precision storage, MPI_Comm comm, TruncationCounts& counts,
+                 const std::vector<double>* s);
     void subtract(const double* u, double* y) override { apply(u, y); }
     void subtract(const float* u, float* y) override { apply(u, y); }
     const std::vector<std::int64_t>& rows() const override { return coupling_.rows(); }

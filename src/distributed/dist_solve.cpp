@@ -31,7 +31,7 @@ public:
         } else {
             a_ = truncate<K>(extract_local(a, p), counts);
         }
-        coupling_ = GhostCoupling::build<K>(a, p, halo_, counts);
+        coupling_ = GhostCoupling::build<K>(a, {0, 0, 0}, p, halo_, counts);
     }
     /// This process's FP64 block of A when K is FP64 (the hierarchy's level 0 reuses it).
     const SgDiaMatrix<double>* fp64_block() const {
@@ -56,14 +56,21 @@ private:
     GhostCoupling coupling_;
 };
 
-/// The guard's view of a DistHierarchy; remembers how many levels were distributed.
+/// How the last DistHierarchy built came out (for the partition report).
+struct HierarchyShape {
+    int distributed_levels = 0;
+    bool distributed_setup = false;
+};
+
+/// The guard's view of a DistHierarchy; notes its shape.
 class BuiltDist final : public BuiltPreconditioner {
 public:
     BuiltDist(const SgDiaMatrix<double>& a, const Partition& p, const MultigridOptions& mg,
-              const PrecisionPlan& plan, MPI_Comm comm, int* distributed_levels,
+              const PrecisionPlan& plan, MPI_Comm comm, HierarchyShape* shape,
               const SgDiaMatrix<double>* block0)
         : h_(a, p, mg, plan, comm, block0) {
-        *distributed_levels = h_.distributed_levels();
+        shape->distributed_levels = h_.distributed_levels();
+        shape->distributed_setup = h_.distributed_setup();
     }
     void apply(const double* r, double* z) override { h_.apply(r, z); }
     void apply(const float* r, float* z) override { h_.apply(r, z); }
@@ -77,7 +84,7 @@ private:
 
 template <class K>
 void run(const StructuredProblem& p, const Partition& part, const SolverOptions& o,
-         SolveResult& out, int* distributed_levels) {
+         SolveResult& out, HierarchyShape* shape) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     TruncationCounts local;
     const DistOperator<K> a(p.a, part, comm, local);
@@ -90,8 +97,8 @@ void run(const StructuredProblem& p, const Partition& part, const SolverOptions&
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
-        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
-            p.a, part, mg, plan, comm, distributed_levels, a.fp64_block()));
+        return std::unique_ptr<BuiltPreconditioner>(
+            std::make_unique<BuiltDist>(p.a, part, mg, plan, comm, shape, a.fp64_block()));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).
@@ -107,12 +114,12 @@ void run(const StructuredProblem& p, const Partition& part, const SolverOptions&
 bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
     const Partition part(p.a.box(), world_size(), world_rank(), direction_strengths(p.a));
-    int levels = 0;
+    HierarchyShape shape;
     comm_stats() = CommStats{};
     if (o.precision.krylov == Precision::fp64) {
-        run<double>(p, part, o, out, &levels);
+        run<double>(p, part, o, out, &shape);
     } else {
-        run<float>(p, part, o, out, &levels);
+        run<float>(p, part, o, out, &shape);
     }
     PartitionInfo info;
     info.ranks = part.size();
@@ -123,7 +130,7 @@ bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
         const Box b = part.box(r);
         info.boxes.push_back({lo[0], lo[1], lo[2], b.nx, b.ny, b.nz});
     }
-    info.distributed_levels = levels;
+    info.distributed_levels = shape.distributed_levels;
     const CommStats& cs = comm_stats();
     info.halo_s = cs.halo_s;
     info.halo_exchanges = cs.halo_exchanges;
@@ -137,8 +144,14 @@ bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
         "hybrid: the smoother runs inside each rank's block; across rank boundaries it uses the "
         "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";
     info.setup =
-        "every rank builds the whole FP64 Galerkin hierarchy and keeps its blocks (not scalable "
-        "yet); coarse levels with small blocks are agglomerated onto rank 0";
+        shape.distributed_setup
+            ? "distributed: every rank coarsens its own blocks (with a margin of its neighbours' "
+              "rows) and each level's storage decision combines all ranks' measures; the fine "
+              "problem is still generated whole on every rank; coarse levels with small blocks "
+              "are gathered and run on rank 0"
+            : "replicated (operator-dependent interpolation or scale-then-setup): every rank "
+              "builds the whole FP64 Galerkin hierarchy and keeps its blocks; coarse levels with "
+              "small blocks are agglomerated onto rank 0";
     out.partition = info;
     return true;
 }

@@ -8,7 +8,35 @@
 #include "multigrid/scaling.hpp"
 
 namespace mpmg {
-namespace {}  // namespace
+
+namespace {
+
+// Coarsens g's last level until the hierarchy has mg.max_levels levels or the last is small.
+void coarsen_levels(GalerkinLevels& g, const MultigridOptions& mg) {
+    const CoarseningOptions copt{
+        .semi_threshold = mg.semi_threshold,
+        .operator_dependent = mg.interpolation == InterpolationKind::operator_dependent};
+    while (g.first + static_cast<int>(g.mats.size()) < mg.max_levels &&
+           g.mats.back()->rows() > mg.max_coarse_rows) {
+        auto next = coarsen(*g.mats.back(), copt);
+        if (!next) break;
+        g.transfers.push_back(std::move(next->transfer));
+        g.mats.push_back(&g.owned.emplace_back(std::move(next->a)));
+    }
+    g.coarse_sweeps = coarse_sweeps_for(mg, g.mats.back()->rows());
+    g.direct = g.coarse_sweeps == 0;
+}
+
+}  // namespace
+
+GalerkinLevels galerkin_levels_from(const SgDiaMatrix<double>& a, int first,
+                                    const MultigridOptions& mg) {
+    GalerkinLevels g;
+    g.first = first;
+    g.mats.push_back(&a);
+    coarsen_levels(g, mg);
+    return g;
+}
 
 GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOptions& mg) {
     GalerkinLevels g;
@@ -21,25 +49,15 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
         g.s0 = sc.s;
         g.mats[0] = &g.owned.emplace_back(scale_matrix(a, sc.s));
     }
-    const CoarseningOptions copt{
-        .semi_threshold = mg.semi_threshold,
-        .operator_dependent = mg.interpolation == InterpolationKind::operator_dependent};
-    while (static_cast<int>(g.mats.size()) < mg.max_levels &&
-           g.mats.back()->rows() > mg.max_coarse_rows) {
-        auto next = coarsen(*g.mats.back(), copt);
-        if (!next) break;
-        g.transfers.push_back(std::move(next->transfer));
-        g.mats.push_back(&g.owned.emplace_back(std::move(next->a)));
-    }
-    g.coarse_sweeps = coarse_sweeps_for(mg, g.mats.back()->rows());
-    g.direct = g.coarse_sweeps == 0;
+    coarsen_levels(g, mg);
     return g;
 }
 
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
                        const PrecisionPlan& plan, LevelReport& rep, bool pretruncate) {
-    const bool scale_first = mg.scaling == ScalingKind::scale_then_setup;
+    const bool scale_first = mg.scaling == ScalingKind::scale_then_setup && g.first == 0;
     const bool last = l == static_cast<int>(g.mats.size()) - 1;
+    const int index = g.first + l;  // in the whole hierarchy (the precision plan's level)
     const SgDiaMatrix<double>& m = *g.mats[static_cast<std::size_t>(l)];
     rep.box = m.box();
     rep.block = m.block();
@@ -50,7 +68,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
     setup.smoother = mg.smoother;
     setup.jacobi_weight = mg.jacobi_weight;
     if (last && g.direct) {  // the coarsest level is solved in FP64 by LU
-        const Precision c = plan.direct_compute(l);
+        const Precision c = plan.direct_compute(index);
         setup.precision = LevelPrecision{c, c};
         setup.source = &m;
         rep.solve = "direct (LU, fp64)";
@@ -58,7 +76,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
         // Â is never built as an FP64 matrix: the level scales inside its truncation, ILU(0)
         // factors included (LevelImpl::truncate_factors_scaled).
-        StorageDecision dec = decide_storage(m, plan.level(l), may_scale, plan.automatic,
+        StorageDecision dec = decide_storage(m, plan.level(index), may_scale, plan.automatic,
                                              mg.setup_fallback, pretruncate);
         setup.precision = dec.precision;
         setup.source = &m;

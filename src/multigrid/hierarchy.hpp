@@ -29,12 +29,21 @@ struct GalerkinLevels {
     std::vector<double> s0;           ///< scale-then-setup: the scaling of level 0
     bool direct = true;               ///< coarsest level solved by LU
     int coarse_sweeps = 0;            ///< > 0: coarsest level smoothed instead
+    /// The hierarchy's index of mats[0]: 0, or the first level agglomerated onto one process
+    /// by the distributed hierarchy, which continues the coarsening from there.
+    int first = 0;
 };
 
 /// Coarsens `a` as Hierarchy does.
 GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOptions& mg);
 
-/// Level l's setup (storage decision and scaling; to_coarse left null) and its report, all but
+/// The levels from `first` on, where `a` is level `first` (> 0) of a hierarchy coarsened with
+/// `mg` (the level count and the coarsest level as galerkin_levels would give them).
+GalerkinLevels galerkin_levels_from(const SgDiaMatrix<double>& a, int first,
+                                    const MultigridOptions& mg);
+
+/// Level l's setup (g.mats[l], level g.first + l of the hierarchy: storage decision and
+/// scaling; to_coarse left null) and its report, all but
 /// the truncation counts and matrix bytes, which building the level fills in.
 /// A scaled level scales inside its truncation (LevelSetup::scale_in_truncation; its ILU(0)
 /// factors too, no FP64 Â is built), or, with `pretruncate`, takes the FP16 matrix the decision

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/convert_simd.hpp"
@@ -202,7 +203,11 @@ std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecisio
 }  // namespace
 
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
-                               bool may_scale, bool automatic, bool fallback, bool pretruncate) {
+                               bool may_scale, bool automatic, bool fallback, bool pretruncate,
+                               const LevelReductions* dist) {
+    if (dist != nullptr && pretruncate) {
+        throw std::logic_error("decide_storage: pretruncate needs the whole level");
+    }
     StorageDecision out;
     out.precision = requested;
     const Precision st = requested.storage;
@@ -215,7 +220,8 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     };
     // Values in {0} ∪ [min normal, max/2] cannot overflow, underflow or turn subnormal: the
     // common in-range level needs no counting pass.
-    const bool outside = needs_scaling(a, st);
+    bool outside = needs_scaling(a, st);
+    if (dist != nullptr) outside = dist->any(outside);
     // The counts of what will be truncated: Â's, computed while scaling (or without building
     // Â when the level scales inside its truncation), or a's own.
     TruncationCounts c;
@@ -224,14 +230,17 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
             return widen(fmt::format("cannot scale for {}: {}", to_string(st), why));
         }
     } else if (may_scale && outside) {
-        const LevelScaling sc = compute_scaling(a, st == Precision::fp16 ? kHalfMax : kBf16Max);
+        const LevelScaling sc =
+            compute_scaling(a, st == Precision::fp16 ? kHalfMax : kBf16Max, dist);
         if (!sc.ok) return widen(fmt::format("cannot scale for {}: {}", to_string(st), sc.problem));
         out.scaled = true;
         out.g = sc.g;
         out.g_max = sc.g_max;
         out.s = sc.s;
     }
-    if (out.truncated) {
+    if (dist != nullptr) {
+        c = dist->counts(st, out.scaled ? &out.s : nullptr);
+    } else if (out.truncated) {
         c = out.truncated_counts;
     } else if (out.scaled) {
         c = count_scaled_truncation(a, out.s, limits_for(st));
@@ -247,24 +256,27 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         return widen(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
                                  out.scaled ? " after scaling" : " without scaling"));
     }
-    if (const std::int64_t cell = ill_conditioned_block(a, st, out.scaled ? &out.s : nullptr);
-        cell >= 0) {
-        return widen(
-            fmt::format("the {}x{} diagonal block of cell {} is too close to singular "
-                        "for {}",
-                        a.block(), a.block(), cell, to_string(st)));
+    const std::int64_t cell = ill_conditioned_block(a, st, out.scaled ? &out.s : nullptr);
+    if (dist != nullptr ? dist->any(cell >= 0) : cell >= 0) {
+        const std::string where =
+            cell < 0
+                ? std::string("a cell of another process")
+                : fmt::format("cell {}{}", cell, dist != nullptr ? " of a process's rows" : "");
+        return widen(fmt::format("the {}x{} diagonal block of {} is too close to singular for {}",
+                                 a.block(), a.block(), where, to_string(st)));
     }
+    const std::int64_t nnz = dist != nullptr ? dist->nnz() : a.nnz();
     const double lost = static_cast<double>(c.underflow + c.subnormal);
     if (automatic && !underflow_below_rounding(st, out.scaled, out.g) &&
-        lost > kAutoUnderflowFraction * static_cast<double>(a.nnz())) {
+        lost > kAutoUnderflowFraction * static_cast<double>(nnz)) {
         return widen(fmt::format("{} of {} entries underflow or turn subnormal in {}",
-                                 c.underflow + c.subnormal, a.nnz(), to_string(st)));
+                                 c.underflow + c.subnormal, nnz, to_string(st)));
     }
     if (out.scaled) out.note = fmt::format("scaled: G = {:g} (G_max = {:.4g})", out.g, out.g_max);
     if (automatic) {
         out.note = fmt::format("auto: {} ({}{} of {} entries underflow or subnormal)",
                                to_string(st), out.scaled ? out.note + "; " : "in range; ",
-                               c.underflow + c.subnormal, a.nnz());
+                               c.underflow + c.subnormal, nnz);
     }
     return out;
 }

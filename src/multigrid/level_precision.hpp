@@ -10,6 +10,7 @@
 #include "mpmg/options.hpp"
 #include "mpmg/precision.hpp"
 #include "mpmg/sgdia_matrix.hpp"
+#include "multigrid/scaling.hpp"
 
 namespace mpmg {
 
@@ -34,8 +35,12 @@ struct StorageDecision {
 /// `pretruncate` (FP16): the counts come from that truncation itself,
 /// kept in `truncated` for the level (one pass over a instead of a counting pass and then the
 /// truncation); a widened decision drops it.
+/// `dist` (distributed levels, collective): `a` is this process's rows grown by ghost cells
+/// (LevelReductions), every measure is combined over the processes, so all take the decision
+/// the whole level would get; `s` covers a's rows, ghost cells included. Not with
+/// `pretruncate`.
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
                                bool may_scale, bool automatic, bool fallback = true,
-                               bool pretruncate = false);
+                               bool pretruncate = false, const LevelReductions* dist = nullptr);
 
 }  // namespace mpmg

@@ -42,9 +42,13 @@ void set_s(const std::vector<double>& diag, LevelScaling& out) {
 
 double largest_g(double g_max) { return std::exp2(std::floor(std::log2(g_max / 2.0))); }
 
-LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
+LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max,
+                             const LevelReductions* dist) {
     LevelScaling out;
     const std::vector<double> diag = positive_diagonal(a, out);
+    if (dist != nullptr && dist->any(!out.problem.empty()) && out.problem.empty()) {
+        out.problem = "a non-positive diagonal entry on another process";
+    }
     if (!out.problem.empty()) return out;
     // min over stored nonzeros of sqrt(a_ii a_jj) / |a_ij|; the minimum does not depend on the
     // order, so the SIMD runs give exactly the scalar loop's value.
@@ -58,6 +62,7 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max) {
                 min_ratio = std::min(min_ratio, kernels::min_ratio(v + at, di, dj, n));
             });
     }
+    if (dist != nullptr) min_ratio = dist->min(min_ratio);
     out.g_max = storage_max * min_ratio;
     if (!(out.g_max > 0.0) || !std::isfinite(out.g_max)) {
         out.problem = fmt::format("G_max = {} is not a positive finite number", out.g_max);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/float16.hpp"
+#include "mpmg/precision.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 
 namespace mpmg {
@@ -28,8 +29,28 @@ struct LevelScaling {
     std::string problem;    ///< why not (e.g. "non-positive diagonal at row 17: -2")
 };
 
+/// How a storage decision combines what it measures when each process holds part of a level
+/// (src/distributed/): `a` is then the process's rows grown by ghost cells, its own rows whole,
+/// so any, min and max over its entries, taken over all processes, are those of the whole
+/// level (the ghost rows' entries are entries of the level too). Counts must not see an entry
+/// twice: counts() and nnz() cover each process's own rows only.
+class LevelReductions {
+public:
+    virtual ~LevelReductions() = default;
+    virtual bool any(bool local) const = 0;
+    virtual double min(double local) const = 0;
+    /// What truncating every entry of the level to `p` counts, each entry divided by s_i s_j
+    /// when `s` (one per row of `a`) is given.
+    virtual TruncationCounts counts(Precision p, const std::vector<double>* s) const = 0;
+    /// The level's structural nonzeros.
+    virtual std::int64_t nnz() const = 0;
+};
+
 /// Computes G_max for storage whose largest finite value is `storage_max`, chooses G and s.
-LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max);
+/// With `dist`, G_max is the whole level's, and the level cannot be scaled when some process's
+/// rows cannot (collective).
+LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max,
+                             const LevelReductions* dist = nullptr);
 
 /// The largest power of two <= g_max / 2: the G chosen for G_max = g_max. With g_max the
 /// storage's largest value it is the largest G any level can get (min ratio 1, which the

@@ -21,13 +21,15 @@ constexpr std::int64_t kParallelCells = std::int64_t{1} << 14;
 
 std::array<int, 3> comps(const Offset& o) { return {o.dx, o.dy, o.dz}; }
 
-std::vector<int> choose_directions(const SgDiaMatrix<double>& a, const CoarseningOptions& opt) {
-    const std::array<double, 3> strength = direction_strengths(a);
+}  // namespace
+
+std::vector<int> choose_directions(const std::array<double, 3>& strength, const Box& box,
+                                   const CoarseningOptions& opt) {
     const int min_extent = std::max(opt.min_extent, 2);
     std::vector<int> eligible;
     double strongest = 0.0;
     for (int dir = 0; dir < 3; ++dir) {
-        if (a.box().extent(dir) < min_extent) continue;
+        if (box.extent(dir) < min_extent) continue;
         eligible.push_back(dir);
         strongest = std::max(strongest, strength[static_cast<std::size_t>(dir)]);
     }
@@ -39,6 +41,8 @@ std::vector<int> choose_directions(const SgDiaMatrix<double>& a, const Coarsenin
     }
     return chosen;  // ascending: x, y, z
 }
+
+namespace {
 
 /// Operator-dependent weights from the stencil collapsed perpendicular to `s.dir` (trace of
 /// each block): w_left = -a_minus / a_centre, w_right = -a_plus / a_centre, falling back to
@@ -125,8 +129,13 @@ std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a) {
 }
 
 std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const CoarseningOptions& opt) {
-    const std::vector<int> dirs = choose_directions(a, opt);
+    const std::vector<int> dirs = choose_directions(direction_strengths(a), a.box(), opt);
     if (dirs.empty()) return std::nullopt;
+    return coarsen_along(a, dirs, opt);
+}
+
+CoarseLevel coarsen_along(const SgDiaMatrix<double>& a, const std::vector<int>& dirs,
+                          const CoarseningOptions& opt) {
     std::vector<DirectionalTransfer> steps;
     if (!opt.operator_dependent && dirs.size() > 1) {  // all steps at once, plane by plane
         Box box = a.box();

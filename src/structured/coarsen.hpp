@@ -103,6 +103,17 @@ std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a);
 /// is eligible.
 std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const CoarseningOptions& opt);
 
+/// The directions coarsen() takes for an operator on `box` with these direction strengths:
+/// ascending, empty when none is eligible.
+std::vector<int> choose_directions(const std::array<double, 3>& strength, const Box& box,
+                                   const CoarseningOptions& opt);
+
+/// coarsen() along the given directions (ascending, non-empty, each of extent >= 2). The
+/// distributed setup (src/distributed/dist_galerkin.hpp) chooses them from the whole grid's
+/// strengths and coarsens each process's part of the grid with this.
+CoarseLevel coarsen_along(const SgDiaMatrix<double>& a, const std::vector<int>& dirs,
+                          const CoarseningOptions& opt);
+
 /// An SG-DIA matrix as FP64 CSR (rows in cell-major order, component fastest), for tests.
 /// Columns are sorted; entries whose neighbour lies outside the box are skipped, every other
 /// stored entry is kept even when it is zero, so nnz() equals SgDiaMatrix::nnz().

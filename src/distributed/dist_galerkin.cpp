@@ -1,0 +1,406 @@
+#ifdef MPMG_HAVE_MPI
+
+#include "distributed/dist_galerkin.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/setup_simd.hpp"
+
+namespace mpmg::dist {
+namespace {
+
+constexpr int kRowsTag = 7301;
+
+/// Cells lo .. lo + box - 1 of the global grid.
+struct Region {
+    std::array<int, 3> lo{};
+    Box box;
+};
+
+Region intersect(const Region& a, const Region& b) {
+    Region r;
+    std::array<int, 3> ext{};
+    for (std::size_t d = 0; d < 3; ++d) {
+        const int first = std::max(a.lo[d], b.lo[d]);
+        const int last = std::min(a.lo[d] + a.box.extent(static_cast<int>(d)),
+                                  b.lo[d] + b.box.extent(static_cast<int>(d)));
+        r.lo[d] = first;
+        ext[d] = std::max(0, last - first);
+    }
+    r.box = Box{ext[0], ext[1], ext[2]};
+    return r;
+}
+
+Region owned(const Partition& p, int rank) { return {p.lo(rank), p.box(rank)}; }
+
+Region grown(const Partition& p, int rank, int margin) {
+    const auto [lo, box] = grown_box(p, rank, margin);
+    return {lo, box};
+}
+
+/// Calls f(first, at, run) for each x-run of region `r` (global cells) in a matrix on `box`
+/// whose first cell is the global cell `lo`: `first` indexes the run's first cell's values in
+/// one offset's array, `at` counts the values before the run (runs in z, y order), `run` is
+/// the run's values. Returns the values of the region.
+template <class F>
+std::int64_t for_each_run(const Box& box, const std::array<int, 3>& lo, int block, const Region& r,
+                          F&& f) {
+    const std::int64_t rr = std::int64_t{block} * block;
+    const std::int64_t run = std::int64_t{r.box.nx} * rr;
+    std::int64_t at = 0;
+    for (int k = 0; k < r.box.nz; ++k) {
+        for (int j = 0; j < r.box.ny; ++j) {
+            const std::int64_t cell =
+                (std::int64_t{r.lo[2] - lo[2] + k} * box.ny + (r.lo[1] - lo[1] + j)) * box.nx +
+                (r.lo[0] - lo[0]);
+            f(cell * rr, at, run);
+            at += run;
+        }
+    }
+    return at;
+}
+
+/// The rows of region `r` of `m` (first cell: global `m_lo`) into `buf`, offset after offset.
+void pack_rows(const SgDiaMatrix<double>& m, const std::array<int, 3>& m_lo, const Region& r,
+               double* buf) {
+    for (int d = 0; d < m.stencil().size(); ++d) {
+        const double* v = m.diagonal(d);
+        buf += for_each_run(m.box(), m_lo, m.block(), r,
+                            [&](std::int64_t first, std::int64_t at, std::int64_t run) {
+                                std::copy_n(v + first, run, buf + at);
+                            });
+    }
+}
+
+/// The inverse of pack_rows.
+void unpack_rows(const double* buf, const Region& r, SgDiaMatrix<double>& m,
+                 const std::array<int, 3>& m_lo) {
+    for (int d = 0; d < m.stencil().size(); ++d) {
+        double* v = m.diagonal(d);
+        buf += for_each_run(m.box(), m_lo, m.block(), r,
+                            [&](std::int64_t first, std::int64_t at, std::int64_t run) {
+                                std::copy_n(buf + at, run, v + first);
+                            });
+    }
+}
+
+/// Offset `ds` of `src`'s rows of region `r` into offset `dd` of `dst` (same block size).
+void copy_offset(const SgDiaMatrix<double>& src, const std::array<int, 3>& src_lo, int ds,
+                 SgDiaMatrix<double>& dst, const std::array<int, 3>& dst_lo, int dd,
+                 const Region& r) {
+    std::vector<std::int64_t> firsts;
+    for_each_run(src.box(), src_lo, src.block(), r,
+                 [&](std::int64_t first, std::int64_t, std::int64_t) { firsts.push_back(first); });
+    std::size_t q = 0;
+    const double* from = src.diagonal(ds);
+    double* to = dst.diagonal(dd);
+    for_each_run(dst.box(), dst_lo, dst.block(), r,
+                 [&](std::int64_t first, std::int64_t, std::int64_t run) {
+                     std::copy_n(from + firsts[q++], run, to + first);
+                 });
+}
+
+/// Zeroes the entries whose neighbour lies outside the box (SG-DIA's convention).
+void zero_outside(SgDiaMatrix<double>& m) {
+    const Box& b = m.box();
+    const std::int64_t rr = std::int64_t{m.block()} * m.block();
+    for (int d = 0; d < m.stencil().size(); ++d) {
+        const Offset& o = m.stencil()[d];
+        if (o == Offset{}) continue;
+        double* v = m.diagonal(d);
+        for (int k = 0; k < b.nz; ++k) {
+            for (int j = 0; j < b.ny; ++j) {
+                double* line = v + (std::int64_t{k} * b.ny + j) * b.nx * rr;
+                const bool out =
+                    j + o.dy < 0 || j + o.dy >= b.ny || k + o.dz < 0 || k + o.dz >= b.nz;
+                if (out) {
+                    std::fill_n(line, std::int64_t{b.nx} * rr, 0.0);
+                } else if (o.dx != 0) {
+                    std::fill_n(line + (o.dx < 0 ? 0 : b.nx - 1) * rr, rr, 0.0);
+                }
+            }
+        }
+    }
+}
+
+int as_count(std::int64_t n) {
+    if (n > std::numeric_limits<int>::max()) {
+        throw std::length_error("distributed setup: a message exceeds MPI's int count");
+    }
+    return static_cast<int>(n);
+}
+
+}  // namespace
+
+std::pair<std::array<int, 3>, Box> grown_box(const Partition& p, int rank, int margin) {
+    const auto lo = p.lo(rank);
+    const Box b = p.box(rank), g = p.global();
+    std::array<int, 3> first{}, ext{};
+    for (int d = 0; d < 3; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        int a = std::max(0, lo[du] - margin);
+        if (margin > 0 && a % 2 != 0) --a;  // even: coarse cells of the box are global ones
+        const int e = std::min(g.extent(d), lo[du] + b.extent(d) + margin);
+        first[du] = a;
+        ext[du] = e - a;
+    }
+    return {first, Box{ext[0], ext[1], ext[2]}};
+}
+
+GhostedRows ghosted_from_global(const SgDiaMatrix<double>& global, const Partition& p, int margin) {
+    const auto [lo, box] = grown_box(p, p.rank(), margin);
+    GhostedRows g{lo, SgDiaMatrix<double>(box, global.stencil(), global.block())};
+    const Region mine{lo, box};
+    for (int d = 0; d < global.stencil().size(); ++d) {
+        copy_offset(global, {0, 0, 0}, d, g.a, lo, d, mine);
+    }
+    zero_outside(g.a);
+    return g;
+}
+
+void fill_ghost_rows(GhostedRows& g, const Partition& p, int margin, MPI_Comm comm) {
+    const int me = p.rank();
+    const Region box = grown(p, me, margin);
+    if (box.lo != g.lo || box.box != g.a.box()) {
+        throw std::logic_error("fill_ghost_rows: the rows are not this process's grown box");
+    }
+    const Region mine = owned(p, me);
+    const std::int64_t per_cell = std::int64_t{g.a.stencil().size()} * g.a.block() * g.a.block();
+    struct Message {
+        int peer;
+        Region region;
+        std::vector<double> values;
+    };
+    std::vector<Message> sends, recvs;
+    for (int q = 0; q < p.size(); ++q) {
+        if (q == me) continue;
+        const Region to = intersect(grown(p, q, margin), mine);  // my rows q needs
+        if (to.box.cells() > 0) {
+            Message m{q, to,
+                      std::vector<double>(static_cast<std::size_t>(to.box.cells() * per_cell))};
+            pack_rows(g.a, g.lo, to, m.values.data());
+            sends.push_back(std::move(m));
+        }
+        const Region from = intersect(box, owned(p, q));  // q's rows I need
+        if (from.box.cells() > 0) {
+            recvs.push_back(
+                {q, from,
+                 std::vector<double>(static_cast<std::size_t>(from.box.cells() * per_cell))});
+        }
+    }
+    std::vector<MPI_Request> req;
+    req.reserve(sends.size() + recvs.size());
+    for (Message& m : recvs) {
+        MPI_Request r;
+        MPI_Irecv(m.values.data(), as_count(static_cast<std::int64_t>(m.values.size())), MPI_DOUBLE,
+                  m.peer, kRowsTag, comm, &r);
+        req.push_back(r);
+    }
+    for (Message& m : sends) {
+        MPI_Request r;
+        MPI_Isend(m.values.data(), as_count(static_cast<std::int64_t>(m.values.size())), MPI_DOUBLE,
+                  m.peer, kRowsTag, comm, &r);
+        req.push_back(r);
+    }
+    MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
+    for (const Message& m : recvs) unpack_rows(m.values.data(), m.region, g.a, g.lo);
+    zero_outside(g.a);
+}
+
+SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p) {
+    const Region own = owned(p, p.rank());
+    SgDiaMatrix<double> out(own.box, g.a.stencil(), g.a.block());
+    for (int d = 0; d < g.a.stencil().size(); ++d) copy_offset(g.a, g.lo, d, out, own.lo, d, own);
+    zero_outside(out);
+    return out;
+}
+
+std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& g,
+                               const Partition& p) {
+    const Region own = owned(p, p.rank());
+    const int r = g.a.block();
+    std::vector<double> out(static_cast<std::size_t>(own.box.cells() * r));
+    // Block values per cell are a 1 x r "matrix" row: the same runs as one offset of a block-1
+    // matrix with r times the cells along x.
+    const Box& b = g.a.box();
+    std::int64_t at = 0;
+    for (int k = 0; k < own.box.nz; ++k) {
+        for (int j = 0; j < own.box.ny; ++j) {
+            const std::int64_t cell =
+                (std::int64_t{own.lo[2] - g.lo[2] + k} * b.ny + (own.lo[1] - g.lo[1] + j)) * b.nx +
+                (own.lo[0] - g.lo[0]);
+            std::copy_n(v.begin() + cell * r, std::int64_t{own.box.nx} * r, out.begin() + at);
+            at += std::int64_t{own.box.nx} * r;
+        }
+    }
+    return out;
+}
+
+SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm comm) {
+    const std::int64_t per_cell = std::int64_t{g.a.stencil().size()} * g.a.block() * g.a.block();
+    std::vector<int> counts(static_cast<std::size_t>(p.size())), displs(counts.size());
+    std::int64_t total = 0;
+    for (int q = 0; q < p.size(); ++q) {
+        const std::int64_t n = p.box(q).cells() * per_cell;
+        counts[static_cast<std::size_t>(q)] = as_count(n);
+        displs[static_cast<std::size_t>(q)] = as_count(total);
+        total += n;
+    }
+    std::vector<double> mine(static_cast<std::size_t>(p.local().cells() * per_cell));
+    pack_rows(g.a, g.lo, owned(p, p.rank()), mine.data());
+    std::vector<double> all(static_cast<std::size_t>(total));
+    MPI_Allgatherv(mine.data(), as_count(static_cast<std::int64_t>(mine.size())), MPI_DOUBLE,
+                   all.data(), counts.data(), displs.data(), MPI_DOUBLE, comm);
+    SgDiaMatrix<double> whole(p.global(), g.a.stencil(), g.a.block());
+    for (int q = 0; q < p.size(); ++q) {
+        unpack_rows(all.data() + displs[static_cast<std::size_t>(q)], owned(p, q), whole,
+                    {0, 0, 0});
+    }
+    return whole;
+}
+
+std::array<double, 3> direction_strengths(const GhostedRows& g, const Partition& p, MPI_Comm comm) {
+    // Per offset (in the 27-point order): sum of |a_ij| and entry count over this process's
+    // rows whose neighbour lies inside the grid.
+    double sums[27] = {}, counts[27] = {};
+    const Box& b = g.a.box();
+    const Box gb = p.global();
+    const auto lo = p.lo();
+    const Box own = p.local();
+    const std::int64_t rr = std::int64_t{g.a.block()} * g.a.block();
+    for (int d = 0; d < g.a.stencil().size(); ++d) {
+        const Offset& o = g.a.stencil()[d];
+        if (o == Offset{}) continue;
+        const double* v = g.a.diagonal(d);
+        // Global x range of the cells whose neighbour along x is inside the grid.
+        const int i0 = std::max(lo[0], o.dx < 0 ? 1 : 0);
+        const int i1 = std::min(lo[0] + own.nx, o.dx > 0 ? gb.nx - 1 : gb.nx);
+        double s = 0.0, n = 0.0;
+        for (int k = lo[2]; k < lo[2] + own.nz && i1 > i0; ++k) {
+            if (k + o.dz < 0 || k + o.dz >= gb.nz) continue;
+            for (int j = lo[1]; j < lo[1] + own.ny; ++j) {
+                if (j + o.dy < 0 || j + o.dy >= gb.ny) continue;
+                const std::int64_t cell =
+                    (std::int64_t{k - g.lo[2]} * b.ny + (j - g.lo[1])) * b.nx + (i0 - g.lo[0]);
+                s += kernels::sum_abs(v + cell * rr, (i1 - i0) * rr);
+                n += static_cast<double>((i1 - i0) * rr);
+            }
+        }
+        sums[Stencil::lex(o)] = s;
+        counts[Stencil::lex(o)] = n;
+    }
+    double all[54], mine[54];
+    std::copy_n(sums, 27, mine);
+    std::copy_n(counts, 27, mine + 27);
+    MPI_Allreduce(mine, all, 54, MPI_DOUBLE, MPI_SUM, comm);
+    // Combined in offset order, as the serial direction_strengths().
+    std::array<double, 3> sum{}, count{};
+    for (int l = 0; l < 27; ++l) {
+        const Offset o{l % 3 - 1, (l / 3) % 3 - 1, l / 9 - 1};
+        const int c[3] = {o.dx, o.dy, o.dz};
+        for (std::size_t dir = 0; dir < 3; ++dir) {
+            if (c[dir] == 0) continue;
+            sum[dir] += all[l];
+            count[dir] += all[27 + l];
+        }
+    }
+    std::array<double, 3> mean{};
+    for (std::size_t dir = 0; dir < 3; ++dir) {
+        mean[dir] = count[dir] > 0 ? sum[dir] / count[dir] : 0;
+    }
+    return mean;
+}
+
+std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition& p,
+                                       const CoarseningOptions& opt, int margin, MPI_Comm comm) {
+    if (opt.operator_dependent) {
+        throw std::logic_error("distributed coarsen: operator-dependent weights not supported");
+    }
+    if (margin < 1) throw std::logic_error("distributed coarsen: margin must be >= 1");
+    const Region need = grown(p, p.rank(), kGalerkinMargin);
+    if (intersect(need, Region{fine.lo, fine.a.box()}).box != need.box) {
+        throw std::logic_error("distributed coarsen: fewer ghost rows than kGalerkinMargin");
+    }
+    const std::vector<int> dirs =
+        choose_directions(direction_strengths(fine, p, comm), p.global(), opt);
+    if (dirs.empty()) return std::nullopt;
+    Partition cp = p;
+    for (int dir : dirs) cp = cp.coarsened(dir);
+    for (int q = 0; q < cp.size(); ++q) {
+        if (cp.box(q).cells() == 0) return std::nullopt;
+    }
+
+    // This process's rows of the coarse operator, on the coarsening of its grown box.
+    const CoarseLevel local = coarsen_along(fine.a, dirs, opt);
+    std::array<int, 3> clo = fine.lo;
+    for (int dir : dirs) clo[static_cast<std::size_t>(dir)] /= 2;  // fine.lo is even there
+    const Region own = owned(cp, cp.rank());
+    const Box& lb = local.a.box();
+    const std::int64_t rr = std::int64_t{local.a.block()} * local.a.block();
+
+    // The coarse stencil: offsets with a nonzero entry in some process's own rows (to cells
+    // inside the grid), plus the centre; the serial product keeps exactly these.
+    int nonzero[27] = {}, any[27] = {};
+    const Box cg = cp.global();
+    for (int d = 0; d < local.a.stencil().size(); ++d) {
+        const Offset& o = local.a.stencil()[d];
+        int& z = nonzero[Stencil::lex(o)];
+        const double* v = local.a.diagonal(d);
+        for (int k = own.lo[2]; k < own.lo[2] + own.box.nz && !z; ++k) {
+            if (k + o.dz < 0 || k + o.dz >= cg.nz) continue;
+            for (int j = own.lo[1]; j < own.lo[1] + own.box.ny && !z; ++j) {
+                if (j + o.dy < 0 || j + o.dy >= cg.ny) continue;
+                const int i0 = std::max(own.lo[0], o.dx < 0 ? 1 : 0);
+                const int i1 = std::min(own.lo[0] + own.box.nx, o.dx > 0 ? cg.nx - 1 : cg.nx);
+                if (i1 <= i0) continue;
+                const std::int64_t cell =
+                    (std::int64_t{k - clo[2]} * lb.ny + (j - clo[1])) * lb.nx + (i0 - clo[0]);
+                const double* row = v + cell * rr;
+                z = std::any_of(row, row + (i1 - i0) * rr, [](double x) { return x != 0; });
+            }
+        }
+    }
+    nonzero[Stencil::lex(Offset{})] = 1;
+    MPI_Allreduce(nonzero, any, 27, MPI_INT, MPI_MAX, comm);
+    std::vector<Offset> offsets;
+    for (int l = 0; l < 27; ++l) {
+        if (any[l]) offsets.push_back(Offset{l % 3 - 1, (l / 3) % 3 - 1, l / 9 - 1});
+    }
+
+    DistCoarseLevel out;
+    out.coarse = cp;
+    const Region box = grown(cp, cp.rank(), margin);
+    out.rows.lo = box.lo;
+    out.rows.a = SgDiaMatrix<double>(box.box, Stencil(std::move(offsets)), local.a.block());
+    // The own rows, offset by offset: those of the agreed stencil (the others are zero here).
+    for (int d = 0; d < local.a.stencil().size(); ++d) {
+        const int dd = out.rows.a.stencil().find(local.a.stencil()[d]);
+        if (dd >= 0) copy_offset(local.a, clo, d, out.rows.a, box.lo, dd, own);
+    }
+    fill_ghost_rows(out.rows, cp, margin, comm);
+
+    // The whole grid's transfer: the same steps on the global boxes.
+    std::vector<DirectionalTransfer> steps;
+    Box gbox = p.global();
+    for (int dir : dirs) {
+        DirectionalTransfer s;
+        s.dir = dir;
+        s.fine = gbox;
+        s.coarse = gbox;
+        (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = gbox.extent(dir) / 2;
+        s.block = fine.a.block();
+        gbox = s.coarse;
+        steps.push_back(std::move(s));
+    }
+    out.transfer = Transfer(std::move(steps));
+    return out;
+}
+
+}  // namespace mpmg::dist
+
+#endif  // MPMG_HAVE_MPI

@@ -1,0 +1,98 @@
+// The Galerkin coarsening of a distributed structured operator (issue #8, "distributed Galerkin
+// coarsening"): every process computes its own block of each coarse level from its own rows and
+// a margin of its neighbours' rows, bit for bit the rows that the serial coarsen() gives for the
+// whole grid, without any process holding a whole level.
+//
+// Why a margin suffices. A directional step along d makes coarse row I from fine rows 2I, 2I+1,
+// 2I+2 and their entries to fine cells 2I-1 .. 2I+3 (structured/coarsen.hpp), which interpolate
+// from coarse cells I-1 .. I+1. A process that owns fine cells lo .. hi-1 along d owns the
+// coarse cells I with lo <= 2I+1 <= hi-1 (partition.hpp), so it needs the whole rows of fine
+// cells lo-1 .. hi: the rows of a box grown by 2 cells (a row is whole only where all its
+// neighbours are in the box, i.e. one cell inside it). Steps along the other directions of the
+// same level keep the rows of a line together and need no more. The serial directional Galerkin
+// product run on the grown box (cells outside it count as zero, as outside the grid) therefore
+// gives the owned coarse rows exactly: the same sums in the same order. The grown box starts at
+// an even cell, so its coarse cells are coarse cells of the whole grid.
+//
+// What stays global: the choice of directions (from the whole grid's coupling strengths,
+// summed over the processes) and the coarse stencil (the offsets with a nonzero entry anywhere,
+// a logical or over the processes). Linear interpolation weights only: operator-dependent
+// weights would need the ghost rows' weights as well (not done yet).
+#pragma once
+
+#ifdef MPMG_HAVE_MPI
+
+#include <mpi.h>
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "distributed/partition.hpp"
+#include "mpmg/sgdia_matrix.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg::dist {
+
+/// Ghost cells on each side that coarsen() needs around a process's block.
+constexpr int kGalerkinMargin = 2;
+
+/// A level's FP64 operator as one process holds it during the distributed setup: the rows of
+/// the cells of `a.box()`, whose first cell is the global cell `lo`. The box is the process's
+/// block grown by a margin (grown_box()). Rows of the process's own cells and of the ghost
+/// cells are the operator's rows, except that entries to cells outside the box are zero
+/// (SG-DIA's convention: a ghost row on the box's edge lacks its outward entries).
+struct GhostedRows {
+    std::array<int, 3> lo{};
+    SgDiaMatrix<double> a;
+};
+
+/// Process `rank`'s block of partition `p` grown by `margin` cells on every side, clipped to
+/// the grid, its lower corner moved down to an even cell where needed: first global cell and
+/// box. `margin` 0 gives the block itself.
+std::pair<std::array<int, 3>, Box> grown_box(const Partition& p, int rank, int margin);
+
+/// This process's GhostedRows with `margin` taken from the whole operator `global` (what every
+/// process holds while the problem is still generated whole on each).
+GhostedRows ghosted_from_global(const SgDiaMatrix<double>& global, const Partition& p, int margin);
+
+/// Sets the ghost rows of `g` (box: this process's block grown by `margin`) from the processes
+/// that own them, whose own rows must be set (collective; every process passes the same
+/// stencil and block). Entries to cells outside the box are zeroed.
+void fill_ghost_rows(GhostedRows& g, const Partition& p, int margin, MPI_Comm comm);
+
+/// direction_strengths() of the whole operator, from every process's own rows (collective).
+/// The same sums added in another order: equal up to rounding.
+std::array<double, 3> direction_strengths(const GhostedRows& g, const Partition& p, MPI_Comm comm);
+
+/// This process's block of the operator (its own rows, entries to other processes' cells
+/// zero), what its level is built from.
+SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p);
+
+/// The own cells' entries of `v` (block values per cell of g's box).
+std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& g,
+                               const Partition& p);
+
+/// The whole operator, on every process, from the processes' own rows (collective): where the
+/// hierarchy is agglomerated, its remaining levels are built from this.
+SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm comm);
+
+struct DistCoarseLevel {
+    Partition coarse;   ///< the coarse grid's partition (Partition::coarsened per step)
+    GhostedRows rows;   ///< this process's coarse rows, grown by the margin asked for
+    Transfer transfer;  ///< the whole grid's transfer (linear weights), as DistTransfer takes
+};
+
+/// One coarse level of the distributed operator whose rows `fine` holds (grown by at least
+/// kGalerkinMargin), collective: the directions coarsen() would choose for the whole operator,
+/// every process's coarse rows by the serial coarsen_along() on its grown box, the coarse
+/// stencil agreed over the processes; `margin` ghost rows around the coarse block are then
+/// filled from their owners. Returns nothing where coarsen() would (no direction eligible) and
+/// where a process's coarse block would be empty (the caller agglomerates instead). Throws
+/// std::logic_error for operator-dependent interpolation (not distributed yet).
+std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition& p,
+                                       const CoarseningOptions& opt, int margin, MPI_Comm comm);
+
+}  // namespace mpmg::dist
+
+#endif  // MPMG_HAVE_MPI

@@ -1,0 +1,160 @@
+// Distributed Galerkin coarsening (dist_galerkin.hpp) against the serial coarsen() of the whole
+// operator: every process's coarse rows, ghost rows included, bit for bit, level after level.
+// Run by ctest under mpirun (tests/mpi_unit_main.cpp).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "distributed/dist_galerkin.hpp"
+#include "io/problems.hpp"
+
+namespace mpmg::dist {
+namespace {
+
+int rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+int size() {
+    int s = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &s);
+    return s;
+}
+
+/// Entries of `g` (whose neighbour lies inside g's box) that differ in any bit from the same
+/// entries of the whole operator `whole`, and entries to cells outside g's box that are not
+/// zero. Also fails when the stencils differ.
+std::int64_t differences(const GhostedRows& g, const SgDiaMatrix<double>& whole) {
+    EXPECT_EQ(g.a.stencil().offsets(), whole.stencil().offsets());
+    EXPECT_EQ(g.a.block(), whole.block());
+    if (g.a.stencil().offsets() != whole.stencil().offsets()) return -1;
+    const Box& b = g.a.box();
+    const Box& w = whole.box();
+    const int r = g.a.block();
+    std::int64_t bad = 0;
+    for (int d = 0; d < g.a.stencil().size(); ++d) {
+        const Offset& o = g.a.stencil()[d];
+        for (int k = 0; k < b.nz; ++k) {
+            for (int j = 0; j < b.ny; ++j) {
+                for (int i = 0; i < b.nx; ++i) {
+                    const std::int64_t c = (std::int64_t{k} * b.ny + j) * b.nx + i;
+                    const bool inside = i + o.dx >= 0 && i + o.dx < b.nx && j + o.dy >= 0 &&
+                                        j + o.dy < b.ny && k + o.dz >= 0 && k + o.dz < b.nz;
+                    const std::int64_t wc =
+                        (std::int64_t{k + g.lo[2]} * w.ny + (j + g.lo[1])) * w.nx + i + g.lo[0];
+                    for (int x = 0; x < r; ++x) {
+                        for (int y = 0; y < r; ++y) {
+                            const double v = g.a.value(d, c, x, y);
+                            const double want = inside ? whole.value(d, wc, x, y) : 0.0;
+                            if (std::bit_cast<std::uint64_t>(v) !=
+                                std::bit_cast<std::uint64_t>(want)) {
+                                ++bad;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return bad;
+}
+
+struct Case {
+    std::string problem;
+    int n;
+};
+
+std::string describe(const Case& c) { return c.problem + " n=" + std::to_string(c.n); }
+
+class DistGalerkin : public ::testing::TestWithParam<Case> {};
+
+// Level after level: the processes' coarse rows (own and ghost) are the rows of the serial
+// coarse operator, the coarse stencil and the transfer's steps are the serial ones.
+TEST_P(DistGalerkin, CoarseRowsAreTheSerialOperatorsBitForBit) {
+    const Case& c = GetParam();
+    ProblemOptions po;
+    po.name = c.problem;
+    po.n = c.n;
+    const StructuredProblem prob = make_problem(po);
+    const CoarseningOptions opt;
+    Partition p(prob.a.box(), size(), rank(), direction_strengths(prob.a));
+    GhostedRows g = ghosted_from_global(prob.a, p, kGalerkinMargin);
+    ASSERT_EQ(differences(g, prob.a), 0);
+    SgDiaMatrix<double> serial_holder;
+    const SgDiaMatrix<double>* serial = &prob.a;
+    int levels = 0;
+    for (;;) {
+        std::optional<CoarseLevel> s = coarsen(*serial, opt);
+        std::optional<DistCoarseLevel> dc = coarsen(g, p, opt, kGalerkinMargin, MPI_COMM_WORLD);
+        if (!dc) break;
+        ASSERT_TRUE(s.has_value());
+        SCOPED_TRACE("coarse level " + std::to_string(levels + 1));
+        EXPECT_EQ(dc->coarse.global(), s->a.box());
+        ASSERT_EQ(dc->transfer.steps().size(), s->transfer.steps().size());
+        for (std::size_t i = 0; i < s->transfer.steps().size(); ++i) {
+            EXPECT_EQ(dc->transfer.steps()[i].dir, s->transfer.steps()[i].dir);
+            EXPECT_EQ(dc->transfer.steps()[i].fine, s->transfer.steps()[i].fine);
+            EXPECT_EQ(dc->transfer.steps()[i].coarse, s->transfer.steps()[i].coarse);
+        }
+        EXPECT_EQ(differences(dc->rows, s->a), 0);
+        serial_holder = std::move(s->a);
+        serial = &serial_holder;
+        g = std::move(dc->rows);
+        p = dc->coarse;
+        ++levels;
+    }
+    EXPECT_GE(levels, 2) << "too few distributed levels to test";
+}
+
+INSTANTIATE_TEST_SUITE_P(Problems, DistGalerkin,
+                         ::testing::Values(Case{"laplace27", 19}, Case{"laplace27", 32},
+                                           Case{"rhd", 21}, Case{"weather", 20}, Case{"oil", 18},
+                                           Case{"rhd3t", 16}, Case{"solid3d", 15},
+                                           Case{"oil4c", 16}),
+                         [](const auto& param_info) {
+                             std::string s = describe(param_info.param);
+                             for (char& ch : s) {
+                                 if (ch == ' ' || ch == '=') ch = '_';
+                             }
+                             return s;
+                         });
+
+// Ghost rows filled from their owners equal those taken from the whole operator (each
+// process's ghost rows are overwritten first, so only the exchange can restore them).
+TEST(DistGalerkinGhosts, FilledFromTheOwnersAsFromTheWholeOperator) {
+    const SgDiaMatrix<double> a = laplace27(Box{13, 11, 17});
+    const Partition p(a.box(), size(), rank());
+    for (int margin : {1, 2, 3}) {
+        SCOPED_TRACE(margin);
+        const GhostedRows want = ghosted_from_global(a, p, margin);
+        GhostedRows g = want;
+        // Keep only the own rows, then fill the rest from the other processes.
+        const auto lo = p.lo();
+        const Box own = p.local();
+        for (int d = 0; d < g.a.stencil().size(); ++d) {
+            for (int k = 0; k < g.a.box().nz; ++k) {
+                for (int j = 0; j < g.a.box().ny; ++j) {
+                    for (int i = 0; i < g.a.box().nx; ++i) {
+                        const int gi = i + g.lo[0], gj = j + g.lo[1], gk = k + g.lo[2];
+                        const bool mine = gi >= lo[0] && gi < lo[0] + own.nx && gj >= lo[1] &&
+                                          gj < lo[1] + own.ny && gk >= lo[2] && gk < lo[2] + own.nz;
+                        if (!mine) {
+                            g.a.value(d, (std::int64_t{k} * g.a.box().ny + j) * g.a.box().nx + i, 0,
+                                      0) = -7.0;
+                        }
+                    }
+                }
+            }
+        }
+        fill_ghost_rows(g, p, margin, MPI_COMM_WORLD);
+        EXPECT_EQ(differences(g, a), 0);
+    }
+}
+
+}  // namespace
+}  // namespace mpmg::dist
