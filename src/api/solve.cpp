@@ -296,7 +296,7 @@ SolveResult solve(const SolverOptions& options) {
     Clock::time_point t_start;  // setup + solve; reading or building the problem is not timed
     std::vector<double> exact;
     if (o.method == MethodKind::structured) {
-        const StructuredProblem p =
+        StructuredProblem p =
             o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;

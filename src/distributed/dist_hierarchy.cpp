@@ -204,18 +204,23 @@ void from_level(Level& lev, std::vector<double>& v) {
 
 }  // namespace
 
-DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
-                             const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
+bool DistHierarchy::distributes_setup(const MultigridOptions& mg) {
+    return mg.interpolation != InterpolationKind::operator_dependent &&
+           mg.scaling != ScalingKind::scale_then_setup;
+}
+
+DistHierarchy::DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>* whole,
+                             const Partition& p, const MultigridOptions& mg,
+                             const PrecisionPlan& plan, MPI_Comm comm,
                              const SgDiaMatrix<double>* block0)
-    : comm_(comm), mg_(mg), block_(a.block()) {
-    // Not distributed yet: operator-dependent weights (the transfers would need the ghost
-    // cells' weights) and scale-then-setup (level 0 scaled before coarsening).
-    distributed_setup_ = mg.interpolation != InterpolationKind::operator_dependent &&
-                         mg.scaling != ScalingKind::scale_then_setup;
+    : comm_(comm), mg_(mg), block_(rows0.a.block()), distributed_setup_(distributes_setup(mg)) {
     if (distributed_setup_) {
-        setup_distributed(a, p, plan, block0);
+        setup_distributed(rows0, p, plan, block0);
     } else {
-        setup_replicated(a, p, plan, block0);
+        if (whole == nullptr) {
+            throw std::logic_error("DistHierarchy: a replicated setup needs the whole operator");
+        }
+        setup_replicated(*whole, p, plan, block0);
     }
     for (std::size_t i = 0; i < report_.size(); ++i) {
         const LevelReport& rep = report_[i];
@@ -226,11 +231,12 @@ DistHierarchy::DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p,
     }
 }
 
-void DistHierarchy::setup_distributed(const SgDiaMatrix<double>& a, const Partition& p,
+void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition& p,
                                       const PrecisionPlan& plan,
                                       const SgDiaMatrix<double>* block0) {
     const CoarseningOptions copt{.semi_threshold = mg_.semi_threshold};
-    GhostedRows rows = ghosted_from_global(a, p, kGalerkinMargin);
+    const GhostedRows* cur = &rows0;  // level l's rows (level 0's are the caller's: no copy)
+    GhostedRows rows;
     parts_.push_back(p);
     int l = 0;
     for (;; ++l) {
@@ -240,7 +246,7 @@ void DistHierarchy::setup_distributed(const SgDiaMatrix<double>& a, const Partit
         std::optional<DistCoarseLevel> next;
         if (l + 1 < mg_.max_levels && pl.global().cells() * block_ > mg_.max_coarse_rows &&
             pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells) {
-            next = coarsen(rows, pl, copt, kGalerkinMargin, comm_);
+            next = coarsen(*cur, pl, copt, kGalerkinMargin, comm_);
         }
         if (!next) break;
         auto t = std::make_unique<DistTransfer>(transfers_.emplace_back(std::move(next->transfer)),
@@ -251,7 +257,7 @@ void DistHierarchy::setup_distributed(const SgDiaMatrix<double>& a, const Partit
         }
         LevelReport rep;
         TruncationCounts ghost;
-        const LevelSetup setup = distributed_level_setup(rows, pl, l, mg_, plan, comm_,
+        const LevelSetup setup = distributed_level_setup(*cur, pl, l, mg_, plan, comm_,
                                                          l == 0 ? block0 : nullptr, ghost, rep);
         dist_.push_back(make_level(l, setup, false, rep));
         rep.counts += ghost;
@@ -261,10 +267,11 @@ void DistHierarchy::setup_distributed(const SgDiaMatrix<double>& a, const Partit
         dist_transfers_.push_back(std::move(t));
         coarse_.emplace_back();
         rows = std::move(next->rows);
+        cur = &rows;
         parts_.push_back(next->coarse);
     }
     // Level l and the coarser ones are agglomerated: every process gathers level l whole.
-    tail_first_ = allgather(rows, parts_.back(), comm_);
+    tail_first_ = allgather(*cur, parts_.back(), comm_);
     GalerkinLevels g = galerkin_levels_from(tail_first_, l, mg_);
     build_tail(g, tail_first_, not_owned(tail_first_), plan);
 }

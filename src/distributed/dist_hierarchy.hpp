@@ -23,6 +23,7 @@
 #include <memory>
 #include <vector>
 
+#include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_ops.hpp"
 #include "mpmg/options.hpp"
 #include "mpmg/precision.hpp"
@@ -33,13 +34,19 @@ namespace mpmg::dist {
 
 class DistHierarchy {
 public:
-    /// `a`: the whole fine operator (every process passes the same; only this process's block
-    /// and a margin around it are read unless the setup is replicated); `p`: its partition;
-    /// `block0`: this process's block of `a` when the caller has it (null: extracted here); it
-    /// must outlive the hierarchy (an FP64 level 0 reads it instead of a copy).
-    DistHierarchy(const SgDiaMatrix<double>& a, const Partition& p, const MultigridOptions& mg,
-                  const PrecisionPlan& plan, MPI_Comm comm,
+    /// `rows0`: this process's rows of the fine operator grown by kGalerkinMargin
+    /// (dist_galerkin.hpp); `whole`: the whole fine operator, needed only where the setup is
+    /// replicated (!distributes_setup(mg); null otherwise); `p`: the partition; `block0`: this
+    /// process's block of the operator when the caller has it (null: taken from rows0); it and
+    /// rows0 must outlive the hierarchy (an FP64 level 0 reads block0 instead of a copy).
+    DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>* whole, const Partition& p,
+                  const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
                   const SgDiaMatrix<double>* block0 = nullptr);
+    /// Whether the hierarchy for `mg` is coarsened distributed (else every process coarsens
+    /// the whole operator): not yet for operator-dependent interpolation (the transfers would
+    /// need the ghost cells' weights) nor for scale-then-setup (level 0 scaled before
+    /// coarsening).
+    static bool distributes_setup(const MultigridOptions& mg);
     ~DistHierarchy();
     DistHierarchy(const DistHierarchy&) = delete;
     DistHierarchy& operator=(const DistHierarchy&) = delete;
@@ -57,8 +64,8 @@ public:
     void apply(const K* r, K* z);
 
 private:
-    void setup_distributed(const SgDiaMatrix<double>& a, const Partition& p,
-                           const PrecisionPlan& plan, const SgDiaMatrix<double>* block0);
+    void setup_distributed(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
+                           const SgDiaMatrix<double>* block0);
     void setup_replicated(const SgDiaMatrix<double>& a, const Partition& p,
                           const PrecisionPlan& plan, const SgDiaMatrix<double>* block0);
     /// The agglomerated levels g.first, g.first + 1, ... (every process builds them).

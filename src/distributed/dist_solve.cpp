@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include "api/guarded_solve.hpp"
+#include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_hierarchy.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/truncate.hpp"
@@ -23,15 +24,16 @@ namespace {
 template <class K>
 class DistOperator final : public LinearOperator<K> {
 public:
-    DistOperator(const SgDiaMatrix<double>& a, const Partition& p, MPI_Comm comm,
+    /// `rows`: this process's rows of A with a margin (dist_galerkin.hpp).
+    DistOperator(const GhostedRows& rows, const Partition& p, MPI_Comm comm,
                  TruncationCounts& counts)
-        : comm_(comm), halo_(p, a.block(), a.stencil().offsets(), comm) {
+        : comm_(comm), halo_(p, rows.a.block(), rows.a.stencil().offsets(), comm) {
         if constexpr (std::is_same_v<K, double>) {
-            a_ = extract_local(a, p);  // no second copy
+            a_ = own_block(rows, p);  // no second copy
         } else {
-            a_ = truncate<K>(extract_local(a, p), counts);
+            a_ = truncate<K>(own_block(rows, p), counts);
         }
-        coupling_ = GhostCoupling::build<K>(a, {0, 0, 0}, p, halo_, counts);
+        coupling_ = GhostCoupling::build<K>(rows.a, rows.lo, p, halo_, counts);
     }
     /// This process's FP64 block of A when K is FP64 (the hierarchy's level 0 reuses it).
     const SgDiaMatrix<double>* fp64_block() const {
@@ -65,10 +67,10 @@ struct HierarchyShape {
 /// The guard's view of a DistHierarchy; notes its shape.
 class BuiltDist final : public BuiltPreconditioner {
 public:
-    BuiltDist(const SgDiaMatrix<double>& a, const Partition& p, const MultigridOptions& mg,
-              const PrecisionPlan& plan, MPI_Comm comm, HierarchyShape* shape,
-              const SgDiaMatrix<double>* block0)
-        : h_(a, p, mg, plan, comm, block0) {
+    BuiltDist(const GhostedRows& rows0, const SgDiaMatrix<double>* whole, const Partition& p,
+              const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
+              HierarchyShape* shape, const SgDiaMatrix<double>* block0)
+        : h_(rows0, whole, p, mg, plan, comm, block0) {
         shape->distributed_levels = h_.distributed_levels();
         shape->distributed_setup = h_.distributed_setup();
     }
@@ -83,35 +85,42 @@ private:
 };
 
 template <class K>
-void run(const StructuredProblem& p, const Partition& part, const SolverOptions& o,
-         SolveResult& out, HierarchyShape* shape) {
+void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, SolveResult& out,
+         HierarchyShape* shape) {
     const MPI_Comm comm = MPI_COMM_WORLD;
+    const int r = p.a.block();
+    const std::int64_t rows = p.a.rows();
+    // This process's rows with a margin: all that the Krylov operator and a distributed setup
+    // read. The whole A is then released unless the setup is replicated.
+    const GhostedRows rows0 = ghosted_from_global(p.a, part, kGalerkinMargin);
+    if (DistHierarchy::distributes_setup(o.multigrid)) p.a = SgDiaMatrix<double>();
+    const SgDiaMatrix<double>* whole = p.a.rows() > 0 ? &p.a : nullptr;
     TruncationCounts local;
-    const DistOperator<K> a(p.a, part, comm, local);
+    const DistOperator<K> a(rows0, part, comm, local);
     const TruncationCounts counts = allreduce(local, comm);
     if (counts.overflow > 0) {
         throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
                                          counts.overflow, to_string(o.precision.krylov)));
     }
-    const std::vector<double> b = extract_local(p.b, part, p.a.block());
+    const std::vector<double> b = extract_local(p.b, part, r);
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<BuiltDist>(p.a, part, mg, plan, comm, shape, a.fp64_block()));
+            std::make_unique<BuiltDist>(rows0, whole, part, mg, plan, comm, shape, a.fp64_block()));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).
-    std::vector<double> whole, buf;
-    gather(out.x, part, p.a.block(), comm, whole, buf);
-    whole.resize(static_cast<std::size_t>(p.a.rows()));
-    MPI_Bcast(whole.data(), static_cast<int>(whole.size()), MPI_DOUBLE, 0, comm);
-    out.x = std::move(whole);
+    std::vector<double> all, buf;
+    gather(out.x, part, r, comm, all, buf);
+    all.resize(static_cast<std::size_t>(rows));
+    MPI_Bcast(all.data(), static_cast<int>(all.size()), MPI_DOUBLE, 0, comm);
+    out.x = std::move(all);
 }
 
 }  // namespace
 
-bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveResult& out) {
+bool solve_structured(StructuredProblem& p, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
     const Partition part(p.a.box(), world_size(), world_rank(), direction_strengths(p.a));
     HierarchyShape shape;
@@ -147,7 +156,8 @@ bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
         shape.distributed_setup
             ? "distributed: every rank coarsens its own blocks (with a margin of its neighbours' "
               "rows) and each level's storage decision combines all ranks' measures; the fine "
-              "problem is still generated whole on every rank; coarse levels with small blocks "
+              "problem is still generated whole on every rank, which keeps its rows with a "
+              "margin and releases the rest before the setup; coarse levels with small blocks "
               "are gathered and run on rank 0"
             : "replicated (operator-dependent interpolation or scale-then-setup): every rank "
               "builds the whole FP64 Galerkin hierarchy and keeps its blocks; coarse levels with "
@@ -162,9 +172,7 @@ bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
 
 namespace mpmg::dist {
 
-bool solve_structured(const StructuredProblem&, const SolverOptions&, SolveResult&) {
-    return false;
-}
+bool solve_structured(StructuredProblem&, const SolverOptions&, SolveResult&) { return false; }
 
 }  // namespace mpmg::dist
 

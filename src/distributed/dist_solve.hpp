@@ -10,6 +10,8 @@ namespace mpmg::dist {
 /// solves `p` distributed over MPI_COMM_WORLD, fills `out` like the serial structured solve (x
 /// whole on every process) plus out.partition, and returns true. Otherwise, and always in a
 /// build without MPI, returns false and does nothing. Every process must pass the same problem.
-bool solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveResult& out);
+/// A distributed solve may release p.a (each process keeps its rows only); p.b and p.x_exact
+/// stay.
+bool solve_structured(StructuredProblem& p, const SolverOptions& o, SolveResult& out);
 
 }  // namespace mpmg::dist
