@@ -10,6 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/matrix_market.hpp"
+#include "io/problems.hpp"
+#include "structured/coarsen.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -21,6 +25,7 @@
 
 namespace {
 
+using namespace mpmg;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -163,6 +168,17 @@ TEST(Mpi, ScaledFp16LevelsMatchSerial) {
 // jump7 takes operator-dependent interpolation: non-uniform weights across process boundaries.
 TEST(Mpi, OperatorDependentInterpolationMatchesSerial) {
     check("solve --problem jump7 --n 24 --precision K64P32D16 --quiet", false);
+}
+
+// A Matrix Market file on --grid: every process reads it whole, keeps its rows with a margin
+// and releases the rest (the built-in problems are generated per process instead).
+TEST(Mpi, MatrixFileOnAGridMatchesSerial) {
+    ProblemOptions po;
+    po.name = "rhd";
+    po.n = 24;
+    const fs::path path = temp_dir() / "rhd24.mtx";
+    write_matrix_market(path.string(), to_csr(make_problem(po).a));
+    check("solve --matrix " + path.string() + " --grid 24,24,24 --precision K64P32D16 --quiet");
 }
 
 // Scale-then-setup (the ablation) keeps the replicated setup.

@@ -296,18 +296,23 @@ SolveResult solve(const SolverOptions& options) {
     Clock::time_point t_start;  // setup + solve; reading or building the problem is not timed
     std::vector<double> exact;
     if (o.method == MethodKind::structured) {
-        StructuredProblem p =
-            o.problem.matrix.empty() ? make_problem(o.problem) : load_structured(o.problem);
+        // Under mpirun, each process generates only its rows of a built-in problem.
+        std::optional<dist::Partition> part;
+        std::optional<StructuredProblem> mine;
+        if (o.problem.matrix.empty()) mine = dist::generate(o.problem, part);
+        StructuredProblem p = mine                       ? std::move(*mine)
+                              : o.problem.matrix.empty() ? make_problem(o.problem)
+                                                         : load_structured(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
         if (o.multigrid.interpolation == InterpolationKind::automatic) {
             o.multigrid.interpolation = p.interpolation;
         }
         out.problem = p.name;
-        out.rows = p.a.rows();
+        out.rows = p.a.rows();  // the distributed solve sets the whole operator's
         out.nnz = p.a.nnz();
         t_start = Clock::now();
-        if (!dist::solve_structured(p, o, out)) {  // mpirun -np N > 1: distributed (issue #8)
+        if (!dist::solve_structured(p, part, o, out)) {  // mpirun -np N > 1 (issue #8)
             k64 ? solve_structured<double>(p, o, out) : solve_structured<float>(p, o, out);
         }
         exact = p.x_exact;

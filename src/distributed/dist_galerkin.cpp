@@ -5,11 +5,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
+#include "distributed/dist_ops.hpp"
 #include "kernels/setup_simd.hpp"
+#include "structured/sgdia_ops.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -105,29 +108,6 @@ void copy_offset(const SgDiaMatrix<double>& src, const std::array<int, 3>& src_l
                  });
 }
 
-/// Zeroes the entries whose neighbour lies outside the box (SG-DIA's convention).
-void zero_outside(SgDiaMatrix<double>& m) {
-    const Box& b = m.box();
-    const std::int64_t rr = std::int64_t{m.block()} * m.block();
-    for (int d = 0; d < m.stencil().size(); ++d) {
-        const Offset& o = m.stencil()[d];
-        if (o == Offset{}) continue;
-        double* v = m.diagonal(d);
-        for (int k = 0; k < b.nz; ++k) {
-            for (int j = 0; j < b.ny; ++j) {
-                double* line = v + (std::int64_t{k} * b.ny + j) * b.nx * rr;
-                const bool out =
-                    j + o.dy < 0 || j + o.dy >= b.ny || k + o.dz < 0 || k + o.dz >= b.nz;
-                if (out) {
-                    std::fill_n(line, std::int64_t{b.nx} * rr, 0.0);
-                } else if (o.dx != 0) {
-                    std::fill_n(line + (o.dx < 0 ? 0 : b.nx - 1) * rr, rr, 0.0);
-                }
-            }
-        }
-    }
-}
-
 int as_count(std::int64_t n) {
     if (n > std::numeric_limits<int>::max()) {
         throw std::length_error("distributed setup: a message exceeds MPI's int count");
@@ -159,7 +139,7 @@ GhostedRows ghosted_from_global(const SgDiaMatrix<double>& global, const Partiti
     for (int d = 0; d < global.stencil().size(); ++d) {
         copy_offset(global, {0, 0, 0}, d, g.a, lo, d, mine);
     }
-    zero_outside(g.a);
+    zero_outside_box(g.a);
     return g;
 }
 
@@ -209,14 +189,14 @@ void fill_ghost_rows(GhostedRows& g, const Partition& p, int margin, MPI_Comm co
     }
     MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE);
     for (const Message& m : recvs) unpack_rows(m.values.data(), m.region, g.a, g.lo);
-    zero_outside(g.a);
+    zero_outside_box(g.a);
 }
 
 SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p) {
     const Region own = owned(p, p.rank());
     SgDiaMatrix<double> out(own.box, g.a.stencil(), g.a.block());
     for (int d = 0; d < g.a.stencil().size(); ++d) copy_offset(g.a, g.lo, d, out, own.lo, d, own);
-    zero_outside(out);
+    zero_outside_box(out);
     return out;
 }
 
@@ -239,6 +219,24 @@ std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& 
         }
     }
     return out;
+}
+
+std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm) {
+    // This process's rows: entries to its own cells (per offset, the cells whose neighbour
+    // stays in the block), plus those to other processes' cells.
+    const long long rr = std::int64_t{g.a.block()} * g.a.block();
+    const Box own = p.local();
+    long long n = 0, all = 0;
+    for (const Offset& o : g.a.stencil().offsets()) {
+        n += std::max(0LL, 0LL + own.nx - std::abs(o.dx)) *
+             std::max(0LL, 0LL + own.ny - std::abs(o.dy)) *
+             std::max(0LL, 0LL + own.nz - std::abs(o.dz)) * rr;
+    }
+    for_each_coupling(
+        g.a, g.lo, p,
+        [&](int, std::int64_t, std::int64_t, std::int64_t, const std::array<int, 3>&) { n += rr; });
+    MPI_Allreduce(&n, &all, 1, MPI_LONG_LONG, MPI_SUM, comm);
+    return all;
 }
 
 SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm comm) {

@@ -73,6 +73,10 @@ SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p);
 std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& g,
                                const Partition& p);
 
+/// The whole operator's structural nonzeros (SgDiaMatrix::nnz() of the whole), from every
+/// process's own rows (collective).
+std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm);
+
 /// The whole operator, on every process, from the processes' own rows (collective): where the
 /// hierarchy is agglomerated, its remaining levels are built from this.
 SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm comm);

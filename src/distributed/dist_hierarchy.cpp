@@ -83,15 +83,7 @@ public:
     TruncationCounts counts(Precision st, const std::vector<double>* s) const override {
         return st == Precision::fp16 ? counts_as<half>(s) : counts_as<bfloat16>(s);
     }
-    std::int64_t nnz() const override {
-        long long n = own_.nnz(), all = 0;
-        const long long rr = std::int64_t{own_.block()} * own_.block();
-        for_each_coupling(rows_.a, rows_.lo, p_,
-                          [&](int, std::int64_t, std::int64_t, std::int64_t,
-                              const std::array<int, 3>&) { n += rr; });
-        MPI_Allreduce(&n, &all, 1, MPI_LONG_LONG, MPI_SUM, comm_);
-        return all;
-    }
+    std::int64_t nnz() const override { return global_nnz(rows_, p_, comm_); }
 
 private:
     template <class S>

@@ -89,12 +89,34 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
          HierarchyShape* shape) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int r = p.a.block();
-    const std::int64_t rows = p.a.rows();
+    const bool generated = !p.window.whole();
     // This process's rows with a margin: all that the Krylov operator and a distributed setup
-    // read. The whole A is then released unless the setup is replicated.
-    const GhostedRows rows0 = ghosted_from_global(p.a, part, kGalerkinMargin);
-    if (DistHierarchy::distributes_setup(o.multigrid)) p.a = SgDiaMatrix<double>();
-    const SgDiaMatrix<double>* whole = p.a.rows() > 0 ? &p.a : nullptr;
+    // read (generated so, or copied out of the whole A, which is then released unless the
+    // setup is replicated).
+    GhostedRows rows0;
+    std::vector<double> b;
+    SgDiaMatrix<double> gathered;
+    const SgDiaMatrix<double>* whole = nullptr;
+    const bool replicated = !DistHierarchy::distributes_setup(o.multigrid);
+    if (generated) {
+        rows0 = GhostedRows{p.window.lo, std::move(p.a)};
+        b = own_values(p.b, rows0, part);
+        if (replicated) {
+            gathered = allgather(rows0, part, comm);
+            whole = &gathered;
+        }
+    } else {
+        rows0 = ghosted_from_global(p.a, part, kGalerkinMargin);
+        b = extract_local(p.b, part, r);
+        if (replicated) {
+            whole = &p.a;
+        } else {
+            p.a = SgDiaMatrix<double>();
+        }
+    }
+    p.b = std::vector<double>();
+    out.rows = part.global().cells() * r;
+    out.nnz = global_nnz(rows0, part, comm);
     TruncationCounts local;
     const DistOperator<K> a(rows0, part, comm, local);
     const TruncationCounts counts = allreduce(local, comm);
@@ -102,7 +124,6 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
         throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
                                          counts.overflow, to_string(o.precision.krylov)));
     }
-    const std::vector<double> b = extract_local(p.b, part, r);
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
@@ -113,16 +134,41 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).
     std::vector<double> all, buf;
     gather(out.x, part, r, comm, all, buf);
-    all.resize(static_cast<std::size_t>(rows));
+    all.resize(static_cast<std::size_t>(out.rows));
     MPI_Bcast(all.data(), static_cast<int>(all.size()), MPI_DOUBLE, 0, comm);
     out.x = std::move(all);
 }
 
+GridWindow window_of(const Partition& p) {
+    const auto [lo, box] = grown_box(p, p.rank(), kGalerkinMargin);
+    return GridWindow{lo, box};
+}
+
 }  // namespace
 
-bool solve_structured(StructuredProblem& p, const SolverOptions& o, SolveResult& out) {
+std::optional<StructuredProblem> generate(const ProblemOptions& opt,
+                                          std::optional<Partition>& part) {
+    if (!distributed()) return std::nullopt;
+    const Box grid = problem_grid(opt);
+    // A first split (surface only) measures the operator's direction strengths; the partition
+    // then weighs them (Partition), and the rows are generated again if it differs.
+    const Partition first(grid, world_size(), world_rank());
+    StructuredProblem p = make_problem_rows(opt, window_of(first));
+    GhostedRows rows{p.window.lo, std::move(p.a)};
+    part.emplace(grid, world_size(), world_rank(),
+                 direction_strengths(rows, first, MPI_COMM_WORLD));
+    if (part->dims() == first.dims()) {
+        p.a = std::move(rows.a);
+        return p;
+    }
+    return make_problem_rows(opt, window_of(*part));
+}
+
+bool solve_structured(StructuredProblem& p, const std::optional<Partition>& given,
+                      const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
-    const Partition part(p.a.box(), world_size(), world_rank(), direction_strengths(p.a));
+    const Partition part =
+        given ? *given : Partition(p.a.box(), world_size(), world_rank(), direction_strengths(p.a));
     HierarchyShape shape;
     comm_stats() = CommStats{};
     if (o.precision.krylov == Precision::fp64) {
@@ -154,11 +200,10 @@ bool solve_structured(StructuredProblem& p, const SolverOptions& o, SolveResult&
         "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";
     info.setup =
         shape.distributed_setup
-            ? "distributed: every rank coarsens its own blocks (with a margin of its neighbours' "
-              "rows) and each level's storage decision combines all ranks' measures; the fine "
-              "problem is still generated whole on every rank, which keeps its rows with a "
-              "margin and releases the rest before the setup; coarse levels with small blocks "
-              "are gathered and run on rank 0"
+            ? "distributed: every rank generates (or, from a file, copies) only its own rows "
+              "with a margin, coarsens its own blocks (with a margin of its neighbours' rows), "
+              "and each level's storage decision combines all ranks' measures; coarse levels "
+              "with small blocks are gathered and run on rank 0"
             : "replicated (operator-dependent interpolation or scale-then-setup): every rank "
               "builds the whole FP64 Galerkin hierarchy and keeps its blocks; coarse levels with "
               "small blocks are agglomerated onto rank 0";
@@ -172,7 +217,14 @@ bool solve_structured(StructuredProblem& p, const SolverOptions& o, SolveResult&
 
 namespace mpmg::dist {
 
-bool solve_structured(StructuredProblem&, const SolverOptions&, SolveResult&) { return false; }
+std::optional<StructuredProblem> generate(const ProblemOptions&, std::optional<Partition>&) {
+    return std::nullopt;
+}
+
+bool solve_structured(StructuredProblem&, const std::optional<Partition>&, const SolverOptions&,
+                      SolveResult&) {
+    return false;
+}
 
 }  // namespace mpmg::dist
 

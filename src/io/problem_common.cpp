@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -15,7 +16,33 @@ Box problem_box(const ProblemOptions& opt) {
     return Box{opt.n, opt.n, opt.n};
 }
 
-void add(SgDiaMatrix<double>& a, std::int64_t cell, Offset o, int ca, int cb, double v) {
+Assembly::Assembly(Box grid, Stencil stencil, int block, const GridWindow& window)
+    : grid_(grid), whole_(window.whole()) {
+    Box stored = grid;
+    if (!whole_) {
+        int ext[3];
+        for (int d = 0; d < 3; ++d) {
+            const auto du = static_cast<std::size_t>(d);
+            if (window.lo[du] < 0 || window.lo[du] + window.box.extent(d) > grid.extent(d)) {
+                throw InvalidInput("a problem window must lie inside the grid");
+            }
+            lo_[du] = window.lo[du];
+            ext[d] = window.box.extent(d);
+        }
+        stored = Box{ext[0], ext[1], ext[2]};
+    }
+    m_ = SgDiaMatrix<double>(stored, std::move(stencil), block);
+}
+
+std::int64_t Assembly::stored_cell(std::int64_t cell) const {
+    const Ijk c = ijk(grid_, cell);
+    const Box& b = m_.box();
+    const int i = c.i - lo_[0], j = c.j - lo_[1], k = c.k - lo_[2];
+    if (i < 0 || i >= b.nx || j < 0 || j >= b.ny || k < 0 || k >= b.nz) return -1;
+    return cell_index(b, i, j, k);
+}
+
+void add(Assembly& a, std::int64_t cell, Offset o, int ca, int cb, double v) {
     const int d = a.stencil().find(o);
     if (d < 0) {
         throw InvalidInput(fmt::format("offset ({},{},{}) is not in stencil {}", o.dx, o.dy, o.dz,
@@ -24,7 +51,7 @@ void add(SgDiaMatrix<double>& a, std::int64_t cell, Offset o, int ca, int cb, do
     a.value(d, cell, ca, cb) += v;
 }
 
-void add_fv_diffusion(SgDiaMatrix<double>& a, int comp, const FvDiffusion& f) {
+void add_fv_diffusion(Assembly& a, int comp, const FvDiffusion& f) {
     const Box& box = a.box();
     const Stencil& s = a.stencil();
     const int centre = s.center();
@@ -63,7 +90,7 @@ void add_fv_diffusion(SgDiaMatrix<double>& a, int comp, const FvDiffusion& f) {
     }
 }
 
-void add_upwind(SgDiaMatrix<double>& a, int comp, std::int64_t p, Offset o, double flux) {
+void add_upwind(Assembly& a, int comp, std::int64_t p, Offset o, double flux) {
     const Box& box = a.box();
     const std::int64_t q = p + o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
     add(a, p, Offset{0, 0, 0}, comp, comp, flux);
@@ -86,10 +113,45 @@ std::vector<double> smooth_solution(const Box& box, int block) {
     return x;
 }
 
-void set_rhs(StructuredProblem& p, std::vector<double> x_exact) {
+namespace {
+
+// b = A x on the cells of `m` (first cell: `lo` of `grid`), x on the whole grid; exact on the
+// cells whose neighbours all lie in m's box (one cell inside it, or on the grid's boundary): each
+// row summed by the same scalar loop (offsets in stencil order, then columns), so a window's b is
+// bit for bit the whole grid's. (The SIMD product's sums depend on a cell's place in its line.)
+void row_products(const SgDiaMatrix<double>& m, const std::array<int, 3>& lo, const Box& grid,
+                  const std::vector<double>& x, std::vector<double>& b) {
+    const Box& sb = m.box();
+    const int r = m.block();
+    b.assign(static_cast<std::size_t>(sb.cells() * r), 0.0);
+#pragma omp parallel for schedule(static) if (sb.cells() > (1 << 14))
+    for (std::int64_t c = 0; c < sb.cells(); ++c) {
+        const Ijk l = ijk(sb, c);
+        const int gi = l.i + lo[0], gj = l.j + lo[1], gk = l.k + lo[2];
+        for (int a = 0; a < r; ++a) {
+            double acc = 0.0;
+            for (int d = 0; d < m.stencil().size(); ++d) {
+                const Offset& o = m.stencil()[d];
+                const int i = gi + o.dx, j = gj + o.dy, k = gk + o.dz;
+                if (i < 0 || i >= grid.nx || j < 0 || j >= grid.ny || k < 0 || k >= grid.nz) {
+                    continue;
+                }
+                const double* xs = x.data() + cell_index(grid, i, j, k) * r;
+                for (int e = 0; e < r; ++e) acc += m.value(d, c, a, e) * xs[e];
+            }
+            b[static_cast<std::size_t>(c * r + a)] = acc;
+        }
+    }
+}
+
+}  // namespace
+
+void finish(StructuredProblem& p, Assembly& a, std::vector<double> x_exact) {
     p.x_exact = std::move(x_exact);
-    p.b.assign(p.x_exact.size(), 0.0);
-    spmv(p.a, p.x_exact.data(), p.b.data());
+    SgDiaMatrix<double>& m = a.stored();
+    zero_outside_box(m);
+    row_products(m, a.stored_lo(), a.box(), p.x_exact, p.b);
+    p.a = std::move(m);
 }
 
 }  // namespace mpmg::problem_detail

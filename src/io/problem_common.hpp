@@ -51,8 +51,47 @@ Box problem_box(const ProblemOptions& opt);
 /// 2ab / (a + b) (0 when both are 0).
 inline double harmonic(double a, double b) { return a + b > 0.0 ? 2.0 * a * b / (a + b) : 0.0; }
 
+/// The matrix a generator assembles: the rows of a window of the grid (the whole grid when the
+/// window is empty). Generators address cells by their index in the whole grid and may visit
+/// every cell: writes to rows outside the window go to a scratch entry and are dropped.
+class Assembly {
+public:
+    Assembly(Box grid, Stencil stencil, int block, const GridWindow& window);
+    /// The whole grid (what the generators iterate over).
+    const Box& box() const { return grid_; }
+    const Stencil& stencil() const { return m_.stencil(); }
+    int block() const { return m_.block(); }
+    /// A[(cell, a), (cell + offset d, b)], cell in the whole grid.
+    double& value(int d, std::int64_t cell, int a, int b) {
+        if (whole_) return m_.value(d, cell, a, b);
+        if (cell != last_cell_) {
+            last_cell_ = cell;
+            last_ = stored_cell(cell);
+        }
+        if (last_ < 0) {
+            sink_ = 0.0;
+            return sink_;
+        }
+        return m_.value(d, last_, a, b);
+    }
+    /// The stored rows (the window's cells, in their own box).
+    SgDiaMatrix<double>& stored() { return m_; }
+    /// The global cell of stored cell 0.
+    const std::array<int, 3>& stored_lo() const { return lo_; }
+
+private:
+    std::int64_t stored_cell(std::int64_t cell) const;
+
+    Box grid_;
+    bool whole_ = true;
+    std::array<int, 3> lo_{};  // first stored cell
+    SgDiaMatrix<double> m_;
+    std::int64_t last_cell_ = -1, last_ = -1;
+    double sink_ = 0.0;
+};
+
 /// Adds `v` to A[(cell, ca), (cell + o, cb)]; `o` must be in the stencil.
-void add(SgDiaMatrix<double>& a, std::int64_t cell, Offset o, int ca, int cb, double v);
+void add(Assembly& a, std::int64_t cell, Offset o, int ca, int cb, double v);
 
 /// Cell-centred finite-volume diffusion -div(k grad u) of component `comp` (rows and columns),
 /// k diagonal per cell (kx, ky, kz; each of size cells). Face weight between neighbours p, q in
@@ -66,18 +105,21 @@ struct FvDiffusion {
     std::array<bool, 6> dirichlet{true, true, true, true, true, true};
     double boundary_factor = 2.0;
 };
-void add_fv_diffusion(SgDiaMatrix<double>& a, int comp, const FvDiffusion& f);
+void add_fv_diffusion(Assembly& a, int comp, const FvDiffusion& f);
 
 /// First-order upwind flux of component `comp`: a flux F >= 0 from cell p to its neighbour
 /// p + o leaves p (A[p,p] += F) and enters p + o (A[p+o, p] -= F). Conservative; the column
 /// sums of the added part are zero.
-void add_upwind(SgDiaMatrix<double>& a, int comp, std::int64_t p, Offset o, double flux);
+void add_upwind(Assembly& a, int comp, std::int64_t p, Offset o, double flux);
 
 /// A smooth, non-constant exact solution: 1 + 0.5 sin(pi x) sin(pi y) sin(pi z) + 0.25 x
 /// - 0.1 c with x, y, z the cell centres in (0, 1) and c the component.
 std::vector<double> smooth_solution(const Box& box, int block);
 
-/// Sets p.x_exact (given) and p.b = A x_exact (FP64).
-void set_rhs(StructuredProblem& p, std::vector<double> x_exact);
+/// Sets p.a to the window's rows of `a` (entries to cells outside the window zeroed),
+/// p.x_exact (given, whole grid) and p.b = A x_exact (FP64) on the window's cells, exact on
+/// those whose neighbours all lie in the window (one cell inside it, or on the grid's
+/// boundary).
+void finish(StructuredProblem& p, Assembly& a, std::vector<double> x_exact);
 
 }  // namespace mpmg::problem_detail

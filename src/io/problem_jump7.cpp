@@ -9,7 +9,7 @@ namespace mpmg {
 
 using namespace problem_detail;
 
-StructuredProblem make_jump7(Box box) {
+StructuredProblem make_jump7(Box box, const GridWindow& window) {
     constexpr int kBlock = 8;
     const auto blocks = [](int n) { return (n + kBlock - 1) / kBlock; };
     const int nbx = blocks(box.nx), nby = blocks(box.ny), nbz = blocks(box.nz);
@@ -24,12 +24,12 @@ StructuredProblem make_jump7(Box box) {
         kappa[static_cast<std::size_t>(p)] = block_kappa[static_cast<std::size_t>(t)];
     }
     StructuredProblem p;
-    p.a = SgDiaMatrix<double>(box, Stencil::named("3d7"), 1);
+    Assembly rows(box, Stencil::named("3d7"), 1, window);
     FvDiffusion f;
     f.k[0] = f.k[1] = f.k[2] = &kappa;
     f.boundary_factor = 1.0;
-    add_fv_diffusion(p.a, 0, f);
-    set_rhs(p, std::vector<double>(static_cast<std::size_t>(box.cells()), 1.0));
+    add_fv_diffusion(rows, 0, f);
+    finish(p, rows, std::vector<double>(static_cast<std::size_t>(box.cells()), 1.0));
     p.solver = SolverKind::cg;
     // Weights from the operator follow the 8-decade jumps that 1/2 weights smear: n = 86,
     // 26 CG iterations instead of 158 (docs/problems.md).

@@ -84,28 +84,28 @@ std::vector<double> radiation_diffusion(const RhdMedium& m) {
 
 }  // namespace
 
-StructuredProblem make_rhd(Box box, std::uint64_t seed) {
+StructuredProblem make_rhd(Box box, std::uint64_t seed, const GridWindow& window) {
     const RhdMedium m = rhd_medium(box, seed);
     const double vol = m.h * m.h * m.h;
     const std::vector<double> diff = radiation_diffusion(m);
     StructuredProblem p;
-    p.a = SgDiaMatrix<double>(box, Stencil::named("3d7"), 1);
+    Assembly rows(box, Stencil::named("3d7"), 1, window);
     FvDiffusion f;
     f.k[0] = f.k[1] = f.k[2] = &diff;
     f.geom = {m.h, m.h, m.h};  // face area h^2 over centre distance h
-    add_fv_diffusion(p.a, 0, f);
-    const int centre = p.a.stencil().center();
+    add_fv_diffusion(rows, 0, f);
+    const int centre = rows.stencil().center();
     for (std::int64_t c = 0; c < box.cells(); ++c) {
         const std::size_t u = static_cast<std::size_t>(c);
-        p.a.value(centre, c, 0, 0) +=
+        rows.value(centre, c, 0, 0) +=
             vol * (1.0 / kDt + absorption(opacity(m.material[u], m.temp[u])));
     }
-    set_rhs(p, smooth_solution(box, 1));
+    finish(p, rows, smooth_solution(box, 1));
     p.solver = SolverKind::cg;
     return p;
 }
 
-StructuredProblem make_rhd3t(Box box, std::uint64_t seed) {
+StructuredProblem make_rhd3t(Box box, std::uint64_t seed, const GridWindow& window) {
     const RhdMedium m = rhd_medium(box, seed);
     const double vol = m.h * m.h * m.h;
     const std::size_t cells = m.material.size();
@@ -118,15 +118,15 @@ StructuredProblem make_rhd3t(Box box, std::uint64_t seed) {
         ki[c] = ke[c] / 40.0;
     }
     StructuredProblem p;
-    p.a = SgDiaMatrix<double>(box, Stencil::named("3d7"), 3);
+    Assembly rows(box, Stencil::named("3d7"), 3, window);
     const std::vector<double>* k[3] = {&kr, &ke, &ki};
     for (int comp = 0; comp < 3; ++comp) {
         FvDiffusion f;
         f.k[0] = f.k[1] = f.k[2] = k[comp];
         f.geom = {m.h, m.h, m.h};
-        add_fv_diffusion(p.a, comp, f);
+        add_fv_diffusion(rows, comp, f);
     }
-    const int centre = p.a.stencil().center();
+    const int centre = rows.stencil().center();
     for (std::int64_t c = 0; c < box.cells(); ++c) {
         const std::size_t u = static_cast<std::size_t>(c);
         const double rho = density(m.material[u]);
@@ -137,16 +137,16 @@ StructuredProblem make_rhd3t(Box box, std::uint64_t seed) {
         // (~ rho^2 T^-3/2).
         const double w_re = vol * absorption(opacity(m.material[u], t));
         const double w_ei = vol * 1e11 * rho * rho / std::pow(t, 1.5);
-        for (int a = 0; a < 3; ++a) p.a.value(centre, c, a, a) += cap[a];
-        p.a.value(centre, c, 0, 0) += w_re;
-        p.a.value(centre, c, 1, 1) += w_re + w_ei;
-        p.a.value(centre, c, 2, 2) += w_ei;
-        p.a.value(centre, c, 0, 1) -= w_re;
-        p.a.value(centre, c, 1, 0) -= w_re;
-        p.a.value(centre, c, 1, 2) -= w_ei;
-        p.a.value(centre, c, 2, 1) -= w_ei;
+        for (int a = 0; a < 3; ++a) rows.value(centre, c, a, a) += cap[a];
+        rows.value(centre, c, 0, 0) += w_re;
+        rows.value(centre, c, 1, 1) += w_re + w_ei;
+        rows.value(centre, c, 2, 2) += w_ei;
+        rows.value(centre, c, 0, 1) -= w_re;
+        rows.value(centre, c, 1, 0) -= w_re;
+        rows.value(centre, c, 1, 2) -= w_ei;
+        rows.value(centre, c, 2, 1) -= w_ei;
     }
-    set_rhs(p, smooth_solution(box, 3));
+    finish(p, rows, smooth_solution(box, 3));
     p.solver = SolverKind::cg;
     return p;
 }

@@ -13,34 +13,50 @@ namespace {
 struct Entry {
     const char* name;
     int block;  ///< unknowns per cell
-    std::function<StructuredProblem(Box, std::uint64_t)> make;
+    std::function<StructuredProblem(Box, std::uint64_t, const GridWindow&)> make;
 };
+
+// laplace27 (times `scale`) with b = A 1, on a window of the grid.
+StructuredProblem make_laplace27(Box box, double scale, const GridWindow& window) {
+    StructuredProblem p;
+    problem_detail::Assembly rows(box, Stencil::named("3d27"), 1, window);
+    if (window.whole()) {
+        rows.stored() = laplace27(box, scale);
+    } else {
+        SgDiaMatrix<double>& m = rows.stored();
+        const std::array<int, 3>& lo = rows.stored_lo();
+        const int center = m.stencil().center();
+        for (int d = 0; d < m.stencil().size(); ++d) {
+            const Offset& o = m.stencil()[d];
+            const double value = (d == center ? 26.0 : -1.0) * scale;
+            for (std::int64_t c = 0; c < m.box().cells(); ++c) {
+                const problem_detail::Ijk l = problem_detail::ijk(m.box(), c);
+                const int i = l.i + lo[0] + o.dx, j = l.j + lo[1] + o.dy, k = l.k + lo[2] + o.dz;
+                if (i >= 0 && i < box.nx && j >= 0 && j < box.ny && k >= 0 && k < box.nz) {
+                    m.value(d, c, 0, 0) = value;
+                }
+            }
+        }
+    }
+    problem_detail::finish(p, rows,
+                           std::vector<double>(static_cast<std::size_t>(box.cells()), 1.0));
+    return p;
+}
 
 const std::vector<Entry>& registry() {
     static const std::vector<Entry> r = {
         {"laplace27", 1,
-         [](Box b, std::uint64_t) {
-             StructuredProblem p;
-             p.a = laplace27(b, 1.0);
-             problem_detail::set_rhs(p,
-                                     std::vector<double>(static_cast<std::size_t>(b.cells()), 1.0));
-             return p;
-         }},
+         [](Box b, std::uint64_t, const GridWindow& w) { return make_laplace27(b, 1.0, w); }},
         {"laplace27e8", 1,
-         [](Box b, std::uint64_t) {
-             StructuredProblem p;
-             p.a = laplace27(b, 1e8);
-             problem_detail::set_rhs(p,
-                                     std::vector<double>(static_cast<std::size_t>(b.cells()), 1.0));
-             return p;
-         }},
+         [](Box b, std::uint64_t, const GridWindow& w) { return make_laplace27(b, 1e8, w); }},
         {"rhd", 1, make_rhd},
         {"oil", 1, make_oil},
         {"weather", 1, make_weather},
         {"rhd3t", 3, make_rhd3t},
         {"oil4c", 4, make_oil4c},
-        {"solid3d", 3, [](Box b, std::uint64_t) { return make_solid3d(b); }},
-        {"jump7", 1, [](Box b, std::uint64_t) { return make_jump7(b); }},
+        {"solid3d", 3,
+         [](Box b, std::uint64_t, const GridWindow& w) { return make_solid3d(b, w); }},
+        {"jump7", 1, [](Box b, std::uint64_t, const GridWindow& w) { return make_jump7(b, w); }},
     };
     return r;
 }
@@ -64,7 +80,11 @@ SgDiaMatrix<double> laplace27(Box box, double scale) {
     return a;
 }
 
-StructuredProblem make_problem(const ProblemOptions& opt) {
+Box problem_grid(const ProblemOptions& opt) { return problem_detail::problem_box(opt); }
+
+StructuredProblem make_problem(const ProblemOptions& opt) { return make_problem_rows(opt, {}); }
+
+StructuredProblem make_problem_rows(const ProblemOptions& opt, const GridWindow& window) {
     const Box box = problem_detail::problem_box(opt);
     for (const Entry& e : registry()) {
         if (opt.name != e.name) continue;
@@ -76,7 +96,8 @@ StructuredProblem make_problem(const ProblemOptions& opt) {
             throw InvalidInput(fmt::format("--problem {}: grid {}x{}x{} must have positive extents",
                                            opt.name, box.nx, box.ny, box.nz));
         }
-        StructuredProblem p = e.make(box, opt.seed);
+        StructuredProblem p = e.make(box, opt.seed, window);
+        p.window = window;
         p.name = opt.name;
         return p;
     }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -184,6 +185,82 @@ TEST(Problems, NamesAndErrors) {
     o.grid = {4, 1, 4};
     o.components = 0;
     EXPECT_THROW(make_problem(o), InvalidInput);
+}
+
+// make_problem_rows: a window's rows, b (where its rows are whole) and x_exact are the whole
+// problem's, bit for bit (the distributed solve generates each process's rows this way), for
+// every problem and windows inside the grid, on its faces and corners, one cell thick, and
+// the whole grid.
+TEST(ProblemRows, AreTheWholeProblemsRowsBitForBit) {
+    const Box grid{11, 9, 10};
+    const GridWindow windows[] = {{{3, 2, 4}, Box{5, 4, 3}},
+                                  {{0, 0, 0}, Box{4, 9, 2}},
+                                  {{6, 5, 7}, Box{5, 4, 3}},
+                                  {{10, 0, 5}, Box{1, 1, 5}},
+                                  {{0, 0, 0}, grid}};
+    for (const std::string& name : problem_names()) {
+        ProblemOptions opt;
+        opt.name = name;
+        opt.grid = {grid.nx, grid.ny, grid.nz};
+        opt.seed = 5;
+        const StructuredProblem whole = make_problem(opt);
+        const SgDiaMatrix<double>& a = whole.a;
+        const int r = a.block();
+        for (const GridWindow& w : windows) {
+            SCOPED_TRACE(name + " window at " + std::to_string(w.lo[0]) + "," +
+                         std::to_string(w.lo[1]) + "," + std::to_string(w.lo[2]));
+            const StructuredProblem part = make_problem_rows(opt, w);
+            ASSERT_EQ(part.a.box(), w.box);
+            ASSERT_EQ(part.a.stencil().offsets(), a.stencil().offsets());
+            EXPECT_EQ(part.x_exact, whole.x_exact);
+            EXPECT_EQ(part.solver, whole.solver);
+            EXPECT_EQ(part.smoother, whole.smoother);
+            EXPECT_EQ(part.interpolation, whole.interpolation);
+            ASSERT_EQ(part.b.size(), static_cast<std::size_t>(w.box.cells() * r));
+            std::int64_t bad = 0, bad_b = 0;
+            for (int k = 0; k < w.box.nz; ++k) {
+                for (int j = 0; j < w.box.ny; ++j) {
+                    for (int i = 0; i < w.box.nx; ++i) {
+                        const std::int64_t c = (std::int64_t{k} * w.box.ny + j) * w.box.nx + i;
+                        const std::int64_t g =
+                            (std::int64_t{k + w.lo[2]} * grid.ny + (j + w.lo[1])) * grid.nx + i +
+                            w.lo[0];
+                        // b: where the row is whole (one cell inside, or on the grid's boundary).
+                        const auto inner = [](int at, int n, int first, int all) {
+                            return (at > 0 || first == 0) && (at < n - 1 || first + n == all);
+                        };
+                        if (inner(i, w.box.nx, w.lo[0], grid.nx) &&
+                            inner(j, w.box.ny, w.lo[1], grid.ny) &&
+                            inner(k, w.box.nz, w.lo[2], grid.nz)) {
+                            for (int x = 0; x < r; ++x) {
+                                bad_b += part.b[static_cast<std::size_t>(c * r + x)] !=
+                                         whole.b[static_cast<std::size_t>(g * r + x)];
+                            }
+                        }
+                        for (int d = 0; d < a.stencil().size(); ++d) {
+                            const Offset& o = a.stencil()[d];
+                            const bool in = i + o.dx >= 0 && i + o.dx < w.box.nx && j + o.dy >= 0 &&
+                                            j + o.dy < w.box.ny && k + o.dz >= 0 &&
+                                            k + o.dz < w.box.nz;
+                            for (int x = 0; x < r; ++x) {
+                                for (int y = 0; y < r; ++y) {
+                                    const double want = in ? a.value(d, g, x, y) : 0.0;
+                                    bad += std::bit_cast<std::uint64_t>(part.a.value(d, c, x, y)) !=
+                                           std::bit_cast<std::uint64_t>(want);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            EXPECT_EQ(bad, 0) << "entries of A";
+            EXPECT_EQ(bad_b, 0) << "entries of b";
+        }
+    }
+    ProblemOptions opt;
+    opt.name = "rhd";
+    opt.n = 8;
+    EXPECT_THROW(make_problem_rows(opt, {{4, 0, 0}, Box{5, 8, 8}}), InvalidInput);
 }
 
 }  // namespace

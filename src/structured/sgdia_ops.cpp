@@ -18,6 +18,29 @@
 #include "structured/gs_order.hpp"
 
 namespace mpmg {
+
+void zero_outside_box(SgDiaMatrix<double>& m) {
+    const Box& b = m.box();
+    const std::int64_t rr = std::int64_t{m.block()} * m.block();
+    for (int d = 0; d < m.stencil().size(); ++d) {
+        const Offset& o = m.stencil()[d];
+        if (o == Offset{}) continue;
+        double* v = m.diagonal(d);
+        for (int k = 0; k < b.nz; ++k) {
+            for (int j = 0; j < b.ny; ++j) {
+                double* line = v + (std::int64_t{k} * b.ny + j) * b.nx * rr;
+                const bool out =
+                    j + o.dy < 0 || j + o.dy >= b.ny || k + o.dz < 0 || k + o.dz >= b.nz;
+                if (out) {
+                    std::fill_n(line, std::int64_t{b.nx} * rr, 0.0);
+                } else if (o.dx != 0) {
+                    std::fill_n(line + (o.dx < 0 ? 0 : b.nx - 1) * rr, rr, 0.0);
+                }
+            }
+        }
+    }
+}
+
 namespace {
 
 /// Grids with fewer cells run serially: a parallel region and its barriers cost more than the

@@ -10,6 +10,10 @@
 namespace mpmg {
 
 /// y = A x.
+/// Zeroes the entries whose neighbour lies outside the box (SG-DIA's convention, for a matrix
+/// whose rows were copied or assembled with them).
+void zero_outside_box(SgDiaMatrix<double>& a);
+
 template <class S, class C>
 void spmv(const SgDiaMatrix<S>& a, const C* x, C* y);
 
