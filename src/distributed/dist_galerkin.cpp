@@ -383,19 +383,7 @@ std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition&
     fill_ghost_rows(out.rows, cp, margin, comm);
 
     // The whole grid's transfer: the same steps on the global boxes.
-    std::vector<DirectionalTransfer> steps;
-    Box gbox = p.global();
-    for (int dir : dirs) {
-        DirectionalTransfer s;
-        s.dir = dir;
-        s.fine = gbox;
-        s.coarse = gbox;
-        (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = gbox.extent(dir) / 2;
-        s.block = fine.a.block();
-        gbox = s.coarse;
-        steps.push_back(std::move(s));
-    }
-    out.transfer = Transfer(std::move(steps));
+    out.transfer = Transfer(linear_steps(p.global(), dirs, fine.a.block()));
     return out;
 }
 

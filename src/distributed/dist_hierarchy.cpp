@@ -24,6 +24,20 @@ namespace {
 // hierarchy is agglomerated onto rank 0.
 constexpr std::int64_t kMinLocalCells = 512;
 
+// An unscaled FP64 level keeps its block instead of a copy: the caller's `block` (which
+// outlives the hierarchy: no owner), or the one the setup owns.
+void keep_fp64_block(LevelSetup& s, const SgDiaMatrix<double>* block) {
+    if (s.precision.storage != Precision::fp64 || !s.s.empty()) return;
+    if (block != nullptr) {
+        s.shared_fp64 = not_owned(*block);
+        return;
+    }
+    auto m = std::make_shared<const SgDiaMatrix<double>>(std::move(s.owned));
+    s.source = m.get();
+    s.owns = false;
+    s.shared_fp64 = std::move(m);
+}
+
 // Level l's setup on this process's block: the serial level built from the block of the level's
 // FP64 operator (scaled inside its truncation when the level is), with a HaloBoundary for the
 // rest. `block`: this process's block of global.matrix() when the caller has it (else it is
@@ -47,18 +61,7 @@ LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm co
     s.boundary = std::make_shared<HaloBoundary>(global.matrix(), std::array<int, 3>{0, 0, 0}, p,
                                                 global.precision.storage, comm, counts,
                                                 global.scale_in_truncation ? &global.s : nullptr);
-    // An unscaled FP64 level keeps its block instead of a copy: the caller's (which outlives
-    // the hierarchy: no owner), or the one extracted here.
-    if (s.precision.storage == Precision::fp64 && s.s.empty()) {
-        if (block != nullptr) {
-            s.shared_fp64 = not_owned(*block);
-        } else {
-            auto m = std::make_shared<const SgDiaMatrix<double>>(std::move(s.owned));
-            s.source = m.get();
-            s.owns = false;
-            s.shared_fp64 = std::move(m);
-        }
-    }
+    keep_fp64_block(s, block);
     return s;
 }
 
@@ -143,16 +146,7 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
     }
     s.boundary = std::make_shared<HaloBoundary>(rows.a, rows.lo, p, s.precision.storage, comm,
                                                 ghost, dec.scaled ? &dec.s : nullptr);
-    if (s.precision.storage == Precision::fp64 && s.s.empty()) {  // kept, not copied
-        if (block != nullptr) {
-            s.shared_fp64 = not_owned(*block);
-        } else {
-            auto m = std::make_shared<const SgDiaMatrix<double>>(std::move(s.owned));
-            s.source = m.get();
-            s.owns = false;
-            s.shared_fp64 = std::move(m);
-        }
-    }
+    keep_fp64_block(s, block);
     const Box g = p.global();
     rep.box = g;
     rep.block = rows.a.block();

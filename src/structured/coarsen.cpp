@@ -134,21 +134,26 @@ std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const Coarsenin
     return coarsen_along(a, dirs, opt);
 }
 
+std::vector<DirectionalTransfer> linear_steps(Box fine, const std::vector<int>& dirs, int block) {
+    std::vector<DirectionalTransfer> steps;
+    for (int dir : dirs) {
+        DirectionalTransfer s;
+        s.dir = dir;
+        s.fine = fine;
+        s.coarse = fine;
+        (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = fine.extent(dir) / 2;
+        s.block = block;
+        fine = s.coarse;
+        steps.push_back(std::move(s));
+    }
+    return steps;
+}
+
 CoarseLevel coarsen_along(const SgDiaMatrix<double>& a, const std::vector<int>& dirs,
                           const CoarseningOptions& opt) {
     std::vector<DirectionalTransfer> steps;
     if (!opt.operator_dependent && dirs.size() > 1) {  // all steps at once, plane by plane
-        Box box = a.box();
-        for (int dir : dirs) {
-            DirectionalTransfer s;
-            s.dir = dir;
-            s.fine = box;
-            s.coarse = box;
-            (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = box.extent(dir) / 2;
-            s.block = a.block();
-            box = s.coarse;
-            steps.push_back(std::move(s));
-        }
+        steps = linear_steps(a.box(), dirs, a.block());
         if (auto c = galerkin_steps(a, steps))
             return CoarseLevel{std::move(*c), Transfer(std::move(steps))};
         steps.clear();

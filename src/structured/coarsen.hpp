@@ -108,6 +108,10 @@ std::optional<CoarseLevel> coarsen(const SgDiaMatrix<double>& a, const Coarsenin
 std::vector<int> choose_directions(const std::array<double, 3>& strength, const Box& box,
                                    const CoarseningOptions& opt);
 
+/// The chained directional steps from `fine` along `dirs` (ascending), linear weights: each
+/// halves its direction of the previous step's coarse box.
+std::vector<DirectionalTransfer> linear_steps(Box fine, const std::vector<int>& dirs, int block);
+
 /// coarsen() along the given directions (ascending, non-empty, each of extent >= 2). The
 /// distributed setup (src/distributed/dist_galerkin.hpp) chooses them from the whole grid's
 /// strengths and coarsens each process's part of the grid with this.
