@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "distributed/dist_galerkin.hpp"
@@ -70,6 +71,7 @@ struct Case {
 };
 
 std::string describe(const Case& c) { return c.problem + " n=" + std::to_string(c.n); }
+void PrintTo(const Case& c, std::ostream* os) { *os << describe(c); }
 
 class DistGalerkin : public ::testing::TestWithParam<Case> {};
 
