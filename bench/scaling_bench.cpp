@@ -1,9 +1,9 @@
 // `mpmg bench scaling`: each case is a separate `mpmg solve` process (under mpirun for more than
 // one rank; the 1-rank baseline is the plain serial CLI), so a rank count is measured exactly as
 // a user runs it. Times are medians over the repetitions; efficiency = T(1 rank, 1 thread) /
-// (ranks * threads * T). total_s includes the setup: the hierarchy is coarsened distributed, but
-// every rank still generates the whole fine problem and copies its block with a margin out of
-// it, so solve_s (total - setup) and its efficiency are reported too.
+// (ranks * threads * T). total_s includes the setup (distributed: each rank coarsens its own
+// blocks); generating the problem is not timed. solve_s (total - setup) and its efficiency are
+// reported too.
 #include "scaling_bench.hpp"
 
 #include <fmt/format.h>
@@ -105,9 +105,9 @@ std::string markdown(const json& doc) {
     std::string md = fmt::format(
         "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores; load average before / "
         "after: {} / {}). Medians of {} run(s); efficiency = T(1x1) / (ranks x threads x T). "
-        "total_s includes the setup (distributed coarsening; the fine problem is still "
-        "generated whole on every rank, outside these times, and each rank copies its block "
-        "with a margin out of it); solve_s = total - setup.\n\n",
+        "total_s includes the setup (distributed: each rank coarsens its own blocks; "
+        "generating the problem, each rank its own rows, is not timed); solve_s = total - "
+        "setup.\n\n",
         doc["n"].get<int>(), doc["unknowns"].get<long long>(),
         doc["machine"]["cpu"].get<std::string>(), doc["machine"]["threads"].get<int>(),
         doc["machine"]["load_average_before"].get<std::string>(),
