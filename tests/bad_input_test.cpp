@@ -18,6 +18,8 @@
 #include <system_error>
 #include <vector>
 
+#include "mpmg_paths.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -12,6 +12,8 @@
 #include <set>
 #include <string>
 
+#include "mpmg_paths.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include "mpmg_paths.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;

@@ -15,6 +15,8 @@
 #include <sstream>
 #include <string>
 
+#include "mpmg_paths.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;

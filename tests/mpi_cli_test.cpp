@@ -12,6 +12,7 @@
 
 #include "io/matrix_market.hpp"
 #include "io/problems.hpp"
+#include "mpmg_paths.hpp"
 #include "structured/coarsen.hpp"
 
 #include <algorithm>

@@ -13,9 +13,7 @@
 #include "scaling_bench.hpp"
 #include "vs_hypre_bench.hpp"
 
-#ifndef MPMG_BENCH_DIR
-#define MPMG_BENCH_DIR "bench"
-#endif
+#include "mpmg_paths.hpp"
 
 namespace mpmg::cli {
 

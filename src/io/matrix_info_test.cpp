@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/matrix_market.hpp"
+#include "mpmg_paths.hpp"
 
 namespace mpmg {
 namespace {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mpmg/errors.hpp"
+#include "mpmg_paths.hpp"
 
 namespace mpmg {
 namespace {

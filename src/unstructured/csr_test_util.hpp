@@ -9,6 +9,7 @@
 #include <string>
 
 #include "mpmg/csr_matrix.hpp"
+#include "mpmg_paths.hpp"
 
 namespace mpmg::csr_test {
 
