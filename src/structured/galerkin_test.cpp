@@ -16,23 +16,6 @@
 namespace mpmg {
 namespace {
 
-std::vector<DirectionalTransfer> steps_for(const Box& fine, const std::vector<int>& dirs,
-                                           int block) {
-    std::vector<DirectionalTransfer> steps;
-    Box box = fine;
-    for (int dir : dirs) {
-        DirectionalTransfer s;
-        s.dir = dir;
-        s.fine = box;
-        s.coarse = box;
-        (dir == 0 ? s.coarse.nx : dir == 1 ? s.coarse.ny : s.coarse.nz) = box.extent(dir) / 2;
-        s.block = block;
-        box = s.coarse;
-        steps.push_back(s);
-    }
-    return steps;
-}
-
 SgDiaMatrix<double> step_by_step(const SgDiaMatrix<double>& a,
                                  const std::vector<DirectionalTransfer>& steps) {
     SgDiaMatrix<double> cur = a;
@@ -55,7 +38,7 @@ TEST(Galerkin, StepsAtOnceEqualStepByStep) {
             const SgDiaMatrix<double> a =
                 test::random27(box, r, false, 3u + static_cast<unsigned>(r));
             for (const std::vector<int>& dirs : dir_sets) {
-                const auto steps = steps_for(box, dirs, r);
+                const auto steps = linear_steps(box, dirs, r);
                 const SgDiaMatrix<double> want = step_by_step(a, steps);
                 for (int t : {1, 2}) {
                     SCOPED_TRACE(std::to_string(box.nx) + "x" + std::to_string(box.ny) + "x" +
@@ -93,7 +76,7 @@ TEST(Galerkin, LineSumsEqualTheGeneralLoopsBitForBit) {
                 SCOPED_TRACE(std::string(st) + " " + std::to_string(box.nx) + "x" +
                              std::to_string(box.ny) + "x" + std::to_string(box.nz) +
                              " dir=" + std::to_string(dir));
-                DirectionalTransfer s = steps_for(box, {dir}, 1).front();
+                DirectionalTransfer s = linear_steps(box, {dir}, 1).front();
                 const SgDiaMatrix<double> sums = galerkin_step(a, s);
                 s.w_left.assign(static_cast<std::size_t>(box.cells()), 0.5);
                 s.w_right = s.w_left;
@@ -107,7 +90,7 @@ TEST(Galerkin, StepsAtOnceDeclineWhenAnIntermediateOffsetIsZero) {
     // Two cells along x coarsen to one: the x step's offsets with dx != 0 have no neighbour
     // inside, and step by step they are pruned before the y step.
     const SgDiaMatrix<double> a = test::random27(Box{2, 8, 8}, 1, false, 5);
-    const auto steps = steps_for(a.box(), {0, 1, 2}, 1);
+    const auto steps = linear_steps(a.box(), {0, 1, 2}, 1);
     EXPECT_FALSE(galerkin_steps(a, steps).has_value());
     EXPECT_EQ(step_by_step(a, steps).stencil().size(), 9);  // the pruned result
 }
