@@ -96,16 +96,18 @@ void unpack_rows(const double* buf, const Region& r, SgDiaMatrix<double>& m,
 void copy_offset(const SgDiaMatrix<double>& src, const std::array<int, 3>& src_lo, int ds,
                  SgDiaMatrix<double>& dst, const std::array<int, 3>& dst_lo, int dd,
                  const Region& r) {
-    std::vector<std::int64_t> firsts;
-    for_each_run(src.box(), src_lo, src.block(), r,
-                 [&](std::int64_t first, std::int64_t, std::int64_t) { firsts.push_back(first); });
-    std::size_t q = 0;
-    const double* from = src.diagonal(ds);
-    double* to = dst.diagonal(dd);
-    for_each_run(dst.box(), dst_lo, dst.block(), r,
-                 [&](std::int64_t first, std::int64_t, std::int64_t run) {
-                     std::copy_n(from + firsts[q++], run, to + first);
-                 });
+    const std::int64_t rr = std::int64_t{src.block()} * src.block();
+    const auto first = [&](const Box& b, const std::array<int, 3>& lo, int j, int k) {
+        return ((std::int64_t{r.lo[2] - lo[2] + k} * b.ny + (r.lo[1] - lo[1] + j)) * b.nx +
+                (r.lo[0] - lo[0])) *
+               rr;
+    };
+    for (int k = 0; k < r.box.nz; ++k) {
+        for (int j = 0; j < r.box.ny; ++j) {
+            std::copy_n(src.diagonal(ds) + first(src.box(), src_lo, j, k), r.box.nx * rr,
+                        dst.diagonal(dd) + first(dst.box(), dst_lo, j, k));
+        }
+    }
 }
 
 int as_count(std::int64_t n) {
@@ -296,22 +298,7 @@ std::array<double, 3> direction_strengths(const GhostedRows& g, const Partition&
     std::copy_n(sums, 27, mine);
     std::copy_n(counts, 27, mine + 27);
     MPI_Allreduce(mine, all, 54, MPI_DOUBLE, MPI_SUM, comm);
-    // Combined in offset order, as the serial direction_strengths().
-    std::array<double, 3> sum{}, count{};
-    for (int l = 0; l < 27; ++l) {
-        const Offset o{l % 3 - 1, (l / 3) % 3 - 1, l / 9 - 1};
-        const int c[3] = {o.dx, o.dy, o.dz};
-        for (std::size_t dir = 0; dir < 3; ++dir) {
-            if (c[dir] == 0) continue;
-            sum[dir] += all[l];
-            count[dir] += all[27 + l];
-        }
-    }
-    std::array<double, 3> mean{};
-    for (std::size_t dir = 0; dir < 3; ++dir) {
-        mean[dir] = count[dir] > 0 ? sum[dir] / count[dir] : 0;
-    }
-    return mean;
+    return strengths_from_sums(all, all + 27);
 }
 
 std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition& p,

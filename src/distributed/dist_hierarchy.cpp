@@ -100,12 +100,7 @@ private:
             [&](int d, std::int64_t, std::int64_t rc, std::int64_t rn, const std::array<int, 3>&) {
                 for (int a = 0; a < r; ++a) {
                     for (int b = 0; b < r; ++b) {
-                        double v = rows_.a.value(d, rc, a, b);
-                        if (s != nullptr) {
-                            v /= (*s)[static_cast<std::size_t>(rc * r + a)] *
-                                 (*s)[static_cast<std::size_t>(rn * r + b)];
-                        }
-                        (void)truncate_counted<S>(v, c);
+                        (void)truncate_counted<S>(coupling_entry(rows_.a, d, rc, rn, a, b, s), c);
                     }
                 }
             });

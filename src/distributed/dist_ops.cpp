@@ -32,11 +32,7 @@ GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& rows,
                           g.slot_.push_back(s);
                           for (int a = 0; a < r; ++a) {
                               for (int b = 0; b < r; ++b) {
-                                  double v = rows.value(d, rc, a, b);
-                                  if (scale != nullptr) {
-                                      v /= (*scale)[static_cast<std::size_t>(rc * r + a)] *
-                                           (*scale)[static_cast<std::size_t>(rn * r + b)];
-                                  }
+                                  const double v = coupling_entry(rows, d, rc, rn, a, b, scale);
                                   g.val_.push_back(to_double(truncate_counted<S>(v, counts)));
                               }
                           }

@@ -56,6 +56,17 @@ void for_each_coupling(const SgDiaMatrix<double>& rows, const std::array<int, 3>
     }
 }
 
+/// Entry (a, b) of offset d of row cell `rc` of `rows` (for_each_coupling's cells), divided by
+/// s_rc,a s_rn,b when `s` (one per row of `rows`) is given: as a scaled level stores it.
+inline double coupling_entry(const SgDiaMatrix<double>& rows, int d, std::int64_t rc,
+                             std::int64_t rn, int a, int b, const std::vector<double>* s) {
+    const double v = rows.value(d, rc, a, b);
+    if (s == nullptr) return v;
+    const std::int64_t r = rows.block();
+    return v / ((*s)[static_cast<std::size_t>(rc * r + a)] *
+                (*s)[static_cast<std::size_t>(rn * r + b)]);
+}
+
 /// The entries of a level's operator that couple this process's cells to cells its neighbours
 /// own: exactly the entries extract_local() leaves out. Values are rounded through the storage
 /// type S (so the process boundary sees the same numbers as the serial level) and kept in FP64.

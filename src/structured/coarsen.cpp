@@ -98,8 +98,7 @@ std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a) {
     const int nd = a.stencil().size();
     // Per offset: sum of |a_ij| and number of entries (one offset per thread, summed in SIMD
     // lanes: the same result for any thread count), then combined in offset order.
-    std::vector<double> sums(static_cast<std::size_t>(nd), 0.0);
-    std::vector<std::int64_t> counts(sums.size(), 0);
+    double sums[27] = {}, counts[27] = {};  // by Stencil::lex
 #pragma omp parallel for schedule(dynamic, 1) if (a.box().cells() > kParallelCells)
     for (int d = 0; d < nd; ++d) {
         if (a.stencil()[d] == Offset{}) continue;
@@ -110,16 +109,20 @@ std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a) {
             s += kernels::sum_abs(v + first * rr, cells * rr);
             n += cells * rr;
         });
-        sums[static_cast<std::size_t>(d)] = s;
-        counts[static_cast<std::size_t>(d)] = n;
+        sums[Stencil::lex(a.stencil()[d])] = s;
+        counts[Stencil::lex(a.stencil()[d])] = static_cast<double>(n);
     }
+    return strengths_from_sums(sums, counts);
+}
+
+std::array<double, 3> strengths_from_sums(const double* sums, const double* counts) {
     std::array<double, 3> sum{}, count{};
-    for (int d = 0; d < nd; ++d) {
-        const std::array<int, 3> c = comps(a.stencil()[d]);
+    for (int l = 0; l < 27; ++l) {
+        const int c[3] = {l % 3 - 1, (l / 3) % 3 - 1, l / 9 - 1};
         for (std::size_t dir = 0; dir < 3; ++dir) {
             if (c[dir] == 0) continue;
-            sum[dir] += sums[static_cast<std::size_t>(d)];
-            count[dir] += static_cast<double>(counts[static_cast<std::size_t>(d)]);
+            sum[dir] += sums[l];
+            count[dir] += counts[l];
         }
     }
     std::array<double, 3> mean{};

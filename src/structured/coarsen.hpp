@@ -94,6 +94,10 @@ struct CoarseLevel {
 /// that reach along it (0 where a direction has no in-box entries, e.g. a 1-cell-thick grid).
 std::array<double, 3> direction_strengths(const SgDiaMatrix<double>& a);
 
+/// direction_strengths() from per-offset sums of |a_ij| and entry counts, indexed by
+/// Stencil::lex (27 each; zero for absent offsets), combined in offset order.
+std::array<double, 3> strengths_from_sums(const double* sums, const double* counts);
+
 /// Picks the directions to coarsen and builds the Galerkin coarse operator in FP64.
 /// Strength of a direction = mean |entry| over the in-box entries (all block entries) of the
 /// off-centre offsets with a nonzero component along it. Eligible directions have extent
