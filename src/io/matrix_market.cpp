@@ -6,8 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
 #include <limits>
 #include <string_view>
 #include <vector>
@@ -52,11 +55,19 @@ struct Triplets {
 
 class Reader {
 public:
-    explicit Reader(const std::string& path)
-        : path_(path), text_(io::read_whole_file(path)), lines_(text_) {
+    explicit Reader(const std::string& path) : Reader(path, io::read_whole_file(path), 0) {}
+    /// The banner and the size line from `text`, the file's first bytes (at least up to the end
+    /// of the size line) of a file of `file_bytes` bytes (0: text is the whole file).
+    Reader(const std::string& path, std::string text, std::size_t file_bytes)
+        : path_(path),
+          text_(std::move(text)),
+          file_bytes_(file_bytes > 0 ? file_bytes : text_.size()),
+          lines_(text_) {
         read_banner();
         read_size_line();
     }
+    Reader(const Reader&) = delete;  // lines_ points into text_
+    Reader& operator=(const Reader&) = delete;
 
     [[noreturn]] void fail(std::int64_t line, const std::string& problem) const {
         throw InvalidInput(fmt::format("{}:{}: {}", path_, line, problem));
@@ -76,52 +87,80 @@ public:
         std::string_view line;
         std::int64_t k = 0;
         for (; k < entries; ++k) {
-            if (!lines_.next_content(line)) {
-                fail(lines_.line_number() + 1,
-                     fmt::format("file ends after {} of the {} entries declared on line {}; the "
-                                 "file is truncated or the size line is wrong",
-                                 k, entries, size_line_));
-            }
-            io::Tokens tok(line);
-            std::int64_t i = 0, j = 0;
-            if (format == Format::coordinate) {
-                i = read_index(tok, "row", rows);
-                j = read_index(tok, "column", cols);
-            } else {
-                array_position(k, i, j);
-            }
-            const double v = field == Field::pattern ? 1.0 : read_value(tok);
-            std::string_view extra;
-            if (tok.next(extra)) {
-                fail(
-                    fmt::format("unexpected extra token '{}' after the entry; a {} {} entry "
-                                "has {} fields",
-                                extra, format == Format::coordinate ? "coordinate" : "array",
-                                field_name(), expected_fields()));
-            }
-            if (symmetry == Symmetry::skew && i == j) {
-                fail(
-                    fmt::format("skew-symmetric file stores diagonal entry ({}, {}); a "
-                                "skew-symmetric matrix has a zero diagonal, remove the entry",
-                                i + 1, j + 1));
-            }
-            f(i, j, v);
+            if (!lines_.next_content(line)) fail_truncated(lines_.line_number(), k);
+            entry(line, k, f);
         }
-        if (lines_.next_content(line)) {
-            fail(
-                fmt::format("too many entries: the size line (line {}) declares {}; remove the "
-                            "extra lines or correct the count",
-                            size_line_, entries));
+        if (lines_.next_content(line)) fail_too_many();
+    }
+
+    /// for_each_entry over `part`, a run of whole lines of the file after its first
+    /// `lines_before` lines, whose first entry line is entry `first_entry` (MatrixMarketPart):
+    /// the same checks, except that the caller checks the count against the other parts'.
+    template <class F>
+    void for_each_entry_in(std::string_view part, std::int64_t lines_before,
+                           std::int64_t first_entry, F&& f) {
+        lines_ = io::LineScanner(part, lines_before);
+        std::string_view line;
+        for (std::int64_t k = first_entry; lines_.next_content(line); ++k) {
+            if (k >= entries) fail_too_many();
+            entry(line, k, f);
         }
     }
 
+    /// The error of a file whose `lines` lines hold only `found` of the declared entries.
+    [[noreturn]] void fail_truncated(std::int64_t lines, std::int64_t found) const {
+        fail(lines + 1, fmt::format("file ends after {} of the {} entries declared on line {}; the "
+                                    "file is truncated or the size line is wrong",
+                                    found, entries, size_line_));
+    }
+
+    /// Lines up to and including the size line, and their bytes.
+    std::int64_t header_lines() const { return size_line_; }
+    std::size_t header_bytes() const { return header_bytes_; }
+
     /// Capacity worth reserving: the declared count, bounded by what the file can hold.
     std::size_t plausible_entries() const {
-        const auto by_size = static_cast<std::int64_t>(text_.size() / 2);
+        const auto by_size = static_cast<std::int64_t>(file_bytes_ / 2);
         return static_cast<std::size_t>(std::min(entries, by_size));
     }
 
 private:
+    /// Entry number k, from its line.
+    template <class F>
+    void entry(std::string_view line, std::int64_t k, F&& f) {
+        io::Tokens tok(line);
+        std::int64_t i = 0, j = 0;
+        if (format == Format::coordinate) {
+            i = read_index(tok, "row", rows);
+            j = read_index(tok, "column", cols);
+        } else {
+            array_position(k, i, j);
+        }
+        const double v = field == Field::pattern ? 1.0 : read_value(tok);
+        std::string_view extra;
+        if (tok.next(extra)) {
+            fail(
+                fmt::format("unexpected extra token '{}' after the entry; a {} {} entry has {} "
+                            "fields",
+                            extra, format == Format::coordinate ? "coordinate" : "array",
+                            field_name(), expected_fields()));
+        }
+        if (symmetry == Symmetry::skew && i == j) {
+            fail(
+                fmt::format("skew-symmetric file stores diagonal entry ({}, {}); a "
+                            "skew-symmetric matrix has a zero diagonal, remove the entry",
+                            i + 1, j + 1));
+        }
+        f(i, j, v);
+    }
+
+    [[noreturn]] void fail_too_many() const {
+        fail(
+            fmt::format("too many entries: the size line (line {}) declares {}; remove the "
+                        "extra lines or correct the count",
+                        size_line_, entries));
+    }
+
     void read_banner() {
         std::string_view line;
         if (!lines_.next(line)) fail(1, "the file is empty; expected a '%%MatrixMarket' banner");
@@ -196,6 +235,7 @@ private:
                  fmt::format("file ends before the size line; expected {}", expect));
         }
         size_line_ = lines_.line_number();
+        header_bytes_ = lines_.position();
         io::Tokens tok(line);
         std::int64_t v[3] = {0, 0, 0};
         const int want = format == Format::coordinate ? 3 : 2;
@@ -261,12 +301,12 @@ private:
     /// Each entry takes at least two bytes (a value and a line break): a count the file cannot
     /// hold is rejected before anything is allocated for it.
     void check_entries_fit() const {
-        const auto most = static_cast<std::int64_t>(text_.size() / 2 + 1);
+        const auto most = static_cast<std::int64_t>(file_bytes_ / 2 + 1);
         if (entries > most) {
             fail(
                 fmt::format("the size line declares {} entries, but the file has only {} bytes; "
                             "the file is truncated or the size line is wrong",
-                            entries, text_.size()));
+                            entries, file_bytes_));
         }
     }
 
@@ -340,8 +380,10 @@ private:
 
     std::string path_;
     std::string text_;
+    std::size_t file_bytes_;
     io::LineScanner lines_;
     std::int64_t size_line_ = 0;
+    std::size_t header_bytes_ = 0;
     std::int64_t array_i_ = 0, array_j_ = 0;
 };
 
@@ -403,6 +445,75 @@ CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, Triplets& t) {
     return a;
 }
 
+/// A plain file opened for reading parts of it (MatrixMarketPart).
+class PlainFile {
+public:
+    explicit PlainFile(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+        errno = 0;
+        if (!in_) {
+            throw InvalidInput(
+                fmt::format("{}: cannot open the file ({}); check the path and its permissions",
+                            path, errno != 0 ? std::strerror(errno) : "unknown error"));
+        }
+        in_.seekg(0, std::ios::end);
+        size_ = static_cast<std::size_t>(in_.tellg());
+    }
+    std::size_t size() const { return size_; }
+    /// Bytes [begin, end) of the file.
+    std::string read(std::size_t begin, std::size_t end) {
+        std::string out(end - begin, '\0');
+        in_.clear();
+        in_.seekg(static_cast<std::streamoff>(begin));
+        in_.read(out.data(), static_cast<std::streamsize>(out.size()));
+        if (static_cast<std::size_t>(in_.gcount()) != out.size()) {
+            throw InvalidInput(
+                fmt::format("{}: cannot read bytes {}..{} of the file; was it changed "
+                            "while being read?",
+                            path_, begin, end));
+        }
+        return out;
+    }
+    /// The first line start at or after `pos` (a line starts at `after_header` or after a
+    /// '\n'), or the file's size.
+    std::size_t line_start(std::size_t pos, std::size_t after_header) {
+        if (pos <= after_header) return after_header;
+        constexpr std::size_t kBlock = std::size_t{1} << 16;
+        for (std::size_t at = pos - 1; at < size_; at += kBlock) {
+            const std::string block = read(at, std::min(size_, at + kBlock));
+            const auto nl = block.find('\n');
+            if (nl != std::string::npos) return at + nl + 1;
+        }
+        return size_;
+    }
+
+private:
+    std::string path_;
+    std::ifstream in_;
+    std::size_t size_ = 0;
+};
+
+/// The file's first bytes up to and including its size line (the first line after the banner
+/// that is neither blank nor a comment), or all of a file that ends before.
+std::string read_head(PlainFile& f) {
+    std::string head;
+    constexpr std::size_t kBlock = std::size_t{1} << 16;
+    for (std::size_t pos = 0;;) {
+        const std::size_t nl = head.find('\n', pos);
+        if (nl == std::string::npos) {
+            if (head.size() == f.size()) return head;
+            head += f.read(head.size(), std::min(f.size(), head.size() + kBlock));
+            continue;
+        }
+        const std::string_view line(head.data() + pos, nl - pos);
+        const std::size_t first = line.find_first_not_of(" \t\r");
+        if (pos > 0 && first != std::string_view::npos && line[first] != '%') {
+            head.resize(nl + 1);
+            return head;
+        }
+        pos = nl + 1;
+    }
+}
+
 }  // namespace
 
 CsrMatrix read_matrix_market(const std::string& path) {
@@ -439,6 +550,64 @@ std::vector<double> read_vector_market(const std::string& path) {
         x[static_cast<std::size_t>(i + j)] += v;  // one of i, j is zero
     });
     return x;
+}
+
+struct MatrixMarketPart::Impl {
+    std::unique_ptr<Reader> header;
+    std::string text;  ///< the part's lines
+};
+
+MatrixMarketPart::MatrixMarketPart(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
+    io::LineScanner lines(impl_->text);
+    std::string_view line;
+    while (lines.next_content(line)) ++content_lines_;
+    lines_ = lines.line_number();
+}
+MatrixMarketPart::MatrixMarketPart(MatrixMarketPart&&) noexcept = default;
+MatrixMarketPart& MatrixMarketPart::operator=(MatrixMarketPart&&) noexcept = default;
+MatrixMarketPart::~MatrixMarketPart() = default;
+
+std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, int part,
+                                                       int parts) {
+    PlainFile f(path);
+    const std::string magic = f.read(0, std::min<std::size_t>(2, f.size()));
+    if (magic == "\x1f\x8b") return std::nullopt;  // gzip
+    std::string head = read_head(f);
+    auto impl = std::make_unique<Impl>();
+    impl->header = std::make_unique<Reader>(path, std::move(head), f.size());
+    const Reader& h = *impl->header;
+    if (h.format != Format::coordinate) return std::nullopt;
+    // Part p starts at the first line start at or after byte begin + span * p / parts.
+    const std::size_t begin = h.header_bytes(), span = f.size() - begin;
+    const auto cut = [&](int p) {
+        const auto q = static_cast<std::size_t>(p), n = static_cast<std::size_t>(parts);
+        return f.line_start(begin + span / n * q + span % n * q / n, begin);
+    };
+    const std::size_t lo = cut(part), hi = part + 1 == parts ? f.size() : cut(part + 1);
+    impl->text = lo < hi ? f.read(lo, hi) : std::string();
+    return MatrixMarketPart(std::move(impl));
+}
+
+std::int64_t MatrixMarketPart::rows() const { return impl_->header->rows; }
+std::int64_t MatrixMarketPart::cols() const { return impl_->header->cols; }
+std::int64_t MatrixMarketPart::declared() const { return impl_->header->entries; }
+std::int64_t MatrixMarketPart::header_lines() const { return impl_->header->header_lines(); }
+
+void MatrixMarketPart::for_each_entry(
+    std::int64_t lines_before, std::int64_t entries_before,
+    const std::function<void(std::int64_t, std::int64_t, double)>& f) {
+    Reader& r = *impl_->header;
+    const double mirror_sign = r.symmetry == Symmetry::skew ? -1.0 : 1.0;
+    const bool mirror = r.symmetry != Symmetry::general;
+    r.for_each_entry_in(impl_->text, lines_before, entries_before,
+                        [&](std::int64_t i, std::int64_t j, double v) {
+                            f(i, j, v);
+                            if (mirror && i != j) f(j, i, mirror_sign * v);
+                        });
+}
+
+void MatrixMarketPart::fail_truncated(std::int64_t total_lines, std::int64_t total_entries) const {
+    impl_->header->fail_truncated(total_lines, total_entries);
 }
 
 }  // namespace mpmg

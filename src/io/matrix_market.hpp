@@ -2,6 +2,10 @@
 // skew-symmetric; array for vectors; ".gz" files read through zlib). Errors name file and line.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,5 +24,48 @@ std::vector<double> read_vector_market(const std::string& path);
 /// Writes coordinate real general (17 significant digits), via a temporary file renamed into
 /// place so that a failed write never leaves a partial file.
 void write_matrix_market(const std::string& path, const CsrMatrix& a);
+
+/// One share of a coordinate Matrix Market file that several processes read together (issue #8:
+/// `mpirun ... --matrix`), each its own part of the entry lines. Part p of P holds the lines whose
+/// first byte lies in the p-th of P equal byte ranges of the file after the size line, so every
+/// line belongs to exactly one part and a process reads only the header and its own bytes. The
+/// header is checked as read_matrix_market checks it (every part throws the same error); the
+/// entries, once the caller knows how many lines and entry lines come before the part (sums
+/// over the earlier parts' lines() and content_lines()), with the same messages and line numbers.
+class MatrixMarketPart {
+public:
+    /// Nothing for a file that is not split so: gzip data, or the array format (read it whole).
+    /// Throws InvalidInput for a file that cannot be read or a bad banner or size line.
+    static std::optional<MatrixMarketPart> open(const std::string& path, int part, int parts);
+    MatrixMarketPart(MatrixMarketPart&&) noexcept;
+    MatrixMarketPart& operator=(MatrixMarketPart&&) noexcept;
+    ~MatrixMarketPart();
+
+    std::int64_t rows() const;
+    std::int64_t cols() const;
+    /// Entries the size line declares.
+    std::int64_t declared() const;
+    /// Lines up to and including the size line.
+    std::int64_t header_lines() const;
+    /// Lines of this part, and how many of them are entry lines (neither blank nor comments).
+    std::int64_t lines() const { return lines_; }
+    std::int64_t content_lines() const { return content_lines_; }
+    /// Calls f(i, j, v) (zero-based) for every entry of the part, and for the mirror (j, i) of
+    /// an off-diagonal entry of a symmetric (v) or skew-symmetric (-v) file; a pattern file's
+    /// values are 1. `lines_before` / `entries_before`: lines / entry lines of the file before
+    /// the part. Throws InvalidInput "<file>:<line>: <problem>" at the part's first bad line,
+    /// including an entry line beyond the declared count.
+    void for_each_entry(std::int64_t lines_before, std::int64_t entries_before,
+                        const std::function<void(std::int64_t, std::int64_t, double)>& f);
+    /// Throws the error of a file of `total_lines` lines that holds only `total_entries` of the
+    /// declared entries.
+    [[noreturn]] void fail_truncated(std::int64_t total_lines, std::int64_t total_entries) const;
+
+private:
+    struct Impl;
+    explicit MatrixMarketPart(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+    std::int64_t lines_ = 0, content_lines_ = 0;
+};
 
 }  // namespace mpmg

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "io/matrix_market.hpp"
+#include "io/matrix_market_part_test_util.hpp"
 #include "mpmg/errors.hpp"
 
 namespace mpmg {
@@ -113,6 +114,41 @@ TEST_P(MatrixMarketErrors, NamesFileLineAndProblem) {
     EXPECT_EQ(message.rfind(where, 0), 0u) << "expected prefix '" << where << "' in: " << message;
     EXPECT_NE(message.find(bad.what), std::string::npos)
         << "expected '" << bad.what << "' in: " << message;
+}
+
+// Read in parts (as the processes of `mpirun ... --matrix` read a file), every bad matrix file
+// gives the message of the whole read, whichever part holds the bad line.
+TEST_P(MatrixMarketErrors, ReadInPartsGivesTheSameMessage) {
+    const BadFile& bad = GetParam();
+    if (bad.vector) return;  // vectors are read whole
+    const fs::path dir = fs::temp_directory_path() / ("mpmg_mm_part_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string path = (dir / (std::string(bad.name) + ".mtx")).string();
+    std::ofstream(path, std::ios::binary) << bad.text;
+    std::string whole;
+    try {
+        (void)read_matrix_market(path);
+    } catch (const InvalidInput& e) {
+        whole = e.what();
+    }
+    for (int parts : {1, 2, 3, 4, 7}) {
+        SCOPED_TRACE(parts);
+        std::string message;
+        bool split = true;
+        try {
+            split = test::read_in_parts(path, parts).has_value();
+        } catch (const InvalidInput& e) {
+            message = e.what();
+        }
+        if (!split) {  // only array files are not read in parts
+            EXPECT_NE(bad.text.find(" array "), std::string::npos) << bad.name;
+            break;
+        }
+        EXPECT_EQ(message, whole) << bad.name;
+    }
+    fs::remove(path);
+    std::error_code ignored;
+    fs::remove(dir, ignored);
 }
 
 INSTANTIATE_TEST_SUITE_P(MatrixMarket, MatrixMarketErrors, ::testing::ValuesIn(kBadFiles),

@@ -1,12 +1,16 @@
 #include "io/matrix_market.hpp"
+#include "io/matrix_market_part_test_util.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -143,6 +147,44 @@ TEST_F(MatrixMarket, ReadsGzip) {
                                       "2 2 2\n2 2 8\n1 1 0.25\n");
     const std::vector<Entry> want = {{1, 1, 0.25}, {2, 2, 8}};
     EXPECT_EQ(entries(read_matrix_market(path)), want);
+}
+
+// Read in 1..9 parts (the processes of `mpirun ... --matrix`), a file gives the matrix of the
+// whole read: every line in exactly one part, wherever the byte ranges cut it (comments, blank
+// and CRLF lines, long lines, a last line without its newline), mirrors and duplicates included.
+TEST_F(MatrixMarket, ReadInPartsGivesTheWholeMatrix) {
+    std::string text =
+        "%%MatrixMarket matrix coordinate real symmetric\r\n% header comment\n\n7 7 19\n";
+    for (int k = 0; k < 19; ++k) {
+        const int i = 1 + (k * 5) % 7, j = 1 + (k * 3) % 7;
+        text += fmt::format("{} {} {}{}", std::max(i, j), std::min(i, j), 0.5 * k - 2.25,
+                            k % 4 == 1 ? "\r\n" : "\n");
+        if (k % 5 == 2) text += "% a comment between entries, long enough to span a cut ......\n";
+        if (k % 7 == 3) text += "   \n";
+    }
+    text.pop_back();  // no newline after the last entry
+    const std::string path = write("parts.mtx", text);
+    const std::vector<Entry> want = entries(read_matrix_market(path));
+    for (int parts = 1; parts <= 9; ++parts) {
+        SCOPED_TRACE(parts);
+        const std::optional<CsrMatrix> a = test::read_in_parts(path, parts);
+        ASSERT_TRUE(a.has_value());
+        EXPECT_EQ(entries(*a), want);
+        std::int64_t lines = 0, content = 0;
+        for (int p = 0; p < parts; ++p) {
+            const std::optional<MatrixMarketPart> part = MatrixMarketPart::open(path, p, parts);
+            lines += part->lines();
+            content += part->content_lines();
+            if (p == 0) lines += part->header_lines();
+        }
+        EXPECT_EQ(lines, std::count(text.begin(), text.end(), '\n') + 1);
+        EXPECT_EQ(content, 19);
+    }
+    // A gzip stream and an array file are not read in parts.
+    EXPECT_FALSE(MatrixMarketPart::open(write_gz("z.mtx.gz", text), 0, 2).has_value());
+    EXPECT_FALSE(MatrixMarketPart::open(
+                     write("a.mtx", "%%MatrixMarket matrix array real general\n1 1\n2\n"), 0, 1)
+                     .has_value());
 }
 
 TEST_F(MatrixMarket, ReadsVectors) {

@@ -2,6 +2,7 @@
 // (zlib reads both) and walks it line by line and token by token with std::from_chars.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,13 +17,18 @@ std::string read_whole_file(const std::string& path);
 /// Lines of a text buffer, numbered from 1; a trailing '\r' is dropped.
 class LineScanner {
 public:
-    explicit LineScanner(std::string_view text) : text_(text) {}
+    /// `lines_before`: lines of the file before `text` (a part of a file), so that
+    /// line_number() counts in the whole file.
+    explicit LineScanner(std::string_view text, std::int64_t lines_before = 0)
+        : text_(text), line_(lines_before) {}
     /// Next line, or false at the end of the text.
     bool next(std::string_view& line);
     /// Next line that is neither blank nor a '%' comment, or false at the end.
     bool next_content(std::string_view& line);
-    /// Number of the line last returned (0 before the first).
+    /// Number of the line last returned (lines_before before the first).
     std::int64_t line_number() const { return line_; }
+    /// Bytes of the text consumed (up to and including the last line's '\n').
+    std::size_t position() const { return std::min(pos_, text_.size()); }
 
 private:
     std::string_view text_;
