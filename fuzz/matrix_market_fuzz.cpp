@@ -1,7 +1,9 @@
 // libFuzzer target for the Matrix Market reader: the input bytes are written to a file and read
-// with read_matrix_market and read_vector_market, plain and gzip-compressed. A malformed file
-// must throw mpmg::Error (InvalidInput); anything else (a crash, a sanitizer report, another
-// exception, an allocation beyond the RSS limit) is a finding. Built by .ci/fuzz.
+// with read_matrix_market and read_vector_market, plain and gzip-compressed, and in 2 or 3
+// parts (MatrixMarketPart, as the processes of `mpirun ... --matrix` read it), which must give
+// the whole read's matrix or its message. A malformed file must throw mpmg::Error
+// (InvalidInput); anything else (a crash, a sanitizer report, another exception, an allocation
+// beyond the RSS limit, parts that disagree with the whole) is a finding. Built by .ci/fuzz.
 #include <unistd.h>
 #include <zlib.h>
 
@@ -10,10 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "io/matrix_info.hpp"
 #include "io/matrix_market.hpp"
+#include "io/matrix_market_part_test_util.hpp"
 #include "mpmg/errors.hpp"
 
 namespace {
@@ -64,6 +68,31 @@ void read_both(const std::string& path) {
     }
 }
 
+/// The file read in `parts` parts gives what the whole read gives: the same entries, or the
+/// same message.
+void read_in_parts(const std::string& path, int parts) {
+    std::string whole_error, parts_error;
+    mpmg::CsrMatrix whole;
+    std::optional<mpmg::CsrMatrix> split;
+    try {
+        whole = mpmg::read_matrix_market(path);
+    } catch (const mpmg::Error& e) {
+        whole_error = e.what();
+    }
+    try {
+        split = mpmg::test::read_in_parts(path, parts);
+        if (!split) return;  // array format: not read in parts
+    } catch (const mpmg::Error& e) {
+        parts_error = e.what();
+    }
+    if (parts_error != whole_error) __builtin_trap();
+    if (!whole_error.empty()) return;
+    if (split->row_ptr != whole.row_ptr || split->col != whole.col) __builtin_trap();
+    for (std::size_t p = 0; p < whole.val.size(); ++p) {
+        if (split->val[p] != whole.val[p]) __builtin_trap();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -71,6 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const std::string gz = temp_path(".mtx.gz");
     write_plain(plain, data, size);
     read_both(plain);
+    read_in_parts(plain, 2 + static_cast<int>(size % 2));
     // The same bytes compressed: exercises the gzip path of read_whole_file. Only for a quarter
     // of the inputs (chosen by length, not content): compressing is what makes an execution slow.
     if (size % 4 == 0) {

@@ -17,12 +17,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -171,15 +174,127 @@ TEST(Mpi, OperatorDependentInterpolationMatchesSerial) {
     check("solve --problem jump7 --n 24 --precision K64P32D16 --quiet", false);
 }
 
-// A Matrix Market file on --grid: every process reads it whole, keeps its rows with a margin
-// and releases the rest (the built-in problems are generated per process instead).
+// A Matrix Market file on --grid: every process reads only its share of the file's lines and
+// sends each entry to the owner of its row; no process holds the whole matrix.
+std::string input_of(const std::string& args, int ranks) {
+    const MpiRun r = mpmg(ranks, args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.result.is_object() ? r.result["partition"]["input"].get<std::string>() : "";
+}
+
 TEST(Mpi, MatrixFileOnAGridMatchesSerial) {
     ProblemOptions po;
     po.name = "rhd";
     po.n = 24;
     const fs::path path = temp_dir() / "rhd24.mtx";
     write_matrix_market(path.string(), to_csr(make_problem(po).a));
-    check("solve --matrix " + path.string() + " --grid 24,24,24 --precision K64P32D16 --quiet");
+    const std::string args =
+        "solve --matrix " + path.string() + " --grid 24,24,24 --precision K64P32D16 --quiet";
+    check(args);
+    EXPECT_EQ(input_of(args, 2).rfind("file read in parts", 0), 0u);
+}
+
+// A block matrix in symmetric storage (lower triangle, mirrored by the reader), with comments
+// and blank lines among the entries: the parts' cuts fall anywhere. CG, as serially.
+TEST(Mpi, SymmetricStorageBlockFileMatchesSerial) {
+    ProblemOptions po;
+    po.name = "rhd3t";
+    po.n = 12;
+    const CsrMatrix a = to_csr(make_problem(po).a);
+    std::string text = "%%MatrixMarket matrix coordinate real symmetric\n% rhd3t 12^3\n";
+    std::int64_t lower = 0;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) lower += a.col[p] <= i;
+    }
+    text +=
+        std::to_string(a.rows) + " " + std::to_string(a.cols) + " " + std::to_string(lower) + "\n";
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (a.col[p] > i) continue;
+            char line[96];
+            std::snprintf(line, sizeof line, "%lld %lld %.17g\n", static_cast<long long>(i + 1),
+                          static_cast<long long>(a.col[p] + 1), a.val[p]);
+            text += line;
+        }
+        if (i % 97 == 0) text += "% a comment\n\n";
+    }
+    const fs::path path = temp_dir() / "rhd3t12_sym.mtx";
+    std::ofstream(path) << text;
+    const std::string args =
+        "solve --matrix " + path.string() + " --grid 12,12,12,3 --precision K64P32D16 --quiet";
+    check(args);
+    const MpiRun par = mpmg(3, args);
+    EXPECT_EQ(par.result["config"]["solver"], "cg");
+}
+
+// A nonsymmetric matrix: GMRES, as serially; and the same file gzipped, which cannot be split,
+// is read whole by every process.
+TEST(Mpi, NonsymmetricFileChoosesGmresAndGzipIsReadWhole) {
+    ProblemOptions po;
+    po.name = "oil";
+    po.n = 16;
+    const fs::path path = temp_dir() / "oil16.mtx";
+    write_matrix_market(path.string(), to_csr(make_problem(po).a));
+    const std::string args =
+        "solve --matrix " + path.string() + " --grid 16,16,16 --precision K64P32D16 --quiet";
+    check(args);
+    const MpiRun par = mpmg(2, args);
+    EXPECT_EQ(par.result["config"]["solver"], "gmres");
+    const std::string gz = path.string() + ".gz";
+    ASSERT_EQ(std::system(("gzip -c " + path.string() + " > " + gz).c_str()), 0);
+    EXPECT_EQ(input_of("solve --matrix " + gz + " --grid 16,16,16 --quiet", 2)
+                  .rfind("file read whole", 0),
+              0u);
+}
+
+// A bad file gives the serial run's message (file, line, problem) and exit code, whichever
+// process's part holds the bad line, and no process crashes or hangs.
+TEST(Mpi, BadMatrixFileGivesTheSerialError) {
+    ProblemOptions po;
+    po.name = "laplace27";
+    po.n = 8;
+    const fs::path good = temp_dir() / "l8.mtx";
+    write_matrix_market(good.string(), to_csr(make_problem(po).a));
+    const std::string text = slurp(good);
+    std::vector<std::string> lines;
+    std::stringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    const auto write = [&](const std::string& name, const std::vector<std::string>& ls) {
+        const fs::path p = temp_dir() / name;
+        std::ofstream out(p);
+        for (const auto& l : ls) out << l << "\n";
+        return p.string();
+    };
+    std::vector<std::pair<std::string, std::string>> cases;  // file, --grid
+    for (const std::size_t at : {lines.size() / 3, lines.size() - 2}) {
+        auto bad = lines;
+        bad[at] = "1 1 abc";
+        cases.push_back({write("value" + std::to_string(at) + ".mtx", bad), "8,8,8"});
+    }
+    {
+        auto bad = lines;  // an entry coupling cells (0,0,0) and (4,0,0)
+        bad[lines.size() * 2 / 3] = "1 5 -1";
+        cases.push_back({write("far.mtx", bad), "8,8,8"});
+    }
+    {
+        auto bad = lines;  // one entry line missing
+        bad.pop_back();
+        cases.push_back({write("short.mtx", bad), "8,8,8"});
+    }
+    cases.push_back({good.string(), "8,8,4"});  // rows do not fit the grid
+    for (const auto& [file, grid] : cases) {
+        SCOPED_TRACE(file);
+        const std::string args = "solve --matrix " + file + " --grid " + grid + " --quiet";
+        const MpiRun serial = mpmg(0, args);
+        ASSERT_NE(serial.code, 0);
+        ASSERT_FALSE(serial.err.empty());
+        const std::string message = serial.err.substr(0, serial.err.find('\n'));
+        for (int ranks : {2, 3}) {
+            const MpiRun par = mpmg(ranks, args);
+            EXPECT_EQ(par.code, serial.code) << par.err;
+            EXPECT_NE(par.err.find(message), std::string::npos) << message << "\n---\n" << par.err;
+        }
+    }
 }
 
 // Scale-then-setup (the ablation) keeps the replicated setup.

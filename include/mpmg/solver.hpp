@@ -44,6 +44,7 @@ struct PartitionInfo {
     double halo_s = 0.0, reduce_s = 0.0, agglomerate_s = 0.0, tail_s = 0.0;
     long long halo_exchanges = 0, halo_values = 0, reductions = 0, agglomerations = 0;
     std::string setup;  ///< what the setup does per process
+    std::string input;  ///< how the processes got their rows (generated, file read in parts)
 };
 
 struct SolveResult {

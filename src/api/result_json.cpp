@@ -53,7 +53,8 @@ json partition_json(const std::optional<PartitionInfo>& p) {
                   {"agglomerate_s", p->agglomerate_s},
                   {"agglomerations", p->agglomerations},
                   {"agglomerated_cycles_s", p->tail_s}}},
-                {"setup", p->setup}};
+                {"setup", p->setup},
+                {"input", p->input}};
 }
 
 }  // namespace

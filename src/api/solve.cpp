@@ -12,6 +12,7 @@
 
 #include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
+#include "distributed/dist_read.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
 #include "mpmg/errors.hpp"
@@ -296,10 +297,12 @@ SolveResult solve(const SolverOptions& options) {
     Clock::time_point t_start;  // setup + solve; reading or building the problem is not timed
     std::vector<double> exact;
     if (o.method == MethodKind::structured) {
-        // Under mpirun, each process generates only its rows of a built-in problem.
+        // Under mpirun, each process generates only its rows of a built-in problem, or reads
+        // only its part of a file.
         std::optional<dist::Partition> part;
-        std::optional<StructuredProblem> mine;
-        if (o.problem.matrix.empty()) mine = dist::generate(o.problem, part);
+        std::optional<StructuredProblem> mine = o.problem.matrix.empty()
+                                                    ? dist::generate(o.problem, part)
+                                                    : dist::load_structured(o.problem, part);
         StructuredProblem p = mine                       ? std::move(*mine)
                               : o.problem.matrix.empty() ? make_problem(o.problem)
                                                          : load_structured(o.problem);

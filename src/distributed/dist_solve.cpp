@@ -169,6 +169,7 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
     if (!distributed()) return false;
     const Partition part =
         given ? *given : Partition(p.a.box(), world_size(), world_rank(), direction_strengths(p.a));
+    const bool own_rows = !p.window.whole();  // generated or read per process
     HierarchyShape shape;
     comm_stats() = CommStats{};
     if (o.precision.krylov == Precision::fp64) {
@@ -200,13 +201,19 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
         "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";
     info.setup =
         shape.distributed_setup
-            ? "distributed: every rank generates (or, from a file, copies) only its own rows "
-              "with a margin, coarsens its own blocks (with a margin of its neighbours' rows), "
+            ? "distributed: every rank holds only its own rows with a margin, coarsens its own "
+              "blocks (with a margin of its neighbours' rows), "
               "and each level's storage decision combines all ranks' measures; coarse levels "
               "with small blocks are gathered and run on rank 0"
             : "replicated (operator-dependent interpolation or scale-then-setup): every rank "
               "builds the whole FP64 Galerkin hierarchy and keeps its blocks; coarse levels with "
               "small blocks are agglomerated onto rank 0";
+    const bool file = !o.problem.matrix.empty();
+    info.input = !own_rows ? (file ? "file read whole by every rank (gzip or array format)"
+                                   : "problem generated whole by every rank")
+                 : file    ? "file read in parts: every rank read only its share of the lines and "
+                             "sent each entry to the rank that owns its row"
+                           : "every rank generated only its own rows with a margin";
     out.partition = info;
     return true;
 }

@@ -1,0 +1,433 @@
+#include "distributed/dist_read.hpp"
+
+#include "distributed/mpi_env.hpp"
+
+#ifdef MPMG_HAVE_MPI
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "distributed/dist_galerkin.hpp"
+#include "distributed/dist_ops.hpp"
+#include "io/matrix_market.hpp"
+#include "mpmg/errors.hpp"
+#include "structured/from_csr.hpp"
+
+namespace mpmg::dist {
+namespace {
+
+/// One stored entry of the file (zero-based), mirrors of symmetric storage included.
+struct Entry {
+    std::int64_t row, col;
+    double val;
+};
+
+/// When some process met an error (its message, else empty), every process throws the
+/// message of the lowest such process (collective). Process p's part of the file precedes
+/// p + 1's, so that is the error a whole read meets first.
+void throw_first(const std::string& mine, MPI_Comm comm) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int holder = mine.empty() ? size : rank;
+    MPI_Allreduce(MPI_IN_PLACE, &holder, 1, MPI_INT, MPI_MIN, comm);
+    if (holder == size) return;
+    std::string message = mine;
+    int length = static_cast<int>(message.size());
+    MPI_Bcast(&length, 1, MPI_INT, holder, comm);
+    message.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(message.data(), length, MPI_CHAR, holder, comm);
+    throw InvalidInput(message);
+}
+
+std::int64_t sum_before(std::int64_t v, MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    std::int64_t before = 0;
+    MPI_Exscan(&v, &before, 1, MPI_INT64_T, MPI_SUM, comm);
+    return rank == 0 ? 0 : before;  // MPI_Exscan leaves rank 0's result undefined
+}
+
+std::int64_t reduce(std::int64_t v, MPI_Op op, MPI_Comm comm) {
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, op, comm);
+    return v;
+}
+
+/// The rank that owns each cell of a partition: the process coordinate of every cell index
+/// along each direction.
+class Owners {
+public:
+    explicit Owners(const Partition& p) : p_(p) {
+        for (int d = 0; d < 3; ++d) {
+            coord_[d].resize(static_cast<std::size_t>(p.global().extent(d)));
+            for (int c = 0; c < p.dims()[d]; ++c) {
+                std::array<int, 3> pc{0, 0, 0};
+                pc[static_cast<std::size_t>(d)] = c;
+                const int r = p.rank_of(pc);
+                const int lo = p.lo(r)[static_cast<std::size_t>(d)];
+                std::fill_n(coord_[d].begin() + lo, p.box(r).extent(d), c);
+            }
+        }
+    }
+    int rank_of_cell(std::int64_t cell) const {
+        const Box& g = p_.global();
+        const auto i = static_cast<std::size_t>(cell % g.nx);
+        const auto j = static_cast<std::size_t>(cell / g.nx % g.ny);
+        const auto k = static_cast<std::size_t>(cell / (std::int64_t{g.nx} * g.ny));
+        return p_.rank_of({coord_[0][i], coord_[1][j], coord_[2][k]});
+    }
+
+private:
+    const Partition& p_;
+    std::vector<int> coord_[3];
+};
+
+/// Index of global cell `cell` in the box whose first global cell is `lo`.
+std::int64_t local_cell(std::int64_t cell, const Box& grid, const std::array<int, 3>& lo,
+                        const Box& box) {
+    const std::int64_t i = cell % grid.nx - lo[0], j = cell / grid.nx % grid.ny - lo[1];
+    const std::int64_t k = cell / (std::int64_t{grid.nx} * grid.ny) - lo[2];
+    return i + box.nx * (j + std::int64_t{box.ny} * k);
+}
+
+/// This process's rows of partition `p` with the margin kGalerkinMargin, from the entries every
+/// process holds in `mine` (collective): each entry goes to the process that owns its row and
+/// is added in there, duplicates in the order of the file (the parts in process order, each
+/// in its order), as the whole read sums them; the ghost rows come from their owners.
+/// `present` becomes 1 at the value of every stored entry of an own row, 0 elsewhere.
+GhostedRows distribute(const std::vector<Entry>& mine, const Partition& p, const Stencil& stencil,
+                       int block, MPI_Comm comm, std::vector<std::uint8_t>& present) {
+    const int size = p.size();
+    const Box& grid = p.global();
+    if (mine.size() > static_cast<std::size_t>(INT_MAX)) {
+        throw Unsupported(
+            fmt::format("a process's part of the file holds {} entries; more than "
+                        "{} per process: run on more processes",
+                        mine.size(), INT_MAX));
+    }
+    const Owners owners(p);
+    std::vector<int> dest(mine.size());
+    std::vector<int> send_count(static_cast<std::size_t>(size), 0);
+    for (std::size_t e = 0; e < mine.size(); ++e) {
+        dest[e] = owners.rank_of_cell(mine[e].row / block);
+        ++send_count[static_cast<std::size_t>(dest[e])];
+    }
+    std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
+    MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
+    std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
+    std::vector<int> recv_disp(static_cast<std::size_t>(size), 0);
+    std::int64_t received = 0;
+    for (int r = 0; r < size; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        if (r > 0) send_disp[u] = send_disp[u - 1] + send_count[u - 1];
+        recv_disp[u] = static_cast<int>(received);
+        received += recv_count[u];
+        if (received > INT_MAX) {
+            throw Unsupported(
+                fmt::format("process {} owns more than {} entries of the file: run "
+                            "on more processes",
+                            p.rank(), INT_MAX));
+        }
+    }
+    std::vector<Entry> recv(static_cast<std::size_t>(received));
+    {
+        std::vector<Entry> send(mine.size());
+        std::vector<int> next(send_disp);
+        for (std::size_t e = 0; e < mine.size(); ++e) {
+            send[static_cast<std::size_t>(next[static_cast<std::size_t>(dest[e])]++)] = mine[e];
+        }
+        MPI_Datatype entry_type;
+        MPI_Type_contiguous(static_cast<int>(sizeof(Entry)), MPI_BYTE, &entry_type);
+        MPI_Type_commit(&entry_type);
+        MPI_Alltoallv(send.data(), send_count.data(), send_disp.data(), entry_type, recv.data(),
+                      recv_count.data(), recv_disp.data(), entry_type, comm);
+        MPI_Type_free(&entry_type);
+    }
+    const auto [lo, box] = grown_box(p, p.rank(), kGalerkinMargin);
+    GhostedRows g{lo, SgDiaMatrix<double>(box, stencil, block)};
+    present.assign(g.a.values().size(), 0);
+    double* const base = g.a.values().data();
+    for (const Entry& e : recv) {
+        const int t = stencil_slot(e.row, e.col, grid, block);  // inside: checked by the caller
+        const int d = stencil.find(Offset{t % 3 - 1, t / 3 % 3 - 1, t / 9 - 1});
+        double& v = g.a.value(d, local_cell(e.row / block, grid, lo, box),
+                              static_cast<int>(e.row % block), static_cast<int>(e.col % block));
+        v += e.val;
+        present[static_cast<std::size_t>(&v - base)] = 1;
+    }
+    fill_ghost_rows(g, p, kGalerkinMargin, comm);
+    return g;
+}
+
+/// Calls f(local, global) for the cells of the box `cells` whose first global cell is `from`:
+/// local, a cell's index in `box` (first global cell `lo`); global, its index in `grid`.
+template <class F>
+void for_each_cell(const Box& cells, const std::array<int, 3>& from, const Box& box,
+                   const std::array<int, 3>& lo, const Box& grid, F&& f) {
+    for (int k = from[2]; k < from[2] + cells.nz; ++k) {
+        for (int j = from[1]; j < from[1] + cells.ny; ++j) {
+            for (int i = from[0]; i < from[0] + cells.nx; ++i) {
+                f((i - lo[0]) + box.nx * ((j - lo[1]) + std::int64_t{box.ny} * (k - lo[2])),
+                  i + grid.nx * (j + std::int64_t{grid.ny} * k));
+            }
+        }
+    }
+}
+
+/// for_each_cell over the own cells of `p`, local in g's box.
+template <class F>
+void for_each_own_cell(const GhostedRows& g, const Partition& p, F&& f) {
+    for_each_cell(p.local(), p.lo(), g.a.box(), g.lo, p.global(), f);
+}
+
+/// Whether the matrix is symmetric as is_symmetric() decides it for the whole CSR matrix: the
+/// same pattern, and |a_ij - a_ji| <= 1e-12 max |a| (collective). The mirror of an own row's
+/// entry lies in a row of g's box (its neighbour), its pattern in `present` (rows with the
+/// same margin: 1 where an entry is stored), or, when null, taken as where the values are
+/// nonzero (exact when no stored entry is zero).
+bool symmetric(const GhostedRows& g, const GhostedRows* present, const Partition& p, double scale,
+               MPI_Comm comm) {
+    const SgDiaMatrix<double>& a = g.a;
+    const Stencil& s = a.stencil();
+    const Box& box = a.box();
+    const int r = a.block();
+    const auto stored = [&](int d, std::int64_t c, int i, int j) {
+        return present != nullptr ? present->a.value(d, c, i, j) != 0.0
+                                  : a.value(d, c, i, j) != 0.0;
+    };
+    bool ok = true;
+    for_each_own_cell(g, p, [&](std::int64_t c, std::int64_t) {
+        for (int d = 0; d < s.size() && ok; ++d) {
+            const Offset o = s[d];
+            const int m = s.find(Offset{-o.dx, -o.dy, -o.dz});
+            // The neighbour, in the box: own cells lie at least kGalerkinMargin inside it
+            // unless on the grid's face, where an entry outwards is never stored.
+            const std::int64_t ci = c % box.nx, cj = c / box.nx % box.ny,
+                               ck = c / (std::int64_t{box.nx} * box.ny);
+            if (ci + o.dx < 0 || ci + o.dx >= box.nx || cj + o.dy < 0 || cj + o.dy >= box.ny ||
+                ck + o.dz < 0 || ck + o.dz >= box.nz) {
+                continue;
+            }
+            const std::int64_t q = c + o.dx + box.nx * (o.dy + std::int64_t{box.ny} * o.dz);
+            for (int i = 0; i < r; ++i) {
+                for (int j = 0; j < r; ++j) {
+                    const double v = a.value(d, c, i, j);
+                    const double w = m >= 0 ? a.value(m, q, j, i) : 0.0;
+                    const bool sv = stored(d, c, i, j), sw = m >= 0 && stored(m, q, j, i);
+                    if (sv != sw || std::fabs(v - w) > 1e-12 * scale) ok = false;
+                }
+            }
+        }
+    });
+    int flag = ok ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, comm);
+    return flag != 0;
+}
+
+/// A v on the cells of a's box (v and the result: block values per cell), each row summed in
+/// the order of the CSR product (columns ascending); exact on cells whose neighbours all lie
+/// in the box.
+std::vector<double> times(const SgDiaMatrix<double>& a, const std::vector<double>& v) {
+    const Box& box = a.box();
+    const Stencil& s = a.stencil();
+    const int r = a.block();
+    std::vector<double> y(v.size(), 0.0);
+    for (int k = 0; k < box.nz; ++k) {
+        for (int j = 0; j < box.ny; ++j) {
+            for (int i = 0; i < box.nx; ++i) {
+                const std::int64_t c = i + box.nx * (j + std::int64_t{box.ny} * k);
+                for (int ca = 0; ca < r; ++ca) {
+                    double sum = 0.0;
+                    for (int d = 0; d < s.size(); ++d) {
+                        const Offset o = s[d];
+                        if (i + o.dx < 0 || i + o.dx >= box.nx || j + o.dy < 0 ||
+                            j + o.dy >= box.ny || k + o.dz < 0 || k + o.dz >= box.nz) {
+                            continue;
+                        }
+                        const std::int64_t q =
+                            c + o.dx + box.nx * (o.dy + std::int64_t{box.ny} * o.dz);
+                        for (int cb = 0; cb < r; ++cb) {
+                            sum += a.value(d, c, ca, cb) * v[static_cast<std::size_t>(q * r + cb)];
+                        }
+                    }
+                    y[static_cast<std::size_t>(c * r + ca)] = sum;
+                }
+            }
+        }
+    }
+    return y;
+}
+
+}  // namespace
+
+std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
+                                                 std::optional<Partition>& part) {
+    if (!distributed()) return std::nullopt;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const int rank = world_rank(), size = world_size();
+    const int block = std::max(po.components, 1);
+    const Box grid{po.grid[0], po.grid[1], po.grid[2]};
+    // The header: every process reads it, so its errors are everyone's.
+    std::string error;
+    std::optional<MatrixMarketPart> mm;
+    try {
+        mm = MatrixMarketPart::open(po.matrix, rank, size);
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    int split = mm ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
+    if (split == 0) return std::nullopt;  // gzip or array: read whole
+    // The entries of this part, checked with the line numbers of the whole file.
+    std::vector<Entry> mine;
+    try {
+        mine.reserve(static_cast<std::size_t>(mm->content_lines()));
+        mm->for_each_entry(mm->header_lines() + sum_before(mm->lines(), comm),
+                           sum_before(mm->content_lines(), comm),
+                           [&](std::int64_t i, std::int64_t j, double v) {
+                               mine.push_back(Entry{i, j, v});
+                           });
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    const std::int64_t entries = reduce(mm->content_lines(), MPI_SUM, comm);
+    if (entries < mm->declared()) {
+        mm->fail_truncated(mm->header_lines() + reduce(mm->lines(), MPI_SUM, comm), entries);
+    }
+    const std::int64_t rows = mm->rows();
+    check_fits_grid(rows, mm->cols(), grid, block, po.matrix);
+    mm.reset();
+    // The stencil: every offset that occurs; an entry beyond the 27-point neighbourhood is an
+    // error, the first in row order (then column) as sgdia_from_csr finds it.
+    std::array<int, 27> used{};
+    std::int64_t bad_row = std::numeric_limits<std::int64_t>::max(), bad_col = bad_row;
+    for (const Entry& e : mine) {
+        const int t = stencil_slot(e.row, e.col, grid, block);
+        if (t >= 0) {
+            used[static_cast<std::size_t>(t)] = 1;
+        } else if (e.row < bad_row || (e.row == bad_row && e.col < bad_col)) {
+            bad_row = e.row;
+            bad_col = e.col;
+        }
+    }
+    const std::int64_t first_bad = reduce(bad_row, MPI_MIN, comm);
+    if (first_bad != std::numeric_limits<std::int64_t>::max()) {
+        const std::int64_t col =
+            reduce(bad_row == first_bad ? bad_col : std::numeric_limits<std::int64_t>::max(),
+                   MPI_MIN, comm);
+        fail_beyond_neighbourhood(first_bad, col, grid, block, po.matrix);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, used.data(), 27, MPI_INT, MPI_LOR, comm);
+    std::array<bool, 27> in{};
+    for (std::size_t t = 0; t < 27; ++t) in[t] = used[t] != 0;
+    const Stencil stencil = stencil_of_slots(in);
+    // The partition, as for a built-in problem: a first split measures the direction strengths.
+    const Partition first(grid, size, rank);
+    std::vector<std::uint8_t> present;
+    GhostedRows g = distribute(mine, first, stencil, block, comm, present);
+    part.emplace(grid, size, rank, direction_strengths(g, first, comm));
+    if (part->dims() != first.dims()) g = distribute(mine, *part, stencil, block, comm, present);
+    mine = std::vector<Entry>();
+    const int r = block;
+    // The solver: CG when A is symmetric (is_symmetric's test on the whole).
+    double scale = 0.0;
+    int zero_stored = 0;
+    const auto& values = g.a.values();
+    for (std::size_t v = 0; v < values.size(); ++v) {
+        scale = std::max(scale, std::fabs(values[v]));
+        if (present[v] != 0 && values[v] == 0.0) zero_stored = 1;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &zero_stored, 1, MPI_INT, MPI_LOR, comm);
+    std::optional<GhostedRows> pattern;
+    if (zero_stored != 0) {  // the values do not tell the pattern: exchange it too
+        pattern = GhostedRows{g.lo, SgDiaMatrix<double>(g.a.box(), stencil, block)};
+        auto& pv = pattern->a.values();
+        for (std::size_t v = 0; v < pv.size(); ++v) pv[v] = present[v];
+        fill_ghost_rows(*pattern, *part, kGalerkinMargin, comm);
+    }
+    present = std::vector<std::uint8_t>();
+    const bool sym = symmetric(g, pattern ? &*pattern : nullptr, *part, scale, comm);
+    pattern.reset();
+    // b: the file's, or A 1 (A x with x_i = 1 + (i mod 10) / 10 when 1 is in A's null space),
+    // as right_hand_side() (api/problem_input.cpp) makes it.
+    const Box& box = g.a.box();
+    const auto n_local = static_cast<std::size_t>(box.cells() * r);
+    StructuredProblem p;
+    if (po.rhs.empty()) {
+        p.b = times(g.a, std::vector<double>(n_local, 1.0));
+        double b2 = 0.0, a2 = 0.0;
+        for_each_own_cell(g, *part, [&](std::int64_t c, std::int64_t) {
+            for (int a = 0; a < r; ++a) {
+                const double bc = p.b[static_cast<std::size_t>(c * r + a)];
+                b2 += bc * bc;
+                for (int d = 0; d < stencil.size(); ++d) {
+                    for (int j = 0; j < r; ++j) a2 += g.a.value(d, c, a, j) * g.a.value(d, c, a, j);
+                }
+            }
+        });
+        b2 = allreduce_sum(b2, comm);
+        a2 = allreduce_sum(a2, comm);
+        if (b2 <= 1e-20 * a2) {
+            std::vector<double> x(n_local);
+            for_each_cell(box, g.lo, box, g.lo, grid, [&](std::int64_t c, std::int64_t gc) {
+                for (int a = 0; a < r; ++a) {
+                    x[static_cast<std::size_t>(c * r + a)] =
+                        1.0 + static_cast<double>((gc * r + a) % 10) / 10.0;
+                }
+            });
+            p.b = times(g.a, x);
+        } else {
+            p.x_exact.assign(static_cast<std::size_t>(rows), 1.0);
+        }
+    } else {
+        std::vector<double> whole;
+        try {
+            whole = read_vector_market(po.rhs);
+        } catch (const InvalidInput& e) {
+            error = e.what();
+        }
+        throw_first(error, comm);
+        if (static_cast<std::int64_t>(whole.size()) != rows) {
+            throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
+                                           po.rhs, whole.size(), po.matrix, rows));
+        }
+        p.b.resize(n_local);
+        for_each_cell(box, g.lo, box, g.lo, grid, [&](std::int64_t c, std::int64_t gc) {
+            for (int a = 0; a < r; ++a) {
+                p.b[static_cast<std::size_t>(c * r + a)] =
+                    whole[static_cast<std::size_t>(gc * r + a)];
+            }
+        });
+    }
+    p.name = po.matrix;
+    p.solver = sym ? SolverKind::cg : SolverKind::gmres;
+    p.window = GridWindow{g.lo, box};
+    p.a = std::move(g.a);
+    return p;
+}
+
+}  // namespace mpmg::dist
+
+#else
+
+namespace mpmg::dist {
+
+std::optional<StructuredProblem> load_structured(const ProblemOptions&, std::optional<Partition>&) {
+    return std::nullopt;
+}
+
+}  // namespace mpmg::dist
+
+#endif
