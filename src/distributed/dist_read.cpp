@@ -25,10 +25,23 @@
 namespace mpmg::dist {
 namespace {
 
-/// One stored entry of the file (zero-based), mirrors of symmetric storage included.
+/// One stored entry of the file, mirrors of symmetric storage included: its row's cell, its
+/// stencil slot (Stencil::lex) and its components in one key (16 bytes an entry, not 24).
 struct Entry {
-    std::int64_t row, col;
+    std::int64_t key;
     double val;
+};
+
+/// Packs and unpacks Entry::key: ((cell * 27 + slot) * r + row component) * r + column component.
+struct EntryKey {
+    std::int64_t r;
+    std::int64_t of(std::int64_t row, std::int64_t col, int slot) const {
+        return ((row / r * 27 + slot) * r + row % r) * r + col % r;
+    }
+    std::int64_t cell(std::int64_t key) const { return key / (27 * r * r); }
+    int slot(std::int64_t key) const { return static_cast<int>(key / (r * r) % 27); }
+    int row_comp(std::int64_t key) const { return static_cast<int>(key / r % r); }
+    int col_comp(std::int64_t key) const { return static_cast<int>(key % r); }
 };
 
 /// When some process met an error (its message, else empty), every process throws the
@@ -103,11 +116,13 @@ std::int64_t local_cell(std::int64_t cell, const Box& grid, const std::array<int
 /// process holds in `mine` (collective): each entry goes to the process that owns its row and
 /// is added in there, duplicates in the order of the file (the parts in process order, each
 /// in its order), as the whole read sums them; the ghost rows come from their owners.
-/// `present` becomes 1 at the value of every stored entry of an own row, 0 elsewhere.
-GhostedRows distribute(const std::vector<Entry>& mine, const Partition& p, const Stencil& stencil,
+/// `mine` is reordered by owner (stably: the entries of one row keep their order, so it can be
+/// distributed again). `present` becomes 1 at the value of every stored entry of an own row.
+GhostedRows distribute(std::vector<Entry>& mine, const Partition& p, const Stencil& stencil,
                        int block, MPI_Comm comm, std::vector<std::uint8_t>& present) {
     const int size = p.size();
     const Box& grid = p.global();
+    const EntryKey key{block};
     if (mine.size() > static_cast<std::size_t>(INT_MAX)) {
         throw Unsupported(
             fmt::format("a process's part of the file holds {} entries; more than "
@@ -115,12 +130,9 @@ GhostedRows distribute(const std::vector<Entry>& mine, const Partition& p, const
                         mine.size(), INT_MAX));
     }
     const Owners owners(p);
-    std::vector<int> dest(mine.size());
     std::vector<int> send_count(static_cast<std::size_t>(size), 0);
-    for (std::size_t e = 0; e < mine.size(); ++e) {
-        dest[e] = owners.rank_of_cell(mine[e].row / block);
-        ++send_count[static_cast<std::size_t>(dest[e])];
-    }
+    for (const Entry& e : mine)
+        ++send_count[static_cast<std::size_t>(owners.rank_of_cell(key.cell(e.key)))];
     std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
     MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
     std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
@@ -138,29 +150,31 @@ GhostedRows distribute(const std::vector<Entry>& mine, const Partition& p, const
                             p.rank(), INT_MAX));
         }
     }
-    std::vector<Entry> recv(static_cast<std::size_t>(received));
     {
-        std::vector<Entry> send(mine.size());
+        std::vector<Entry> by_owner(mine.size());
         std::vector<int> next(send_disp);
-        for (std::size_t e = 0; e < mine.size(); ++e) {
-            send[static_cast<std::size_t>(next[static_cast<std::size_t>(dest[e])]++)] = mine[e];
+        for (const Entry& e : mine) {
+            const auto to = static_cast<std::size_t>(owners.rank_of_cell(key.cell(e.key)));
+            by_owner[static_cast<std::size_t>(next[to]++)] = e;
         }
-        MPI_Datatype entry_type;
-        MPI_Type_contiguous(static_cast<int>(sizeof(Entry)), MPI_BYTE, &entry_type);
-        MPI_Type_commit(&entry_type);
-        MPI_Alltoallv(send.data(), send_count.data(), send_disp.data(), entry_type, recv.data(),
-                      recv_count.data(), recv_disp.data(), entry_type, comm);
-        MPI_Type_free(&entry_type);
+        mine.swap(by_owner);
     }
+    std::vector<Entry> recv(static_cast<std::size_t>(received));
+    MPI_Datatype entry_type;
+    MPI_Type_contiguous(static_cast<int>(sizeof(Entry)), MPI_BYTE, &entry_type);
+    MPI_Type_commit(&entry_type);
+    MPI_Alltoallv(mine.data(), send_count.data(), send_disp.data(), entry_type, recv.data(),
+                  recv_count.data(), recv_disp.data(), entry_type, comm);
+    MPI_Type_free(&entry_type);
     const auto [lo, box] = grown_box(p, p.rank(), kGalerkinMargin);
     GhostedRows g{lo, SgDiaMatrix<double>(box, stencil, block)};
     present.assign(g.a.values().size(), 0);
     double* const base = g.a.values().data();
     for (const Entry& e : recv) {
-        const int t = stencil_slot(e.row, e.col, grid, block);  // inside: checked by the caller
+        const int t = key.slot(e.key);
         const int d = stencil.find(Offset{t % 3 - 1, t / 3 % 3 - 1, t / 9 - 1});
-        double& v = g.a.value(d, local_cell(e.row / block, grid, lo, box),
-                              static_cast<int>(e.row % block), static_cast<int>(e.col % block));
+        double& v = g.a.value(d, local_cell(key.cell(e.key), grid, lo, box), key.row_comp(e.key),
+                              key.col_comp(e.key));
         v += e.val;
         present[static_cast<std::size_t>(&v - base)] = 1;
     }
@@ -288,14 +302,31 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     int split = mm ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
     if (split == 0) return std::nullopt;  // gzip or array: read whole
-    // The entries of this part, checked with the line numbers of the whole file.
+    // Entry keys fit in 64 bits (else: an error once the file is known to fit the grid).
+    const bool keyable =
+        grid.cells() <= std::numeric_limits<std::int64_t>::max() / (27 * block * block);
+    // The entries of this part, checked with the line numbers of the whole file, each with its
+    // stencil slot; an entry beyond the 27-point neighbourhood is noted (an error once the
+    // whole file has been read: the first in row order, then column, as sgdia_from_csr finds
+    // it).
+    const EntryKey key{block};
     std::vector<Entry> mine;
+    std::array<int, 27> used{};
+    constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+    std::int64_t bad_row = kNone, bad_col = kNone;
     try {
         mine.reserve(static_cast<std::size_t>(mm->content_lines()));
         mm->for_each_entry(mm->header_lines() + sum_before(mm->lines(), comm),
                            sum_before(mm->content_lines(), comm),
                            [&](std::int64_t i, std::int64_t j, double v) {
-                               mine.push_back(Entry{i, j, v});
+                               const int t = stencil_slot(i, j, grid, block);
+                               if (t >= 0) {
+                                   used[static_cast<std::size_t>(t)] = 1;
+                                   if (keyable) mine.push_back(Entry{key.of(i, j, t), v});
+                               } else if (i < bad_row || (i == bad_row && j < bad_col)) {
+                                   bad_row = i;
+                                   bad_col = j;
+                               }
                            });
     } catch (const InvalidInput& e) {
         error = e.what();
@@ -308,24 +339,15 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     const std::int64_t rows = mm->rows();
     check_fits_grid(rows, mm->cols(), grid, block, po.matrix);
     mm.reset();
-    // The stencil: every offset that occurs; an entry beyond the 27-point neighbourhood is an
-    // error, the first in row order (then column) as sgdia_from_csr finds it.
-    std::array<int, 27> used{};
-    std::int64_t bad_row = std::numeric_limits<std::int64_t>::max(), bad_col = bad_row;
-    for (const Entry& e : mine) {
-        const int t = stencil_slot(e.row, e.col, grid, block);
-        if (t >= 0) {
-            used[static_cast<std::size_t>(t)] = 1;
-        } else if (e.row < bad_row || (e.row == bad_row && e.col < bad_col)) {
-            bad_row = e.row;
-            bad_col = e.col;
-        }
+    if (!keyable) {
+        throw Unsupported(
+            fmt::format("{}: {} components per cell on {} cells are too many to read "
+                        "in parts; run without mpirun",
+                        po.matrix, block, grid.cells()));
     }
     const std::int64_t first_bad = reduce(bad_row, MPI_MIN, comm);
-    if (first_bad != std::numeric_limits<std::int64_t>::max()) {
-        const std::int64_t col =
-            reduce(bad_row == first_bad ? bad_col : std::numeric_limits<std::int64_t>::max(),
-                   MPI_MIN, comm);
+    if (first_bad != kNone) {
+        const std::int64_t col = reduce(bad_row == first_bad ? bad_col : kNone, MPI_MIN, comm);
         fail_beyond_neighbourhood(first_bad, col, grid, block, po.matrix);
     }
     MPI_Allreduce(MPI_IN_PLACE, used.data(), 27, MPI_INT, MPI_LOR, comm);
