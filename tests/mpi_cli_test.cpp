@@ -247,6 +247,57 @@ TEST(Mpi, NonsymmetricFileChoosesGmresAndGzipIsReadWhole) {
               0u);
 }
 
+// Explicitly stored zeros are part of the pattern that decides CG or GMRES, as serially: one
+// stored zero without its mirror makes the matrix nonsymmetric (GMRES), a mirrored pair does
+// not (CG). The zeros sit at an offset rhd's 7-point stencil lacks, on a row that 2 and 3 ranks
+// put next to another rank's block.
+TEST(Mpi, StoredZerosDecideTheSolverAsSerially) {
+    ProblemOptions po;
+    po.name = "rhd";
+    po.n = 12;
+    const fs::path base = temp_dir() / "rhd12.mtx";
+    write_matrix_market(base.string(), to_csr(make_problem(po).a));
+    std::vector<std::string> lines;
+    {
+        std::stringstream in(slurp(base));
+        for (std::string line; std::getline(in, line);) lines.push_back(line);
+    }
+    std::size_t size_line = 1;
+    while (lines[size_line].empty() || lines[size_line][0] == '%') ++size_line;
+    // Cell (5, 5, 5) (row 5 + 12 * (5 + 12 * 5) = 785, 1-based 786) and (6, 6, 6) (row 942,
+    // 1-based 943): diagonal neighbours on either side of the z = 6 cut of 2 ranks.
+    for (const bool mirrored : {false, true}) {
+        SCOPED_TRACE(mirrored);
+        std::vector<std::string> ls = lines;
+        std::vector<std::string> extra = {"786 943 0"};
+        if (mirrored) extra.push_back("943 786 0.0");
+        long long rows = 0, cols = 0, nnz = 0;
+        std::sscanf(ls[size_line].c_str(), "%lld %lld %lld", &rows, &cols, &nnz);
+        ls[size_line] = std::to_string(rows) + " " + std::to_string(cols) + " " +
+                        std::to_string(nnz + static_cast<long long>(extra.size()));
+        ls.insert(ls.begin() + static_cast<std::ptrdiff_t>(ls.size() / 2), extra.begin(),
+                  extra.end());
+        const fs::path path = temp_dir() / (mirrored ? "rhd12_zeros2.mtx" : "rhd12_zero1.mtx");
+        {
+            std::ofstream out(path);
+            for (const auto& l : ls) out << l << "\n";
+        }
+        const std::string args =
+            "solve --matrix " + path.string() + " --grid 12,12,12 --precision K64P32D16 --quiet";
+        const MpiRun serial = mpmg(0, args);
+        ASSERT_EQ(serial.code, 0) << serial.err;
+        EXPECT_EQ(serial.result["config"]["solver"], mirrored ? "cg" : "gmres");
+        for (int ranks : {2, 3}) {
+            const MpiRun par = mpmg(ranks, args);
+            ASSERT_EQ(par.code, 0) << par.err;
+            EXPECT_EQ(par.result["config"]["solver"], serial.result["config"]["solver"]) << ranks;
+            EXPECT_LE(std::abs(par.result["iterations"].get<int>() -
+                               serial.result["iterations"].get<int>()),
+                      1);
+        }
+    }
+}
+
 // A bad file gives the serial run's message (file, line, problem) and exit code, whichever
 // process's part holds the bad line, and no process crashes or hangs.
 TEST(Mpi, BadMatrixFileGivesTheSerialError) {
