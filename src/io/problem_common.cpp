@@ -34,6 +34,17 @@ Assembly::Assembly(Box grid, Stencil stencil, int block, const GridWindow& windo
     m_ = SgDiaMatrix<double>(stored, std::move(stencil), block);
 }
 
+CellRange Assembly::cells(int grow) const {
+    CellRange r{grid_, {0, 0, 0}, {grid_.nx, grid_.ny, grid_.nz}};
+    if (whole_) return r;
+    for (int d = 0; d < 3; ++d) {
+        const auto du = static_cast<std::size_t>(d);
+        r.lo[du] = std::max(0, lo_[du] - grow);
+        r.hi[du] = std::min(grid_.extent(d), lo_[du] + m_.box().extent(d) + grow);
+    }
+    return r;
+}
+
 std::int64_t Assembly::stored_cell(std::int64_t cell) const {
     const Ijk c = ijk(grid_, cell);
     const Box& b = m_.box();
@@ -66,7 +77,7 @@ void add_fv_diffusion(Assembly& a, int comp, const FvDiffusion& f) {
         }
     }
     const std::int64_t stride[3] = {1, box.nx, std::int64_t{box.nx} * box.ny};
-    for (std::int64_t p = 0; p < box.cells(); ++p) {
+    a.cells(0).for_each([&](std::int64_t p) {
         const Ijk c = ijk(box, p);
         const int idx[3] = {c.i, c.j, c.k};
         double diag = 0.0;
@@ -87,7 +98,7 @@ void add_fv_diffusion(Assembly& a, int comp, const FvDiffusion& f) {
             }
         }
         a.value(centre, p, comp, comp) += diag;
-    }
+    });
 }
 
 void add_upwind(Assembly& a, int comp, std::int64_t p, Offset o, double flux) {
@@ -100,12 +111,20 @@ void add_upwind(Assembly& a, int comp, std::int64_t p, Offset o, double flux) {
 std::vector<double> smooth_solution(const Box& box, int block) {
     std::vector<double> x(static_cast<std::size_t>(box.cells() * block));
     const double pi = std::numbers::pi;
+    std::vector<double> sines[3];
+    for (int d = 0; d < 3; ++d) {
+        for (int i = 0; i < box.extent(d); ++i) {
+            sines[d].push_back(std::sin(pi * ((i + 0.5) / box.extent(d))));
+        }
+    }
     for (std::int64_t p = 0; p < box.cells(); ++p) {
         const Ijk c = ijk(box, p);
-        const double xs = (c.i + 0.5) / box.nx, ys = (c.j + 0.5) / box.ny,
-                     zs = (c.k + 0.5) / box.nz;
-        const double v =
-            1.0 + 0.5 * std::sin(pi * xs) * std::sin(pi * ys) * std::sin(pi * zs) + 0.25 * xs;
+        const double xs = (c.i + 0.5) / box.nx;
+        const double v = 1.0 +
+                         0.5 * sines[0][static_cast<std::size_t>(c.i)] *
+                             sines[1][static_cast<std::size_t>(c.j)] *
+                             sines[2][static_cast<std::size_t>(c.k)] +
+                         0.25 * xs;
         for (int r = 0; r < block; ++r) {
             x[static_cast<std::size_t>(p * block + r)] = v - 0.1 * r;
         }

@@ -48,6 +48,21 @@ inline std::int64_t cell_index(const Box& box, int i, int j, int k) {
 /// The box of opt.grid, or n^3.
 Box problem_box(const ProblemOptions& opt);
 
+/// The cells lo..hi-1 of a grid along each direction (a box of it), visited in the grid's order
+/// (i fastest, then j, then k).
+struct CellRange {
+    Box grid;
+    std::array<int, 3> lo{}, hi{};
+    template <class F>
+    void for_each(F&& f) const {
+        for (int k = lo[2]; k < hi[2]; ++k) {
+            for (int j = lo[1]; j < hi[1]; ++j) {
+                for (int i = lo[0]; i < hi[0]; ++i) f(cell_index(grid, i, j, k));
+            }
+        }
+    }
+};
+
 /// 2ab / (a + b) (0 when both are 0).
 inline double harmonic(double a, double b) { return a + b > 0.0 ? 2.0 * a * b / (a + b) : 0.0; }
 
@@ -74,6 +89,13 @@ public:
         }
         return m_.value(d, last_, a, b);
     }
+    /// The cells whose rows are stored, grown by `grow` on every side and clipped to the grid
+    /// (all cells when the whole grid is stored). A generator loop whose writes from cell c
+    /// reach the rows c + o with |o| <= grow visits cells(grow): every stored row then gets
+    /// all its terms, added in the whole grid's order, and the writes to other rows are
+    /// dropped. A field read at neighbours up to distance t of the visited cells is needed
+    /// on cells(grow + t) only.
+    CellRange cells(int grow) const;
     /// The stored rows (the window's cells, in their own box).
     SgDiaMatrix<double>& stored() { return m_; }
     /// The global cell of stored cell 0.
@@ -113,7 +135,8 @@ void add_fv_diffusion(Assembly& a, int comp, const FvDiffusion& f);
 void add_upwind(Assembly& a, int comp, std::int64_t p, Offset o, double flux);
 
 /// A smooth, non-constant exact solution: 1 + 0.5 sin(pi x) sin(pi y) sin(pi z) + 0.25 x
-/// - 0.1 c with x, y, z the cell centres in (0, 1) and c the component.
+/// - 0.1 c with x, y, z the cell centres in (0, 1) and c the component (the sines from one
+/// table per direction).
 std::vector<double> smooth_solution(const Box& box, int block);
 
 /// Sets p.a to the window's rows of `a` (entries to cells outside the window zeroed),

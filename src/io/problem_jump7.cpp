@@ -17,14 +17,15 @@ StructuredProblem make_jump7(Box box, const GridWindow& window) {
     std::vector<double> block_kappa(static_cast<std::size_t>(nbx) * nby * nbz);
     for (double& kappa : block_kappa) kappa = std::pow(10.0, -4.0 + 8.0 * rng.uniform());
 
+    Assembly rows(box, Stencil::named("3d7"), 1, window);
+    // On the rows' cells and their neighbours (the faces' harmonic means).
     std::vector<double> kappa(static_cast<std::size_t>(box.cells()));
-    for (std::int64_t p = 0; p < box.cells(); ++p) {
+    rows.cells(1).for_each([&](std::int64_t p) {
         const Ijk c = ijk(box, p);
         const int t = c.i / kBlock + nbx * (c.j / kBlock + nby * (c.k / kBlock));
         kappa[static_cast<std::size_t>(p)] = block_kappa[static_cast<std::size_t>(t)];
-    }
+    });
     StructuredProblem p;
-    Assembly rows(box, Stencil::named("3d7"), 1, window);
     FvDiffusion f;
     f.k[0] = f.k[1] = f.k[2] = &kappa;
     f.boundary_factor = 1.0;

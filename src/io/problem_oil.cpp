@@ -27,7 +27,8 @@ struct Permeability {
     std::vector<double> kx, ky, kz;  // mD
 };
 
-Permeability layered_permeability(const Box& box, std::uint64_t seed) {
+/// The permeability on the cells of `where` (0 elsewhere: never read).
+Permeability layered_permeability(const Box& box, std::uint64_t seed, const CellRange& where) {
     SplitMix64 rng(seed);
     std::vector<double> layer_mean(static_cast<std::size_t>(box.nz)),
         layer_kzkx(static_cast<std::size_t>(box.nz));
@@ -48,7 +49,7 @@ Permeability layered_permeability(const Box& box, std::uint64_t seed) {
     k.kx.resize(cells);
     k.ky.resize(cells);
     k.kz.resize(cells);
-    for (std::int64_t p = 0; p < box.cells(); ++p) {
+    where.for_each([&](std::int64_t p) {
         const Ijk c = ijk(box, p);
         const double x = (c.i + 0.5) / box.nx, y = (c.j + 0.5) / box.ny, z = (c.k + 0.5) / box.nz;
         double lg = layer_mean[static_cast<std::size_t>(c.k)];
@@ -61,7 +62,7 @@ Permeability layered_permeability(const Box& box, std::uint64_t seed) {
         k.kx[u] = std::pow(10.0, lg);
         k.ky[u] = 0.5 * k.kx[u];
         k.kz[u] = k.kx[u] * layer_kzkx[static_cast<std::size_t>(c.k)];
-    }
+    });
     return k;
 }
 
@@ -81,7 +82,9 @@ void add_flow(Assembly& a, int comp, const Permeability& k, double mobility, dou
     add_fv_diffusion(a, comp, f);
     const double acc = kPorosity * compress * kHx * kHy * kHz / kDt;
     const std::vector<double>* kd[3] = {&k.kx, &k.ky, &k.kz};
-    for (std::int64_t p = 0; p < box.cells(); ++p) {
+    // A face's flux writes the rows of both its cells: the stored rows' cells and their
+    // neighbours are visited.
+    a.cells(1).for_each([&](std::int64_t p) {
         const Ijk c = ijk(box, p);
         const std::size_t u = static_cast<std::size_t>(p);
         add(a, p, Offset{0, 0, 0}, comp, comp, acc);
@@ -98,14 +101,16 @@ void add_flow(Assembly& a, int comp, const Permeability& k, double mobility, dou
         if (c.i + 1 < box.nx) flux(Offset{1, 0, 0}, 0, u + 1);
         if (c.j + 1 < box.ny) flux(Offset{0, 1, 0}, 1, u + static_cast<std::size_t>(box.nx));
         if (c.k > 0) flux(Offset{0, 0, -1}, 2, u - static_cast<std::size_t>(box.nx) * box.ny);
-    }
+    });
     // Vertical wells at (nx/4, ny/4) and (3nx/4, 3ny/4), Peaceman PI with r_e = 0.2 hx and
     // r_w = 0.1 m, on every layer.
     const double pi_factor =
         2.0 * std::numbers::pi * kDarcy * mobility * kHz / std::log(0.2 * kHx / 0.1);
     for (const auto& [wi, wj] :
          {std::pair{box.nx / 4, box.ny / 4}, std::pair{3 * box.nx / 4, 3 * box.ny / 4}}) {
-        for (int kk = 0; kk < box.nz; ++kk) {
+        const CellRange rows = a.cells(0);
+        if (wi < rows.lo[0] || wi >= rows.hi[0] || wj < rows.lo[1] || wj >= rows.hi[1]) continue;
+        for (int kk = rows.lo[2]; kk < rows.hi[2]; ++kk) {
             const std::int64_t p = cell_index(box, wi, wj, kk);
             add(a, p, Offset{0, 0, 0}, comp, comp,
                 pi_factor * std::sqrt(k.kx[static_cast<std::size_t>(p)] *
@@ -116,10 +121,12 @@ void add_flow(Assembly& a, int comp, const Permeability& k, double mobility, dou
 
 }  // namespace
 
+// The permeability is read at the cells add_flow visits (the stored rows' cells and their
+// neighbours) and at their neighbours.
 StructuredProblem make_oil(Box box, std::uint64_t seed, const GridWindow& window) {
-    const Permeability k = layered_permeability(box, seed);
-    StructuredProblem p;
     Assembly rows(box, Stencil::named("3d7"), 1, window);
+    const Permeability k = layered_permeability(box, seed, rows.cells(2));
+    StructuredProblem p;
     add_flow(rows, 0, k, 1.0, 1e-4, {0.1, 0.1, 0.3});
     finish(p, rows, smooth_solution(box, 1));
     p.solver = SolverKind::gmres;
@@ -131,9 +138,9 @@ StructuredProblem make_oil(Box box, std::uint64_t seed, const GridWindow& window
 }
 
 StructuredProblem make_oil4c(Box box, std::uint64_t seed, const GridWindow& window) {
-    const Permeability k = layered_permeability(box, seed);
-    StructuredProblem p;
     Assembly rows(box, Stencil::named("3d7"), 4, window);
+    const Permeability k = layered_permeability(box, seed, rows.cells(2));
+    StructuredProblem p;
     // Components: oil, water, gas, gas dissolved in oil. Mobilities 1/viscosity (1/cP; the
     // dissolved gas moves with the oil), compressibilities (1/bar), upwind fractions.
     add_flow(rows, 0, k, 1.0, 1e-4, {0.1, 0.1, 0.3});
@@ -151,7 +158,7 @@ StructuredProblem make_oil4c(Box box, std::uint64_t seed, const GridWindow& wind
     };
     const Transfer transfers[] = {{0, 3, 0.05, 0.02}, {3, 2, 0.08, 0.01}, {0, 1, 0.01, 0.03}};
     const int centre = rows.stencil().center();
-    for (std::int64_t c = 0; c < box.cells(); ++c) {
+    rows.cells(0).for_each([&](std::int64_t c) {
         const double depth = (ijk(box, c).k + 0.5) / box.nz;
         for (const Transfer& t : transfers) {
             const double kab = vol_dt * t.ab * (0.5 + depth), kba = vol_dt * t.ba * (1.5 - depth);
@@ -160,16 +167,16 @@ StructuredProblem make_oil4c(Box box, std::uint64_t seed, const GridWindow& wind
             rows.value(centre, c, t.b, t.a) -= kab;
             rows.value(centre, c, t.b, t.b) += kba;
         }
-    }
+    });
     // Each row is a mass balance: component equation times its density (kg/m^3; gas at
     // ~20 bar), so the rows of the light components are much smaller than oil's and water's.
     const double density[4] = {800.0, 1000.0, 20.0, 20.0};
     for (int d = 0; d < rows.stencil().size(); ++d) {
-        for (std::int64_t c = 0; c < box.cells(); ++c) {
+        rows.cells(0).for_each([&](std::int64_t c) {
             for (int r = 0; r < 4; ++r) {
                 for (int s = 0; s < 4; ++s) rows.value(d, c, r, s) *= density[r];
             }
-        }
+        });
     }
     finish(p, rows, smooth_solution(box, 4));
     p.solver = SolverKind::gmres;

@@ -27,7 +27,8 @@ struct RhdMedium {
     double h = 0.0;            // cell size, cm (cubic cells of the longest extent)
 };
 
-RhdMedium rhd_medium(const Box& box, std::uint64_t seed) {
+/// The medium on the cells of `where` (elsewhere gas at T = 0: never read).
+RhdMedium rhd_medium(const Box& box, std::uint64_t seed, const CellRange& where) {
     struct Sphere {
         double x, y, z, r;
     };
@@ -44,7 +45,7 @@ RhdMedium rhd_medium(const Box& box, std::uint64_t seed) {
     m.h = 1.0 / n;
     m.material.resize(static_cast<std::size_t>(box.cells()));
     m.temp.resize(m.material.size());
-    for (std::int64_t p = 0; p < box.cells(); ++p) {
+    where.for_each([&](std::int64_t p) {
         const Ijk c = ijk(box, p);
         const double x = (c.i + 0.5) * m.h, y = (c.j + 0.5) * m.h, z = (c.k + 0.5) * m.h;
         int mat = x >= 0.55 && x <= 0.7 ? foam : gas;
@@ -54,7 +55,7 @@ RhdMedium rhd_medium(const Box& box, std::uint64_t seed) {
         }
         m.material[static_cast<std::size_t>(p)] = mat;
         m.temp[static_cast<std::size_t>(p)] = 0.3 + 0.7 * std::exp(-3.0 * x);
-    }
+    });
     return m;
 }
 
@@ -74,51 +75,56 @@ double density(int material) {
 /// linearised emission-absorption term after eliminating the material energy.
 double absorption(double sigma) { return kLight * sigma / (1.0 + kLight * sigma * kDt); }
 
-std::vector<double> radiation_diffusion(const RhdMedium& m) {
+/// c / (3 sigma) on the cells of `where` (0 elsewhere).
+std::vector<double> radiation_diffusion(const RhdMedium& m, const CellRange& where) {
     std::vector<double> d(m.material.size());
-    for (std::size_t p = 0; p < d.size(); ++p) {
+    where.for_each([&](std::int64_t c) {
+        const auto p = static_cast<std::size_t>(c);
         d[p] = kLight / (3.0 * opacity(m.material[p], m.temp[p]));
-    }
+    });
     return d;
 }
 
 }  // namespace
 
 StructuredProblem make_rhd(Box box, std::uint64_t seed, const GridWindow& window) {
-    const RhdMedium m = rhd_medium(box, seed);
-    const double vol = m.h * m.h * m.h;
-    const std::vector<double> diff = radiation_diffusion(m);
-    StructuredProblem p;
     Assembly rows(box, Stencil::named("3d7"), 1, window);
+    // The rows' cells and their neighbours (the faces' harmonic means).
+    const RhdMedium m = rhd_medium(box, seed, rows.cells(1));
+    const double vol = m.h * m.h * m.h;
+    const std::vector<double> diff = radiation_diffusion(m, rows.cells(1));
+    StructuredProblem p;
     FvDiffusion f;
     f.k[0] = f.k[1] = f.k[2] = &diff;
     f.geom = {m.h, m.h, m.h};  // face area h^2 over centre distance h
     add_fv_diffusion(rows, 0, f);
     const int centre = rows.stencil().center();
-    for (std::int64_t c = 0; c < box.cells(); ++c) {
+    rows.cells(0).for_each([&](std::int64_t c) {
         const std::size_t u = static_cast<std::size_t>(c);
         rows.value(centre, c, 0, 0) +=
             vol * (1.0 / kDt + absorption(opacity(m.material[u], m.temp[u])));
-    }
+    });
     finish(p, rows, smooth_solution(box, 1));
     p.solver = SolverKind::cg;
     return p;
 }
 
 StructuredProblem make_rhd3t(Box box, std::uint64_t seed, const GridWindow& window) {
-    const RhdMedium m = rhd_medium(box, seed);
+    Assembly rows(box, Stencil::named("3d7"), 3, window);
+    const CellRange near = rows.cells(1);  // the rows' cells and their neighbours
+    const RhdMedium m = rhd_medium(box, seed, near);
     const double vol = m.h * m.h * m.h;
     const std::size_t cells = m.material.size();
     // Conductivities (cm^2/s in code units): radiation c / (3 sigma); electrons Spitzer-like
     // K_e ~ T^{5/2}, lower in the dense, degenerate material; ions 1/40 of the electrons'.
-    std::vector<double> kr = radiation_diffusion(m), ke(cells), ki(cells);
-    for (std::size_t c = 0; c < cells; ++c) {
+    std::vector<double> kr = radiation_diffusion(m, near), ke(cells), ki(cells);
+    near.for_each([&](std::int64_t p) {
+        const auto c = static_cast<std::size_t>(p);
         const double k0 = m.material[c] == dense ? 1e6 : 1e7;
         ke[c] = k0 * std::pow(m.temp[c], 2.5);
         ki[c] = ke[c] / 40.0;
-    }
+    });
     StructuredProblem p;
-    Assembly rows(box, Stencil::named("3d7"), 3, window);
     const std::vector<double>* k[3] = {&kr, &ke, &ki};
     for (int comp = 0; comp < 3; ++comp) {
         FvDiffusion f;
@@ -127,7 +133,7 @@ StructuredProblem make_rhd3t(Box box, std::uint64_t seed, const GridWindow& wind
         add_fv_diffusion(rows, comp, f);
     }
     const int centre = rows.stencil().center();
-    for (std::int64_t c = 0; c < box.cells(); ++c) {
+    rows.cells(0).for_each([&](std::int64_t c) {
         const std::size_t u = static_cast<std::size_t>(c);
         const double rho = density(m.material[u]);
         const double t = m.temp[u];
@@ -145,7 +151,7 @@ StructuredProblem make_rhd3t(Box box, std::uint64_t seed, const GridWindow& wind
         rows.value(centre, c, 1, 0) -= w_re;
         rows.value(centre, c, 1, 2) -= w_ei;
         rows.value(centre, c, 2, 1) -= w_ei;
-    }
+    });
     finish(p, rows, smooth_solution(box, 3));
     p.solver = SolverKind::cg;
     return p;

@@ -105,9 +105,15 @@ StructuredProblem make_solid3d(Box box, const GridWindow& window) {
                 rows.stencil().find(o);
         }
     }
-    for (int ez = 0; ez + 1 < box.nz; ++ez) {
-        for (int ey = 0; ey + 1 < box.ny; ++ey) {
-            for (int ex = 0; ex < box.nx; ++ex) {
+    // The elements with a node among the stored rows' cells, in the whole grid's order: element
+    // (ex, ey, ez) has the nodes ex - 1 .. ex, ey .. ey + 1, ez .. ez + 1.
+    const CellRange stored = rows.cells(0);
+    const int ex0 = stored.lo[0], ex1 = std::min(box.nx, stored.hi[0] + 1);
+    const int ey0 = std::max(0, stored.lo[1] - 1), ey1 = std::min(box.ny - 1, stored.hi[1]);
+    const int ez0 = std::max(0, stored.lo[2] - 1), ez1 = std::min(box.nz - 1, stored.hi[2]);
+    for (int ez = ez0; ez < ez1; ++ez) {
+        for (int ey = ey0; ey < ey1; ++ey) {
+            for (int ex = ex0; ex < ex1; ++ex) {
                 for (int la = 0; la < 8; ++la) {
                     const int ax = ex + (la & 1) - 1, ay = ey + ((la >> 1) & 1),
                               az = ez + ((la >> 2) & 1);

@@ -75,10 +75,12 @@ StructuredProblem make_weather(Box box, std::uint64_t seed, const GridWindow& wi
         dz[k] = zf[k + 1] - zf[k];
         zc[k] = 0.5 * (zf[k] + zf[k + 1]);
     }
-    // Metric terms per cell.
+    Assembly rows(box, Stencil::named("3d19"), 1, window);
+    Assembly& a = rows;
+    // Metric terms per cell: on the stored rows' cells and their vertical neighbours.
     const std::size_t cells = static_cast<std::size_t>(box.cells());
     std::vector<double> zeta_x(cells), zeta_y(cells), g33(cells);
-    for (std::int64_t p = 0; p < box.cells(); ++p) {
+    rows.cells(1).for_each([&](std::int64_t p) {
         const Ijk c = ijk(box, p);
         double zs = 0.0, sx = 0.0, sy = 0.0;
         terrain.at((c.i + 0.5) * kDx, (c.j + 0.5) * kDx, zs, sx, sy);
@@ -88,13 +90,11 @@ StructuredProblem make_weather(Box box, std::uint64_t seed, const GridWindow& wi
         zeta_y[u] = std::abs(sy * f) < kFlatSlope ? 0.0 : sy * f;
         const double zeta_z = kTop / (kTop - zs);
         g33[u] = zeta_x[u] * zeta_x[u] + zeta_y[u] * zeta_y[u] + zeta_z * zeta_z;
-    }
+    });
 
     StructuredProblem p;
-    Assembly rows(box, Stencil::named("3d19"), 1, window);
-    Assembly& a = rows;
     const std::int64_t sk = std::int64_t{box.nx} * box.ny;
-    for (std::int64_t q = 0; q < box.cells(); ++q) {
+    rows.cells(0).for_each([&](std::int64_t q) {
         const Ijk c = ijk(box, q);
         const std::size_t u = static_cast<std::size_t>(q), k = static_cast<std::size_t>(c.k);
         const double vol = kDx * kDx * dz[k];
@@ -123,7 +123,7 @@ StructuredProblem make_weather(Box box, std::uint64_t seed, const GridWindow& wi
         }
         add(a, q, Offset{0, 0, 0}, 0, 0, diag);
         // Metric cross terms 2 zeta_x u_x-zeta, 2 zeta_y u_y-zeta, centred, times V.
-        if (c.k == 0 || c.k + 1 == nz) continue;
+        if (c.k == 0 || c.k + 1 == nz) return;
         const double span = zc[k + 1] - zc[k - 1];
         const double coef[2] = {zeta_x[u] * vol / (kDx * span), zeta_y[u] * vol / (kDx * span)};
         for (int d = 0; d < 2; ++d) {
@@ -136,7 +136,7 @@ StructuredProblem make_weather(Box box, std::uint64_t seed, const GridWindow& wi
                 }
             }
         }
-    }
+    });
     finish(p, rows, smooth_solution(box, 1));
     p.solver = SolverKind::gmres;
     // ILU(0) solved it in 5x fewer iterations than SymGS (11 vs 55 at n = 32) and in less
