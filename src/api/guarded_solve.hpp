@@ -14,6 +14,13 @@
 
 namespace mpmg {
 
+/// Krylov products before a structured operator (serial or distributed) makes an exact FP16
+/// copy of A that level 0 does not share (ski rental: wait about as many products as the copy
+/// costs). Measured on laplace27 n = 128, one thread: an FP64-compute 3d27 product costs 47 ms
+/// from FP64 values and 19-22 ms from FP16; the FP16 copy costs ~170 ms (68 ms of conversion
+/// and the first touch of 113 MB at ~0.9 ms per MB): about 6 products' savings.
+constexpr int kProductsBeforeHalfCopy = 6;
+
 // A built multigrid preconditioner of either path, as the guard needs it.
 class BuiltPreconditioner {
 public:

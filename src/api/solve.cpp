@@ -29,23 +29,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// exact_copy<S>(a), or nothing when its memory cannot be allocated: the copy is an
-/// optimisation, without it the products read A.
-template <class S>
-std::optional<SgDiaMatrix<S>> copy_if_memory(const SgDiaMatrix<double>& a) {
-    try {
-        return exact_copy<S>(a);
-    } catch (const std::bad_alloc&) {
-        return std::nullopt;
-    }
-}
-
-/// Krylov products before the operator makes an exact narrower copy that level 0 does not share
-/// (ski rental: wait about as many products as the copy costs). Measured on laplace27 n = 128,
-/// one thread: an FP64-compute 3d27 product costs 47 ms from FP64 values, 19-22 ms from FP16 and
-/// ~30 ms from FP32; the FP16 copy costs ~170 ms (68 ms of conversion and the first touch of
-/// 113 MB at ~0.9 ms per MB), the FP32 copy ~270 ms: about 6 and 16 products' savings.
-constexpr int kProductsBeforeHalfCopy = 6;
+/// Krylov products before the operator makes an exact FP32 copy (FP64 iterations) that level 0
+/// does not share (ski rental, as kProductsBeforeHalfCopy in api/guarded_solve.hpp). Measured
+/// on laplace27 n = 128, one thread: an FP64-compute 3d27 product costs 47 ms from FP64 values
+/// and ~30 ms from FP32; the FP32 copy ~270 ms: about 16 products' savings.
 constexpr int kProductsBeforeSingleCopy = 16;
 /// Products before the operator checks whether A is exactly symmetric (one read of A, stopping
 /// at the first plane with a difference). Measured (one thread): the check costs about one
@@ -77,7 +64,7 @@ public:
         if constexpr (std::is_same_v<K, double>) {
             if (!half_ && !tried_single_ && product > kProductsBeforeSingleCopy) {
                 tried_single_ = true;
-                if ((single_ = copy_if_memory<float>(a_))) single_from_ = product;
+                if ((single_ = exact_copy_if_memory<float>(a_))) single_from_ = product;
             }
         }
         if (!tried_symmetry_ && product > kProductsBeforeSymmetryCheck) {
@@ -111,7 +98,7 @@ public:
     std::shared_ptr<const SgDiaMatrix<half>> exact_half() const {
         if (!tried_half_) {
             tried_half_ = true;
-            if (std::optional<SgDiaMatrix<half>> h = copy_if_memory<half>(a_)) {
+            if (std::optional<SgDiaMatrix<half>> h = exact_copy_if_memory<half>(a_)) {
                 half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
                 half_from_ = products_ + 1;
             }

@@ -193,15 +193,16 @@ bool DistHierarchy::distributes_setup(const MultigridOptions& mg) {
 DistHierarchy::DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>* whole,
                              const Partition& p, const MultigridOptions& mg,
                              const PrecisionPlan& plan, MPI_Comm comm,
-                             const SgDiaMatrix<double>* block0)
+                             const SgDiaMatrix<double>* block0, ExactHalfSource exact_half0)
     : comm_(comm), mg_(mg), block_(rows0.a.block()), distributed_setup_(distributes_setup(mg)) {
+    if (block0 == nullptr) exact_half0 = {};  // it is block0's copy
     if (distributed_setup_) {
-        setup_distributed(rows0, p, plan, block0);
+        setup_distributed(rows0, p, plan, block0, exact_half0);
     } else {
         if (whole == nullptr) {
             throw std::logic_error("DistHierarchy: a replicated setup needs the whole operator");
         }
-        setup_replicated(*whole, p, plan, block0);
+        setup_replicated(*whole, p, plan, block0, exact_half0);
     }
     for (std::size_t i = 0; i < report_.size(); ++i) {
         const LevelReport& rep = report_[i];
@@ -213,8 +214,8 @@ DistHierarchy::DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>
 }
 
 void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition& p,
-                                      const PrecisionPlan& plan,
-                                      const SgDiaMatrix<double>* block0) {
+                                      const PrecisionPlan& plan, const SgDiaMatrix<double>* block0,
+                                      const ExactHalfSource& exact_half0) {
     const CoarseningOptions copt{.semi_threshold = mg_.semi_threshold};
     const GhostedRows* cur = &rows0;  // level l's rows (level 0's are the caller's: no copy)
     GhostedRows rows;
@@ -238,8 +239,9 @@ void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition&
         }
         LevelReport rep;
         TruncationCounts ghost;
-        const LevelSetup setup = distributed_level_setup(*cur, pl, l, mg_, plan, comm_,
-                                                         l == 0 ? block0 : nullptr, ghost, rep);
+        LevelSetup setup = distributed_level_setup(*cur, pl, l, mg_, plan, comm_,
+                                                   l == 0 ? block0 : nullptr, ghost, rep);
+        if (l == 0) setup.exact_half = exact_half0;
         dist_.push_back(make_level(l, setup, false, rep));
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm_);
@@ -258,7 +260,8 @@ void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition&
 }
 
 void DistHierarchy::setup_replicated(const SgDiaMatrix<double>& a, const Partition& p,
-                                     const PrecisionPlan& plan, const SgDiaMatrix<double>* block0) {
+                                     const PrecisionPlan& plan, const SgDiaMatrix<double>* block0,
+                                     const ExactHalfSource& exact_half0) {
     GalerkinLevels g = galerkin_levels(a, mg_);
     for (Transfer& t : g.transfers) transfers_.push_back(std::move(t));
     g.transfers.clear();
@@ -276,7 +279,8 @@ void DistHierarchy::setup_replicated(const SgDiaMatrix<double>& a, const Partiti
         const LevelSetup global = level_setup(g, l, mg_, plan, rep);
         // The Krylov operator's FP64 block of A serves level 0 when that is A itself.
         const bool reuse = l == 0 && block0 != nullptr && !global.owns && global.source == &a;
-        const LevelSetup setup = local_setup(global, pl, comm_, reuse ? block0 : nullptr, ghost);
+        LevelSetup setup = local_setup(global, pl, comm_, reuse ? block0 : nullptr, ghost);
+        if (reuse) setup.exact_half = exact_half0;
         dist_.push_back(make_level(l, setup, false, rep));
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm_);

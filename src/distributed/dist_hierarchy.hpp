@@ -39,9 +39,11 @@ public:
     /// replicated (!distributes_setup(mg); null otherwise); `p`: the partition; `block0`: this
     /// process's block of the operator when the caller has it (null: taken from rows0); it and
     /// rows0 must outlive the hierarchy (an FP64 level 0 reads block0 instead of a copy).
+    /// `exact_half0`: block0 in FP16 when FP16 holds it exactly (the Krylov operator's copy,
+    /// LevelSetup::exact_half), shared by a level 0 that stores FP16 unscaled.
     DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>* whole, const Partition& p,
                   const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
-                  const SgDiaMatrix<double>* block0 = nullptr);
+                  const SgDiaMatrix<double>* block0 = nullptr, ExactHalfSource exact_half0 = {});
     /// Whether the hierarchy for `mg` is coarsened distributed (else every process coarsens
     /// the whole operator): not yet for operator-dependent interpolation (the transfers would
     /// need the ghost cells' weights) nor for scale-then-setup (level 0 scaled before
@@ -65,9 +67,10 @@ public:
 
 private:
     void setup_distributed(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
-                           const SgDiaMatrix<double>* block0);
+                           const SgDiaMatrix<double>* block0, const ExactHalfSource& exact_half0);
     void setup_replicated(const SgDiaMatrix<double>& a, const Partition& p,
-                          const PrecisionPlan& plan, const SgDiaMatrix<double>* block0);
+                          const PrecisionPlan& plan, const SgDiaMatrix<double>* block0,
+                          const ExactHalfSource& exact_half0);
     /// The agglomerated levels g.first, g.first + 1, ... (every process builds them).
     void build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,
                     const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,

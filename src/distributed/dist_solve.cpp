@@ -20,14 +20,21 @@ namespace mpmg::dist {
 namespace {
 
 /// A over the partition in iterative precision K: y = A_local x + G x_ghost, inner products
-/// summed over all processes.
+/// summed over all processes. As the serial structured operator (api/solve.cpp), the products
+/// read an exact FP16 copy of the process's block when FP16 holds every value of it: made
+/// when level 0 of the hierarchy asks for it (exact_half(); the level then stores that same
+/// matrix), else after kProductsBeforeHalfCopy products.
 template <class K>
 class DistOperator final : public LinearOperator<K> {
 public:
-    /// `rows`: this process's rows of A with a margin (dist_galerkin.hpp).
+    /// `rows`: this process's rows of A with a margin (dist_galerkin.hpp); it and `p` must
+    /// outlive the operator.
     DistOperator(const GhostedRows& rows, const Partition& p, MPI_Comm comm,
                  TruncationCounts& counts)
-        : comm_(comm), halo_(p, rows.a.block(), rows.a.stencil().offsets(), comm) {
+        : rows_(rows),
+          p_(p),
+          comm_(comm),
+          halo_(p, rows.a.block(), rows.a.stencil().offsets(), comm) {
         if constexpr (std::is_same_v<K, double>) {
             a_ = own_block(rows, p);  // no second copy
         } else {
@@ -45,17 +52,56 @@ public:
     }
     std::int64_t size() const override { return a_.rows(); }
     void apply(const K* x, K* y) const override {
+        const int product = products_ + 1;
+        if (!tried_half_ && product > kProductsBeforeHalfCopy) (void)exact_half();
+        products_ = product;
         halo_.exchange(x);
-        spmv(a_, x, y);
+        if (half_) {
+            spmv(*half_, x, y);
+        } else {
+            spmv(a_, x, y);
+        }
         coupling_.add(halo_.values(), y, 1.0);
     }
     double global_sum(double local) const override { return allreduce_sum(local, comm_); }
+    /// The exact FP16 copy of this process's block, made on the first call, or null when FP16
+    /// does not hold every value of the block (or there is no memory for it). Decided per
+    /// process: a product from the copy equals one from the block either way, and level 0
+    /// shares the copy only for this process's block (the coupling to other processes stays
+    /// in K, and in the level's own storage).
+    std::shared_ptr<const SgDiaMatrix<half>> exact_half() const {
+        if (tried_half_) return half_;
+        tried_half_ = true;
+        std::optional<SgDiaMatrix<half>> h;
+        if constexpr (std::is_same_v<K, double>) {
+            h = exact_copy_if_memory<half>(a_);
+        } else {
+            h = exact_copy_if_memory<half>(own_block(rows_, p_));
+        }
+        if (h) {
+            half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
+            half_from_ = products_ + 1;
+        }
+        return half_;
+    }
+    /// The storage the last products read, and the first product that read it.
+    Precision storage() const {
+        return half_                       ? Precision::fp16
+               : std::is_same_v<K, double> ? Precision::fp64
+                                           : Precision::fp32;
+    }
+    int storage_from_product() const { return half_ ? half_from_ : 1; }
 
 private:
+    const GhostedRows& rows_;
+    const Partition& p_;
     MPI_Comm comm_;
     mutable Halo halo_;  // receive buffers only
     SgDiaMatrix<K> a_;
     GhostCoupling coupling_;
+    mutable int products_ = 0, half_from_ = 1;
+    mutable bool tried_half_ = false;
+    mutable std::shared_ptr<const SgDiaMatrix<half>> half_;
 };
 
 /// How the last DistHierarchy built came out (for the partition report).
@@ -69,8 +115,8 @@ class BuiltDist final : public BuiltPreconditioner {
 public:
     BuiltDist(const GhostedRows& rows0, const SgDiaMatrix<double>* whole, const Partition& p,
               const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
-              HierarchyShape* shape, const SgDiaMatrix<double>* block0)
-        : h_(rows0, whole, p, mg, plan, comm, block0) {
+              HierarchyShape* shape, const SgDiaMatrix<double>* block0, ExactHalfSource exact_half0)
+        : h_(rows0, whole, p, mg, plan, comm, block0, std::move(exact_half0)) {
         shape->distributed_levels = h_.distributed_levels();
         shape->distributed_setup = h_.distributed_setup();
     }
@@ -128,9 +174,12 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<BuiltDist>(rows0, whole, part, mg, plan, comm, shape, a.fp64_block()));
+            std::make_unique<BuiltDist>(rows0, whole, part, mg, plan, comm, shape, a.fp64_block(),
+                                        [&a] { return a.exact_half(); }));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
+    out.operator_storage = a.storage();  // rank 0's (each process decides for its block)
+    out.operator_storage_from = a.storage_from_product();
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).
     std::vector<double> all, buf;
     gather(out.x, part, r, comm, all, buf);

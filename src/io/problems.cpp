@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "io/problem_common.hpp"
@@ -23,17 +24,26 @@ StructuredProblem make_laplace27(Box box, double scale, const GridWindow& window
     if (window.whole()) {
         rows.stored() = laplace27(box, scale);
     } else {
+        // Offset by offset, the runs of each line whose neighbour lies inside the grid.
         SgDiaMatrix<double>& m = rows.stored();
         const std::array<int, 3>& lo = rows.stored_lo();
+        const Box& w = m.box();
         const int center = m.stencil().center();
         for (int d = 0; d < m.stencil().size(); ++d) {
             const Offset& o = m.stencil()[d];
             const double value = (d == center ? 26.0 : -1.0) * scale;
-            for (std::int64_t c = 0; c < m.box().cells(); ++c) {
-                const problem_detail::Ijk l = problem_detail::ijk(m.box(), c);
-                const int i = l.i + lo[0] + o.dx, j = l.j + lo[1] + o.dy, k = l.k + lo[2] + o.dz;
-                if (i >= 0 && i < box.nx && j >= 0 && j < box.ny && k >= 0 && k < box.nz) {
-                    m.value(d, c, 0, 0) = value;
+            // Window cells l with 0 <= l + lo + o < grid extent, per direction.
+            const auto range = [&](int l0, int n, int off, int grid) {
+                return std::pair{std::max(0, -(l0 + off)), std::min(n, grid - l0 - off)};
+            };
+            const auto [i0, i1] = range(lo[0], w.nx, o.dx, box.nx);
+            const auto [j0, j1] = range(lo[1], w.ny, o.dy, box.ny);
+            const auto [k0, k1] = range(lo[2], w.nz, o.dz, box.nz);
+            double* v = m.diagonal(d);
+            for (int k = k0; k < k1; ++k) {
+                for (int j = j0; j < j1; ++j) {
+                    const std::int64_t line = problem_detail::cell_index(w, 0, j, k);
+                    if (i1 > i0) std::fill(v + line + i0, v + line + i1, value);
                 }
             }
         }

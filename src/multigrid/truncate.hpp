@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -146,6 +147,17 @@ std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
     }
     if (!exact.load()) return std::nullopt;
     return out;
+}
+
+/// exact_copy<S>(a), or nothing when its memory cannot be allocated either: for an exact copy
+/// that only speeds products up (the Krylov operators), without which they read A.
+template <class S>
+std::optional<SgDiaMatrix<S>> exact_copy_if_memory(const SgDiaMatrix<double>& a) {
+    try {
+        return exact_copy<S>(a);
+    } catch (const std::bad_alloc&) {
+        return std::nullopt;
+    }
 }
 
 }  // namespace mpmg
