@@ -158,6 +158,27 @@ TEST(Mpi, Laplace27Fp16StorageMatchesSerial) {
     check("solve --problem laplace27 --n 24 --precision K64P32D16 --quiet");
 }
 
+// The Krylov operator reads the exact FP16 copy of each process's block from the first
+// product, the one level 0 stores (as serially); with FP64 levels it makes the copy after
+// kProductsBeforeHalfCopy products, a rhd block (not exact in FP16) never does.
+TEST(Mpi, KrylovOperatorReadsTheExactFp16CopyAsSerially) {
+    const auto storage = [](const std::string& args, int ranks) {
+        const MpiRun r = mpmg(ranks, args);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return std::pair{r.result["krylov_operator_storage"].get<std::string>(),
+                         r.result["krylov_operator_storage_from_product"].get<int>()};
+    };
+    const std::string fp16 = "solve --problem laplace27 --n 24 --precision K64P32D16 --quiet";
+    const std::string fp64 = "solve --problem laplace27 --n 24 --precision K64P64D64 --quiet";
+    const std::string rhd = "solve --problem rhd --n 24 --precision K64P32D16 --quiet";
+    for (int ranks : {0, 2, 3}) {
+        SCOPED_TRACE(ranks);
+        EXPECT_EQ(storage(fp16, ranks), std::pair(std::string("fp16"), 1));
+        EXPECT_EQ(storage(fp64, ranks), std::pair(std::string("fp16"), 7));
+        EXPECT_EQ(storage(rhd, ranks).first, "fp64");
+    }
+}
+
 TEST(Mpi, Laplace27Full64MatchesSerial) {
     check("solve --problem laplace27 --n 24 --precision K64P64D64 --quiet");
 }
