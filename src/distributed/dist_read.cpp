@@ -302,7 +302,11 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     int split = mm ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
     if (split == 0) return std::nullopt;  // gzip or array: read whole
-    // Entry keys fit in 64 bits (else: an error once the file is known to fit the grid).
+    // Entry keys fit in 64 bits (else: an error once the file is known to fit the grid), and
+    // stencil slots are taken only for a matrix that fits it (else: check_fits_grid's error
+    // after the parse).
+    const bool fits =
+        mm->rows() == mm->cols() && grid.cells() > 0 && mm->rows() == grid.cells() * block;
     const bool keyable =
         grid.cells() <= std::numeric_limits<std::int64_t>::max() / (27 * block * block);
     // The entries of this part, checked with the line numbers of the whole file, each with its
@@ -314,11 +318,14 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     std::array<int, 27> used{};
     constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
     std::int64_t bad_row = kNone, bad_col = kNone;
+    // Both sums are collective: taken in this order on every process.
+    const std::int64_t lines_before = mm->header_lines() + sum_before(mm->lines(), comm);
+    const std::int64_t entries_before = sum_before(mm->content_lines(), comm);
     try {
-        mine.reserve(static_cast<std::size_t>(mm->content_lines()));
-        mm->for_each_entry(mm->header_lines() + sum_before(mm->lines(), comm),
-                           sum_before(mm->content_lines(), comm),
+        mine.reserve(fits ? static_cast<std::size_t>(mm->content_lines()) : 0);
+        mm->for_each_entry(lines_before, entries_before,
                            [&](std::int64_t i, std::int64_t j, double v) {
+                               if (!fits) return;
                                const int t = stencil_slot(i, j, grid, block);
                                if (t >= 0) {
                                    used[static_cast<std::size_t>(t)] = 1;
