@@ -203,12 +203,37 @@ std::string input_of(const std::string& args, int ranks) {
     return r.result.is_object() ? r.result["partition"]["input"].get<std::string>() : "";
 }
 
-TEST(Mpi, MatrixFileOnAGridMatchesSerial) {
+// Built-in problem `name` on n^3 as FP64 CSR.
+CsrMatrix problem_csr(const std::string& name, int n) {
     ProblemOptions po;
-    po.name = "rhd";
-    po.n = 24;
-    const fs::path path = temp_dir() / "rhd24.mtx";
-    write_matrix_market(path.string(), to_csr(make_problem(po).a));
+    po.name = name;
+    po.n = n;
+    return to_csr(make_problem(po).a);
+}
+
+// The problem written as a Matrix Market file (coordinate real general) in the temp folder.
+fs::path problem_file(const std::string& name, int n) {
+    const fs::path path = temp_dir() / (name + std::to_string(n) + ".mtx");
+    write_matrix_market(path.string(), problem_csr(name, n));
+    return path;
+}
+
+std::vector<std::string> file_lines(const fs::path& path) {
+    std::vector<std::string> lines;
+    std::stringstream in(slurp(path));
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+fs::path write_lines(const std::string& name, const std::vector<std::string>& lines) {
+    const fs::path path = temp_dir() / name;
+    std::ofstream out(path);
+    for (const auto& l : lines) out << l << "\n";
+    return path;
+}
+
+TEST(Mpi, MatrixFileOnAGridMatchesSerial) {
+    const fs::path path = problem_file("rhd", 24);
     const std::string args =
         "solve --matrix " + path.string() + " --grid 24,24,24 --precision K64P32D16 --quiet";
     check(args);
@@ -218,10 +243,7 @@ TEST(Mpi, MatrixFileOnAGridMatchesSerial) {
 // A block matrix in symmetric storage (lower triangle, mirrored by the reader), with comments
 // and blank lines among the entries: the parts' cuts fall anywhere. CG, as serially.
 TEST(Mpi, SymmetricStorageBlockFileMatchesSerial) {
-    ProblemOptions po;
-    po.name = "rhd3t";
-    po.n = 12;
-    const CsrMatrix a = to_csr(make_problem(po).a);
+    const CsrMatrix a = problem_csr("rhd3t", 12);
     std::string text = "%%MatrixMarket matrix coordinate real symmetric\n% rhd3t 12^3\n";
     std::int64_t lower = 0;
     for (std::int64_t i = 0; i < a.rows; ++i) {
@@ -251,11 +273,7 @@ TEST(Mpi, SymmetricStorageBlockFileMatchesSerial) {
 // A nonsymmetric matrix: GMRES, as serially; and the same file gzipped, which cannot be split,
 // is read whole by every process.
 TEST(Mpi, NonsymmetricFileChoosesGmresAndGzipIsReadWhole) {
-    ProblemOptions po;
-    po.name = "oil";
-    po.n = 16;
-    const fs::path path = temp_dir() / "oil16.mtx";
-    write_matrix_market(path.string(), to_csr(make_problem(po).a));
+    const fs::path path = problem_file("oil", 16);
     const std::string args =
         "solve --matrix " + path.string() + " --grid 16,16,16 --precision K64P32D16 --quiet";
     check(args);
@@ -273,16 +291,7 @@ TEST(Mpi, NonsymmetricFileChoosesGmresAndGzipIsReadWhole) {
 // not (CG). The zeros sit at an offset rhd's 7-point stencil lacks, on a row that 2 and 3 ranks
 // put next to another rank's block.
 TEST(Mpi, StoredZerosDecideTheSolverAsSerially) {
-    ProblemOptions po;
-    po.name = "rhd";
-    po.n = 12;
-    const fs::path base = temp_dir() / "rhd12.mtx";
-    write_matrix_market(base.string(), to_csr(make_problem(po).a));
-    std::vector<std::string> lines;
-    {
-        std::stringstream in(slurp(base));
-        for (std::string line; std::getline(in, line);) lines.push_back(line);
-    }
+    const std::vector<std::string> lines = file_lines(problem_file("rhd", 12));
     std::size_t size_line = 1;
     while (lines[size_line].empty() || lines[size_line][0] == '%') ++size_line;
     // Cell (5, 5, 5) (row 5 + 12 * (5 + 12 * 5) = 785, 1-based 786) and (6, 6, 6) (row 942,
@@ -298,11 +307,7 @@ TEST(Mpi, StoredZerosDecideTheSolverAsSerially) {
                         std::to_string(nnz + static_cast<long long>(extra.size()));
         ls.insert(ls.begin() + static_cast<std::ptrdiff_t>(ls.size() / 2), extra.begin(),
                   extra.end());
-        const fs::path path = temp_dir() / (mirrored ? "rhd12_zeros2.mtx" : "rhd12_zero1.mtx");
-        {
-            std::ofstream out(path);
-            for (const auto& l : ls) out << l << "\n";
-        }
+        const fs::path path = write_lines(mirrored ? "rhd12_zeros2.mtx" : "rhd12_zero1.mtx", ls);
         const std::string args =
             "solve --matrix " + path.string() + " --grid 12,12,12 --precision K64P32D16 --quiet";
         const MpiRun serial = mpmg(0, args);
@@ -322,20 +327,10 @@ TEST(Mpi, StoredZerosDecideTheSolverAsSerially) {
 // A bad file gives the serial run's message (file, line, problem) and exit code, whichever
 // process's part holds the bad line, and no process crashes or hangs.
 TEST(Mpi, BadMatrixFileGivesTheSerialError) {
-    ProblemOptions po;
-    po.name = "laplace27";
-    po.n = 8;
-    const fs::path good = temp_dir() / "l8.mtx";
-    write_matrix_market(good.string(), to_csr(make_problem(po).a));
-    const std::string text = slurp(good);
-    std::vector<std::string> lines;
-    std::stringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    const auto write = [&](const std::string& name, const std::vector<std::string>& ls) {
-        const fs::path p = temp_dir() / name;
-        std::ofstream out(p);
-        for (const auto& l : ls) out << l << "\n";
-        return p.string();
+    const fs::path good = problem_file("laplace27", 8);
+    const std::vector<std::string> lines = file_lines(good);
+    const auto write = [](const std::string& name, const std::vector<std::string>& ls) {
+        return write_lines(name, ls).string();
     };
     std::vector<std::pair<std::string, std::string>> cases;  // file, --grid
     for (const std::size_t at : {lines.size() / 3, lines.size() - 2}) {
@@ -421,6 +416,17 @@ TEST(Mpi, JacobiSmootherReproducesTheSerialHistory) {
         "solve --problem laplace27 --grid 45,14,12 --precision K64P64D64 --smoother jacobi "
         "--quiet",
         {2, 3});
+}
+
+// A file read in parts with --rhs: every rank reads b whole and keeps its rows; with the Jacobi
+// smoother the residual history is the serial one (a b cut from the wrong cells is not).
+TEST(Mpi, RhsFileGivesTheSerialHistory) {
+    std::vector<std::string> rhs = {"%%MatrixMarket matrix array real general", "1728 1"};
+    for (int i = 0; i < 1728; ++i) rhs.push_back(std::to_string(1.0 + (i % 7) * 0.25));
+    expect_serial_history("solve --matrix " + problem_file("rhd", 12).string() +
+                              " --grid 12,12,12 --rhs " + write_lines("rhd12_b.mtx", rhs).string() +
+                              " --precision K64P64D64 --smoother jacobi --quiet",
+                          {2, 3});
 }
 
 // `mpmg bench scaling --quick`: rows for 1 and 2 ranks of both configurations, with the

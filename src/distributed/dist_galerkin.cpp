@@ -96,18 +96,8 @@ void unpack_rows(const double* buf, const Region& r, SgDiaMatrix<double>& m,
 void copy_offset(const SgDiaMatrix<double>& src, const std::array<int, 3>& src_lo, int ds,
                  SgDiaMatrix<double>& dst, const std::array<int, 3>& dst_lo, int dd,
                  const Region& r) {
-    const std::int64_t rr = std::int64_t{src.block()} * src.block();
-    const auto first = [&](const Box& b, const std::array<int, 3>& lo, int j, int k) {
-        return ((std::int64_t{r.lo[2] - lo[2] + k} * b.ny + (r.lo[1] - lo[1] + j)) * b.nx +
-                (r.lo[0] - lo[0])) *
-               rr;
-    };
-    for (int k = 0; k < r.box.nz; ++k) {
-        for (int j = 0; j < r.box.ny; ++j) {
-            std::copy_n(src.diagonal(ds) + first(src.box(), src_lo, j, k), r.box.nx * rr,
-                        dst.diagonal(dd) + first(dst.box(), dst_lo, j, k));
-        }
-    }
+    copy_cells(src.diagonal(ds), src.box(), src_lo, dst.diagonal(dd), dst.box(), dst_lo, r.lo,
+               r.box, std::int64_t{src.block()} * src.block());
 }
 
 int as_count(std::int64_t n) {
@@ -207,19 +197,7 @@ std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& 
     const Region own = owned(p, p.rank());
     const int r = g.a.block();
     std::vector<double> out(static_cast<std::size_t>(own.box.cells() * r));
-    // Block values per cell are a 1 x r "matrix" row: the same runs as one offset of a block-1
-    // matrix with r times the cells along x.
-    const Box& b = g.a.box();
-    std::int64_t at = 0;
-    for (int k = 0; k < own.box.nz; ++k) {
-        for (int j = 0; j < own.box.ny; ++j) {
-            const std::int64_t cell =
-                (std::int64_t{own.lo[2] - g.lo[2] + k} * b.ny + (own.lo[1] - g.lo[1] + j)) * b.nx +
-                (own.lo[0] - g.lo[0]);
-            std::copy_n(v.begin() + cell * r, std::int64_t{own.box.nx} * r, out.begin() + at);
-            at += std::int64_t{own.box.nx} * r;
-        }
-    }
+    copy_cells(v.data(), g.a.box(), g.lo, out.data(), own.box, own.lo, own.lo, own.box, r);
     return out;
 }
 

@@ -21,6 +21,7 @@
 #include "io/matrix_market.hpp"
 #include "mpmg/errors.hpp"
 #include "structured/from_csr.hpp"
+#include "structured/sgdia_ops.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -182,25 +183,18 @@ GhostedRows distribute(std::vector<Entry>& mine, const Partition& p, const Stenc
     return g;
 }
 
-/// Calls f(local, global) for the cells of the box `cells` whose first global cell is `from`:
-/// local, a cell's index in `box` (first global cell `lo`); global, its index in `grid`.
+/// Calls f(c) for every own cell of `p`, c its index in g's box.
 template <class F>
-void for_each_cell(const Box& cells, const std::array<int, 3>& from, const Box& box,
-                   const std::array<int, 3>& lo, const Box& grid, F&& f) {
-    for (int k = from[2]; k < from[2] + cells.nz; ++k) {
-        for (int j = from[1]; j < from[1] + cells.ny; ++j) {
-            for (int i = from[0]; i < from[0] + cells.nx; ++i) {
-                f((i - lo[0]) + box.nx * ((j - lo[1]) + std::int64_t{box.ny} * (k - lo[2])),
-                  i + grid.nx * (j + std::int64_t{grid.ny} * k));
+void for_each_own_cell(const GhostedRows& g, const Partition& p, F&& f) {
+    const Box own = p.local(), box = g.a.box();
+    const auto lo = p.lo();
+    for (int k = lo[2]; k < lo[2] + own.nz; ++k) {
+        for (int j = lo[1]; j < lo[1] + own.ny; ++j) {
+            for (int i = lo[0]; i < lo[0] + own.nx; ++i) {
+                f((i - g.lo[0]) + box.nx * ((j - g.lo[1]) + std::int64_t{box.ny} * (k - g.lo[2])));
             }
         }
     }
-}
-
-/// for_each_cell over the own cells of `p`, local in g's box.
-template <class F>
-void for_each_own_cell(const GhostedRows& g, const Partition& p, F&& f) {
-    for_each_cell(p.local(), p.lo(), g.a.box(), g.lo, p.global(), f);
 }
 
 /// Whether the matrix is symmetric as is_symmetric() decides it for the whole CSR matrix: the
@@ -219,7 +213,7 @@ bool symmetric(const GhostedRows& g, const GhostedRows* present, const Partition
                                   : a.value(d, c, i, j) != 0.0;
     };
     bool ok = true;
-    for_each_own_cell(g, p, [&](std::int64_t c, std::int64_t) {
+    for_each_own_cell(g, p, [&](std::int64_t c) {
         for (int d = 0; d < s.size() && ok; ++d) {
             const Offset o = s[d];
             const int m = s.find(Offset{-o.dx, -o.dy, -o.dz});
@@ -245,40 +239,6 @@ bool symmetric(const GhostedRows& g, const GhostedRows* present, const Partition
     int flag = ok ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, comm);
     return flag != 0;
-}
-
-/// A v on the cells of a's box (v and the result: block values per cell), each row summed in
-/// the order of the CSR product (columns ascending); exact on cells whose neighbours all lie
-/// in the box.
-std::vector<double> times(const SgDiaMatrix<double>& a, const std::vector<double>& v) {
-    const Box& box = a.box();
-    const Stencil& s = a.stencil();
-    const int r = a.block();
-    std::vector<double> y(v.size(), 0.0);
-    for (int k = 0; k < box.nz; ++k) {
-        for (int j = 0; j < box.ny; ++j) {
-            for (int i = 0; i < box.nx; ++i) {
-                const std::int64_t c = i + box.nx * (j + std::int64_t{box.ny} * k);
-                for (int ca = 0; ca < r; ++ca) {
-                    double sum = 0.0;
-                    for (int d = 0; d < s.size(); ++d) {
-                        const Offset o = s[d];
-                        if (i + o.dx < 0 || i + o.dx >= box.nx || j + o.dy < 0 ||
-                            j + o.dy >= box.ny || k + o.dz < 0 || k + o.dz >= box.nz) {
-                            continue;
-                        }
-                        const std::int64_t q =
-                            c + o.dx + box.nx * (o.dy + std::int64_t{box.ny} * o.dz);
-                        for (int cb = 0; cb < r; ++cb) {
-                            sum += a.value(d, c, ca, cb) * v[static_cast<std::size_t>(q * r + cb)];
-                        }
-                    }
-                    y[static_cast<std::size_t>(c * r + ca)] = sum;
-                }
-            }
-        }
-    }
-    return y;
 }
 
 }  // namespace
@@ -390,14 +350,14 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     const bool sym = symmetric(g, pattern ? &*pattern : nullptr, *part, scale, comm);
     pattern.reset();
     // b: the file's, or A 1 (A x with x_i = 1 + (i mod 10) / 10 when 1 is in A's null space),
-    // as right_hand_side() (api/problem_input.cpp) makes it.
+    // as right_hand_side() (api/problem_input.cpp) makes it: the row sums of the CSR product.
     const Box& box = g.a.box();
-    const auto n_local = static_cast<std::size_t>(box.cells() * r);
     StructuredProblem p;
     if (po.rhs.empty()) {
-        p.b = times(g.a, std::vector<double>(n_local, 1.0));
+        std::vector<double> x(static_cast<std::size_t>(rows), 1.0);
+        window_product(g.a, g.lo, grid, x, p.b);
         double b2 = 0.0, a2 = 0.0;
-        for_each_own_cell(g, *part, [&](std::int64_t c, std::int64_t) {
+        for_each_own_cell(g, *part, [&](std::int64_t c) {
             for (int a = 0; a < r; ++a) {
                 const double bc = p.b[static_cast<std::size_t>(c * r + a)];
                 b2 += bc * bc;
@@ -409,16 +369,12 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
         b2 = allreduce_sum(b2, comm);
         a2 = allreduce_sum(a2, comm);
         if (b2 <= 1e-20 * a2) {
-            std::vector<double> x(n_local);
-            for_each_cell(box, g.lo, box, g.lo, grid, [&](std::int64_t c, std::int64_t gc) {
-                for (int a = 0; a < r; ++a) {
-                    x[static_cast<std::size_t>(c * r + a)] =
-                        1.0 + static_cast<double>((gc * r + a) % 10) / 10.0;
-                }
-            });
-            p.b = times(g.a, x);
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                x[i] = 1.0 + static_cast<double>(i % 10) / 10.0;
+            }
+            window_product(g.a, g.lo, grid, x, p.b);
         } else {
-            p.x_exact.assign(static_cast<std::size_t>(rows), 1.0);
+            p.x_exact = std::move(x);
         }
     } else {
         std::vector<double> whole;
@@ -432,13 +388,8 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
             throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
                                            po.rhs, whole.size(), po.matrix, rows));
         }
-        p.b.resize(n_local);
-        for_each_cell(box, g.lo, box, g.lo, grid, [&](std::int64_t c, std::int64_t gc) {
-            for (int a = 0; a < r; ++a) {
-                p.b[static_cast<std::size_t>(c * r + a)] =
-                    whole[static_cast<std::size_t>(gc * r + a)];
-            }
-        });
+        p.b.resize(static_cast<std::size_t>(box.cells() * r));
+        copy_cells(whole.data(), grid, {0, 0, 0}, p.b.data(), box, g.lo, g.lo, box, r);
     }
     p.name = po.matrix;
     p.solver = sym ? SolverKind::cg : SolverKind::gmres;

@@ -114,18 +114,9 @@ Partition Partition::coarsened(int dir) const {
 
 template <class T>
 std::vector<T> extract_local(const std::vector<T>& global, const Partition& p, int block) {
-    const Box g = p.global(), l = p.local();
-    const auto lo = p.lo();
-    const auto r = static_cast<std::size_t>(block);
-    std::vector<T> out(static_cast<std::size_t>(l.cells()) * r);
-    for (int k = 0; k < l.nz; ++k) {
-        for (int j = 0; j < l.ny; ++j) {
-            const std::int64_t src = (std::int64_t{k + lo[2]} * g.ny + (j + lo[1])) * g.nx + lo[0];
-            const std::int64_t dst = (std::int64_t{k} * l.ny + j) * l.nx;
-            std::copy_n(global.begin() + static_cast<std::ptrdiff_t>(src) * block, l.nx * block,
-                        out.begin() + static_cast<std::ptrdiff_t>(dst) * block);
-        }
-    }
+    const Box l = p.local();
+    std::vector<T> out(static_cast<std::size_t>(l.cells() * block));
+    copy_cells(global.data(), p.global(), {0, 0, 0}, out.data(), l, p.lo(), p.lo(), l, block);
     return out;
 }
 

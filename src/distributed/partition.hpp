@@ -9,6 +9,7 @@
 // interpolation then need one layer of halo along d, nothing else.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -51,6 +52,28 @@ private:
     std::array<std::vector<int>, 3> cuts_;
     int rank_ = 0;
 };
+
+/// Copies the values of the cells of `region` (a box whose first cell is the global cell
+/// `region_lo`) from `src`, the values of the box `src_box` whose first cell is `src_lo`, to the
+/// same cells of `dst` (box `dst_box`, first cell `dst_lo`), `per_cell` values per cell
+/// (cell-major), x-line by x-line. The region must lie inside both boxes.
+template <class T>
+void copy_cells(const T* src, const Box& src_box, const std::array<int, 3>& src_lo, T* dst,
+                const Box& dst_box, const std::array<int, 3>& dst_lo,
+                const std::array<int, 3>& region_lo, const Box& region, std::int64_t per_cell) {
+    const auto first = [&](const Box& b, const std::array<int, 3>& lo, int j, int k) {
+        return ((std::int64_t{region_lo[2] - lo[2] + k} * b.ny + (region_lo[1] - lo[1] + j)) *
+                    b.nx +
+                (region_lo[0] - lo[0])) *
+               per_cell;
+    };
+    for (int k = 0; k < region.nz; ++k) {
+        for (int j = 0; j < region.ny; ++j) {
+            std::copy_n(src + first(src_box, src_lo, j, k), region.nx * per_cell,
+                        dst + first(dst_box, dst_lo, j, k));
+        }
+    }
+}
 
 /// The local block of a vector of the global grid (cells * block values, component fastest).
 template <class T>

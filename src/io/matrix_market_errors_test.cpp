@@ -90,25 +90,52 @@ const BadFile kBadFiles[] = {
 
 class MatrixMarketErrors : public ::testing::TestWithParam<BadFile> {};
 
+/// A bad file's text in a file of a per-process temporary folder, removed (and the folder once
+/// empty) with the object.
+class OnDisk {
+public:
+    explicit OnDisk(const BadFile& bad) {
+        const fs::path dir =
+            fs::temp_directory_path() / ("mpmg_mm_err_" + std::to_string(::getpid()));
+        fs::create_directories(dir);
+        path_ = (dir / (std::string(bad.name) + ".mtx")).string();
+        std::ofstream(path_, std::ios::binary) << bad.text;
+    }
+    ~OnDisk() {
+        std::error_code ignored;
+        fs::remove(path_, ignored);
+        fs::remove(fs::path(path_).parent_path(), ignored);  // once the last file is gone
+    }
+    OnDisk(const OnDisk&) = delete;
+    OnDisk& operator=(const OnDisk&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+/// The message of the InvalidInput that f() throws, or empty.
+template <class F>
+std::string message_of(F&& f) {
+    try {
+        f();
+    } catch (const InvalidInput& e) {
+        return e.what();
+    }
+    return {};
+}
+
 TEST_P(MatrixMarketErrors, NamesFileLineAndProblem) {
     const BadFile& bad = GetParam();
-    const fs::path dir = fs::temp_directory_path() / ("mpmg_mm_err_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    const std::string path = (dir / (std::string(bad.name) + ".mtx")).string();
-    std::ofstream(path, std::ios::binary) << bad.text;
-    std::string message;
-    try {
+    const OnDisk file(bad);
+    const std::string& path = file.path();
+    const std::string message = message_of([&] {
         if (bad.vector) {
             (void)read_vector_market(path);
         } else {
             (void)read_matrix_market(path);
         }
-    } catch (const InvalidInput& e) {
-        message = e.what();
-    }
-    fs::remove(path);
-    std::error_code ignored;
-    fs::remove(dir, ignored);  // succeeds once the last case has removed its file
+    });
     ASSERT_FALSE(message.empty()) << bad.name << ": no InvalidInput thrown";
     const std::string where = path + ":" + std::to_string(bad.line) + ": ";
     EXPECT_EQ(message.rfind(where, 0), 0u) << "expected prefix '" << where << "' in: " << message;
@@ -121,34 +148,19 @@ TEST_P(MatrixMarketErrors, NamesFileLineAndProblem) {
 TEST_P(MatrixMarketErrors, ReadInPartsGivesTheSameMessage) {
     const BadFile& bad = GetParam();
     if (bad.vector) return;  // vectors are read whole
-    const fs::path dir = fs::temp_directory_path() / ("mpmg_mm_part_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    const std::string path = (dir / (std::string(bad.name) + ".mtx")).string();
-    std::ofstream(path, std::ios::binary) << bad.text;
-    std::string whole;
-    try {
-        (void)read_matrix_market(path);
-    } catch (const InvalidInput& e) {
-        whole = e.what();
-    }
+    const OnDisk file(bad);
+    const std::string whole = message_of([&] { (void)read_matrix_market(file.path()); });
     for (int parts : {1, 2, 3, 4, 7}) {
         SCOPED_TRACE(parts);
-        std::string message;
         bool split = true;
-        try {
-            split = test::read_in_parts(path, parts).has_value();
-        } catch (const InvalidInput& e) {
-            message = e.what();
-        }
+        const std::string message =
+            message_of([&] { split = test::read_in_parts(file.path(), parts).has_value(); });
         if (!split) {  // only array files are not read in parts
             EXPECT_NE(bad.text.find(" array "), std::string::npos) << bad.name;
             break;
         }
         EXPECT_EQ(message, whole) << bad.name;
     }
-    fs::remove(path);
-    std::error_code ignored;
-    fs::remove(dir, ignored);
 }
 
 INSTANTIATE_TEST_SUITE_P(MatrixMarket, MatrixMarketErrors, ::testing::ValuesIn(kBadFiles),

@@ -132,54 +132,11 @@ std::vector<double> smooth_solution(const Box& box, int block) {
     return x;
 }
 
-namespace {
-
-// b = A x on the cells of `m` (first cell: `lo` of `grid`), x on the whole grid; exact on the
-// cells whose neighbours all lie in m's box (one cell inside it, or on the grid's boundary): each
-// row summed by the same scalar loop (offsets in stencil order, then columns), so a window's b is
-// bit for bit the whole grid's. (The SIMD product's sums depend on a cell's place in its line.)
-void row_products(const SgDiaMatrix<double>& m, const std::array<int, 3>& lo, const Box& grid,
-                  const std::vector<double>& x, std::vector<double>& b) {
-    const Box& sb = m.box();
-    const int r = m.block();
-    const std::int64_t rr = std::int64_t{r} * r;
-    b.assign(static_cast<std::size_t>(sb.cells() * r), 0.0);
-    // Line by line: every row's sum still runs over the offsets, then the columns, in order.
-#pragma omp parallel for collapse(2) schedule(static) if (sb.cells() > (1 << 14))
-    for (int k = 0; k < sb.nz; ++k) {
-        for (int j = 0; j < sb.ny; ++j) {
-            const std::int64_t line = cell_index(sb, 0, j, k);
-            double* acc = b.data() + line * r;
-            for (int d = 0; d < m.stencil().size(); ++d) {
-                const Offset& o = m.stencil()[d];
-                const int gj = lo[1] + j + o.dy, gk = lo[2] + k + o.dz;
-                if (gj < 0 || gj >= grid.ny || gk < 0 || gk >= grid.nz) continue;
-                // Cells i of the line whose neighbour lies inside the grid.
-                const int i0 = std::max(0, -(lo[0] + o.dx));
-                const int i1 = std::min(sb.nx, grid.nx - lo[0] - o.dx);
-                const double* v = m.diagonal(d) + line * rr;
-                // x of the neighbour of cell i: x[first + i * r + e] (first may be negative).
-                const std::int64_t first = cell_index(grid, lo[0] + o.dx, gj, gk) * r;
-                for (int a = 0; a < r; ++a) {
-                    for (int e = 0; e < r; ++e) {
-                        for (int i = i0; i < i1; ++i) {
-                            acc[i * r + a] += v[i * rr + a * r + e] *
-                                              x[static_cast<std::size_t>(first + i * r + e)];
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-}  // namespace
-
 void finish(StructuredProblem& p, Assembly& a, std::vector<double> x_exact) {
     p.x_exact = std::move(x_exact);
     SgDiaMatrix<double>& m = a.stored();
     zero_outside_box(m);
-    row_products(m, a.stored_lo(), a.box(), p.x_exact, p.b);
+    window_product(m, a.stored_lo(), a.box(), p.x_exact, p.b);
     p.a = std::move(m);
 }
 

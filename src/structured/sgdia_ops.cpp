@@ -10,14 +10,52 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <vector>
 
 #include "kernels/sgdia.hpp"
 #include "structured/gs_order.hpp"
 
 namespace mpmg {
+
+void window_product(const SgDiaMatrix<double>& m, const std::array<int, 3>& lo, const Box& grid,
+                    const std::vector<double>& x, std::vector<double>& b) {
+    const Box& sb = m.box();
+    const int r = m.block();
+    const std::int64_t rr = std::int64_t{r} * r;
+    b.assign(static_cast<std::size_t>(sb.cells() * r), 0.0);
+    // Line by line: every row's sum still runs over the offsets, then the columns, in order.
+#pragma omp parallel for collapse(2) schedule(static) if (sb.cells() > (1 << 14))
+    for (int k = 0; k < sb.nz; ++k) {
+        for (int j = 0; j < sb.ny; ++j) {
+            const std::int64_t line = (std::int64_t{k} * sb.ny + j) * sb.nx;
+            double* acc = b.data() + line * r;
+            for (int d = 0; d < m.stencil().size(); ++d) {
+                const Offset& o = m.stencil()[d];
+                const int gj = lo[1] + j + o.dy, gk = lo[2] + k + o.dz;
+                if (gj < 0 || gj >= grid.ny || gk < 0 || gk >= grid.nz) continue;
+                // Cells i of the line whose neighbour lies inside the grid.
+                const int i0 = std::max(0, -(lo[0] + o.dx));
+                const int i1 = std::min(sb.nx, grid.nx - lo[0] - o.dx);
+                const double* v = m.diagonal(d) + line * rr;
+                // x of the neighbour of cell i: x[first + i * r + e] (first may be negative).
+                const std::int64_t first =
+                    ((std::int64_t{gk} * grid.ny + gj) * grid.nx + lo[0] + o.dx) * r;
+                for (int a = 0; a < r; ++a) {
+                    for (int e = 0; e < r; ++e) {
+                        for (int i = i0; i < i1; ++i) {
+                            acc[i * r + a] += v[i * rr + a * r + e] *
+                                              x[static_cast<std::size_t>(first + i * r + e)];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
 
 void zero_outside_box(SgDiaMatrix<double>& m) {
     const Box& b = m.box();

@@ -3,6 +3,9 @@
 // Supported (S, C) pairs are those of kernels/sgdia.hpp; any other pair fails to link.
 #pragma once
 
+#include <array>
+#include <vector>
+
 #include "core/float16.hpp"
 #include "kernels/sgdia_block.hpp"
 #include "mpmg/sgdia_matrix.hpp"
@@ -10,6 +13,15 @@
 namespace mpmg {
 
 /// y = A x.
+/// b = A x on the cells of `m`, the rows of a window of `grid` whose first cell is the grid's
+/// cell `lo`, with x given on the whole grid (block values per cell): exact on the cells whose
+/// neighbours all lie in m's box (one cell inside it, or on the grid's boundary). Each row is
+/// summed by the same scalar loop (offsets in stencil order, then columns; the order of the
+/// CSR product), so a window's b is bit for bit the whole grid's. (The SIMD product's sums
+/// depend on a cell's place in its line.)
+void window_product(const SgDiaMatrix<double>& m, const std::array<int, 3>& lo, const Box& grid,
+                    const std::vector<double>& x, std::vector<double>& b);
+
 /// Zeroes the entries whose neighbour lies outside the box (SG-DIA's convention, for a matrix
 /// whose rows were copied or assembled with them).
 void zero_outside_box(SgDiaMatrix<double>& a);
