@@ -136,7 +136,7 @@ void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks,
     EXPECT_EQ(cells * block, s["rows"].get<long long>());
     EXPECT_GE(part["distributed_levels"].get<int>(), 1);
     EXPECT_TRUE(s["partition"].is_null());
-    // Only operator-dependent interpolation and scale-then-setup take the replicated setup.
+    // Only scale-then-setup takes the replicated setup.
     EXPECT_EQ(part["setup"].get<std::string>().rfind("distributed", 0) == 0, distributed_setup)
         << part["setup"];
 }
@@ -190,9 +190,12 @@ TEST(Mpi, ScaledFp16LevelsMatchSerial) {
     check("solve --problem rhd --n 24 --precision K64P32D16 --quiet");
 }
 
-// jump7 takes operator-dependent interpolation: non-uniform weights across process boundaries.
+// jump7 takes operator-dependent interpolation: non-uniform weights across process boundaries,
+// set up distributed (one directional step at a time). rhd3t: the same for 3x3 blocks on scaled
+// FP16 levels.
 TEST(Mpi, OperatorDependentInterpolationMatchesSerial) {
-    check("solve --problem jump7 --n 24 --precision K64P32D16 --quiet", false);
+    check("solve --problem jump7 --n 24 --precision K64P32D16 --quiet");
+    check("solve --problem rhd3t --n 16 --interpolation operator --precision K64P32D16 --quiet");
 }
 
 // A Matrix Market file on --grid: every process reads only its share of the file's lines and

@@ -279,27 +279,31 @@ std::array<double, 3> direction_strengths(const GhostedRows& g, const Partition&
     return strengths_from_sums(all, all + 27);
 }
 
-std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition& p,
-                                       const CoarseningOptions& opt, int margin, MPI_Comm comm) {
-    if (opt.operator_dependent) {
-        throw std::logic_error("distributed coarsen: operator-dependent weights not supported");
-    }
-    if (margin < 1) throw std::logic_error("distributed coarsen: margin must be >= 1");
-    const Region need = grown(p, p.rank(), kGalerkinMargin);
-    if (intersect(need, Region{fine.lo, fine.a.box()}).box != need.box) {
-        throw std::logic_error("distributed coarsen: fewer ghost rows than kGalerkinMargin");
-    }
-    const std::vector<int> dirs =
-        choose_directions(direction_strengths(fine, p, comm), p.global(), opt);
-    if (dirs.empty()) return std::nullopt;
+namespace {
+
+/// The coarse rows after the directional steps `dirs` of the operator whose rows `fine` holds
+/// (grown by at least kGalerkinMargin) on partition `p`: every process's own coarse rows by the
+/// serial coarsen_along() on its grown box, the coarse stencil agreed over the processes,
+/// `margin` ghost rows filled from their owners (collective). With operator-dependent weights
+/// (one step only), `weights` receives this process's weight region of the step.
+DistCoarseLevel coarse_rows(const GhostedRows& fine, const Partition& p,
+                            const std::vector<int>& dirs, const CoarseningOptions& opt, int margin,
+                            MPI_Comm comm, StepWeights* weights) {
     Partition cp = p;
     for (int dir : dirs) cp = cp.coarsened(dir);
-    for (int q = 0; q < cp.size(); ++q) {
-        if (cp.box(q).cells() == 0) return std::nullopt;
-    }
-
     // This process's rows of the coarse operator, on the coarsening of its grown box.
     const CoarseLevel local = coarsen_along(fine.a, dirs, opt);
+    if (weights != nullptr) {
+        const DirectionalTransfer& step = local.transfer.steps().front();
+        const auto [lo, box] = weight_region(p, dirs.front());
+        weights->lo = lo;
+        weights->box = box;
+        for (auto [from, to] :
+             {std::pair{&step.w_left, &weights->left}, {&step.w_right, &weights->right}}) {
+            to->resize(static_cast<std::size_t>(box.cells()));
+            copy_cells(from->data(), fine.a.box(), fine.lo, to->data(), box, lo, lo, box, 1);
+        }
+    }
     std::array<int, 3> clo = fine.lo;
     for (int dir : dirs) clo[static_cast<std::size_t>(dir)] /= 2;  // fine.lo is even there
     const Region own = owned(cp, cp.rank());
@@ -346,8 +350,53 @@ std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition&
         if (dd >= 0) copy_offset(local.a, clo, d, out.rows.a, box.lo, dd, own);
     }
     fill_ghost_rows(out.rows, cp, margin, comm);
+    return out;
+}
 
-    // The whole grid's transfer: the same steps on the global boxes.
+}  // namespace
+
+std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition& p,
+                                       const CoarseningOptions& opt, int margin, MPI_Comm comm) {
+    if (margin < kGalerkinMargin) {
+        throw std::logic_error("distributed coarsen: margin must be >= kGalerkinMargin");
+    }
+    const Region need = grown(p, p.rank(), kGalerkinMargin);
+    if (intersect(need, Region{fine.lo, fine.a.box()}).box != need.box) {
+        throw std::logic_error("distributed coarsen: fewer ghost rows than kGalerkinMargin");
+    }
+    const std::vector<int> dirs =
+        choose_directions(direction_strengths(fine, p, comm), p.global(), opt);
+    if (dirs.empty()) return std::nullopt;
+    Partition cp = p;
+    for (int dir : dirs) cp = cp.coarsened(dir);
+    for (int q = 0; q < cp.size(); ++q) {
+        if (cp.box(q).cells() == 0) return std::nullopt;
+    }
+    DistCoarseLevel out;
+    if (!opt.operator_dependent) {
+        out = coarse_rows(fine, p, dirs, opt, margin, comm, nullptr);
+    } else {
+        // A step's weights come from the operator of the step before, whose rows a process's
+        // grown box gives exactly only on its own cells and one more (the margin's argument, in
+        // the header, per step): so one step at a time, the ghost rows of each intermediate
+        // operator filled from their owners before the next step reads them.
+        GhostedRows between;
+        const GhostedRows* cur = &fine;
+        Partition cur_p = p;
+        for (std::size_t i = 0; i < dirs.size(); ++i) {
+            const bool last = i + 1 == dirs.size();
+            StepWeights w;
+            DistCoarseLevel step = coarse_rows(*cur, cur_p, {dirs[i]}, opt,
+                                               last ? margin : kGalerkinMargin, comm, &w);
+            out.weights.push_back(std::move(w));
+            between = std::move(step.rows);
+            cur = &between;
+            cur_p = step.coarse;
+        }
+        out.coarse = cur_p;
+        out.rows = std::move(between);
+    }
+    // The whole grid's steps (boxes and directions; the weights are in out.weights).
     out.transfer = Transfer(linear_steps(p.global(), dirs, fine.a.block()));
     return out;
 }

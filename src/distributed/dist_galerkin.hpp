@@ -16,8 +16,15 @@
 //
 // What stays global: the choice of directions (from the whole grid's coupling strengths,
 // summed over the processes) and the coarse stencil (the offsets with a nonzero entry anywhere,
-// a logical or over the processes). Linear interpolation weights only: operator-dependent
-// weights would need the ghost rows' weights as well (not done yet).
+// a logical or over the processes).
+//
+// Operator-dependent weights (coarsen.hpp's operator_weights) at fine cell c come from row c
+// alone, so they are exact wherever the row is whole; the product for an own coarse row reads
+// weights at fine cells 2I, 2I+2 and at the neighbouring lines, all within one cell of the
+// block: whole rows with a margin of 2. A second step's weights, though, would read the first
+// step's rows one cell beyond the block, and those the grown box does not give exactly. So an
+// operator-dependent level is coarsened one step at a time, each intermediate operator's ghost
+// rows filled from their owners before the next step.
 #pragma once
 
 #ifdef MPMG_HAVE_MPI
@@ -28,6 +35,7 @@
 #include <optional>
 #include <vector>
 
+#include "distributed/dist_ops.hpp"
 #include "distributed/partition.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 #include "structured/coarsen.hpp"
@@ -82,18 +90,24 @@ std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm)
 SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm comm);
 
 struct DistCoarseLevel {
-    Partition coarse;   ///< the coarse grid's partition (Partition::coarsened per step)
-    GhostedRows rows;   ///< this process's coarse rows, grown by the margin asked for
-    Transfer transfer;  ///< the whole grid's transfer (linear weights), as DistTransfer takes
+    Partition coarse;  ///< the coarse grid's partition (Partition::coarsened per step)
+    GhostedRows rows;  ///< this process's coarse rows, grown by the margin asked for
+    /// The whole grid's steps (boxes and directions, linear weights), as DistTransfer takes.
+    Transfer transfer;
+    /// Operator-dependent interpolation: this process's weights of each step (DistTransfer's
+    /// `weights`); empty for linear weights.
+    std::vector<StepWeights> weights;
 };
 
 /// One coarse level of the distributed operator whose rows `fine` holds (grown by at least
 /// kGalerkinMargin), collective: the directions coarsen() would choose for the whole operator,
 /// every process's coarse rows by the serial coarsen_along() on its grown box, the coarse
 /// stencil agreed over the processes; `margin` ghost rows around the coarse block are then
-/// filled from their owners. Returns nothing where coarsen() would (no direction eligible) and
-/// where a process's coarse block would be empty (the caller agglomerates instead). Throws
-/// std::logic_error for operator-dependent interpolation (not distributed yet).
+/// filled from their owners (`margin` >= kGalerkinMargin). Returns nothing where coarsen() would
+/// (no direction eligible) and where a process's coarse block would be empty (the caller
+/// agglomerates instead). Operator-dependent weights go one directional step at a time, the
+/// intermediate operators' ghost rows exchanged in between; each process's weights are exactly
+/// the serial step's on its weight region.
 std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition& p,
                                        const CoarseningOptions& opt, int margin, MPI_Comm comm);
 

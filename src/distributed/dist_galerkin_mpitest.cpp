@@ -65,12 +65,36 @@ std::int64_t differences(const GhostedRows& g, const SgDiaMatrix<double>& whole)
     return bad;
 }
 
+/// Weights of `w` (this process's region of a step) that differ in any bit from the serial
+/// step's whole-grid weights `s`.
+std::int64_t weight_differences(const StepWeights& w, const DirectionalTransfer& s) {
+    std::int64_t bad = 0;
+    const Box& b = w.box;
+    for (int k = 0; k < b.nz; ++k) {
+        for (int j = 0; j < b.ny; ++j) {
+            for (int i = 0; i < b.nx; ++i) {
+                const std::array<int, 3> g{i + w.lo[0], j + w.lo[1], k + w.lo[2]};
+                const std::int64_t sc = (std::int64_t{g[2]} * s.fine.ny + g[1]) * s.fine.nx + g[0];
+                const std::size_t at = w.at(g);
+                bad += std::bit_cast<std::uint64_t>(w.left[at]) !=
+                       std::bit_cast<std::uint64_t>(s.left(sc));
+                bad += std::bit_cast<std::uint64_t>(w.right[at]) !=
+                       std::bit_cast<std::uint64_t>(s.right(sc));
+            }
+        }
+    }
+    return bad;
+}
+
 struct Case {
     std::string problem;
     int n;
+    bool operator_weights = false;
 };
 
-std::string describe(const Case& c) { return c.problem + " n=" + std::to_string(c.n); }
+std::string describe(const Case& c) {
+    return c.problem + " n=" + std::to_string(c.n) + (c.operator_weights ? " operator" : "");
+}
 void PrintTo(const Case& c, std::ostream* os) { *os << describe(c); }
 
 class DistGalerkin : public ::testing::TestWithParam<Case> {};
@@ -83,7 +107,7 @@ TEST_P(DistGalerkin, CoarseRowsAreTheSerialOperatorsBitForBit) {
     po.name = c.problem;
     po.n = c.n;
     const StructuredProblem prob = make_problem(po);
-    const CoarseningOptions opt;
+    const CoarseningOptions opt{.operator_dependent = c.operator_weights};
     Partition p(prob.a.box(), size(), rank(), direction_strengths(prob.a));
     GhostedRows g = ghosted_from_global(prob.a, p, kGalerkinMargin);
     ASSERT_EQ(differences(g, prob.a), 0);
@@ -98,10 +122,24 @@ TEST_P(DistGalerkin, CoarseRowsAreTheSerialOperatorsBitForBit) {
         SCOPED_TRACE("coarse level " + std::to_string(levels + 1));
         EXPECT_EQ(dc->coarse.global(), s->a.box());
         ASSERT_EQ(dc->transfer.steps().size(), s->transfer.steps().size());
+        // Operator-dependent weights: this process's region of each step, to the bit.
+        ASSERT_EQ(dc->weights.size(), c.operator_weights ? s->transfer.steps().size() : 0);
+        Partition step_p = p;
         for (std::size_t i = 0; i < s->transfer.steps().size(); ++i) {
-            EXPECT_EQ(dc->transfer.steps()[i].dir, s->transfer.steps()[i].dir);
-            EXPECT_EQ(dc->transfer.steps()[i].fine, s->transfer.steps()[i].fine);
-            EXPECT_EQ(dc->transfer.steps()[i].coarse, s->transfer.steps()[i].coarse);
+            const DirectionalTransfer& st = s->transfer.steps()[i];
+            EXPECT_EQ(dc->transfer.steps()[i].dir, st.dir);
+            EXPECT_EQ(dc->transfer.steps()[i].fine, st.fine);
+            EXPECT_EQ(dc->transfer.steps()[i].coarse, st.coarse);
+            if (c.operator_weights) {
+                ASSERT_FALSE(st.w_left.empty());
+                const auto [lo, box] = weight_region(step_p, st.dir);
+                const StepWeights& w = dc->weights[i];
+                ASSERT_EQ(w.lo, lo);
+                ASSERT_EQ(w.box, box);
+                ASSERT_EQ(w.left.size(), static_cast<std::size_t>(box.cells()));
+                EXPECT_EQ(weight_differences(w, st), 0) << "step " << i;
+            }
+            step_p = step_p.coarsened(st.dir);
         }
         EXPECT_EQ(differences(dc->rows, s->a), 0);
         serial_holder = std::move(s->a);
@@ -117,7 +155,9 @@ INSTANTIATE_TEST_SUITE_P(Problems, DistGalerkin,
                          ::testing::Values(Case{"laplace27", 19}, Case{"laplace27", 32},
                                            Case{"rhd", 21}, Case{"weather", 20}, Case{"oil", 18},
                                            Case{"rhd3t", 16}, Case{"solid3d", 15},
-                                           Case{"oil4c", 16}),
+                                           Case{"oil4c", 16}, Case{"jump7", 21, true},
+                                           Case{"rhd", 21, true}, Case{"weather", 20, true},
+                                           Case{"oil4c", 16, true}, Case{"solid3d", 15, true}),
                          [](const auto& param_info) {
                              std::string s = describe(param_info.param);
                              for (char& ch : s) {

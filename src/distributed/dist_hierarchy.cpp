@@ -186,8 +186,7 @@ void from_level(Level& lev, std::vector<double>& v) {
 }  // namespace
 
 bool DistHierarchy::distributes_setup(const MultigridOptions& mg) {
-    return mg.interpolation != InterpolationKind::operator_dependent &&
-           mg.scaling != ScalingKind::scale_then_setup;
+    return mg.scaling != ScalingKind::scale_then_setup;
 }
 
 DistHierarchy::DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>* whole,
@@ -216,7 +215,9 @@ DistHierarchy::DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>
 void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition& p,
                                       const PrecisionPlan& plan, const SgDiaMatrix<double>* block0,
                                       const ExactHalfSource& exact_half0) {
-    const CoarseningOptions copt{.semi_threshold = mg_.semi_threshold};
+    const CoarseningOptions copt{
+        .semi_threshold = mg_.semi_threshold,
+        .operator_dependent = mg_.interpolation == InterpolationKind::operator_dependent};
     const GhostedRows* cur = &rows0;  // level l's rows (level 0's are the caller's: no copy)
     GhostedRows rows;
     parts_.push_back(p);
@@ -232,7 +233,7 @@ void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition&
         }
         if (!next) break;
         auto t = std::make_unique<DistTransfer>(transfers_.emplace_back(std::move(next->transfer)),
-                                                pl, comm_);
+                                                pl, comm_, std::move(next->weights));
         if (!t->valid()) {
             transfers_.pop_back();
             break;

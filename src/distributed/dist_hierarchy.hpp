@@ -3,8 +3,8 @@
 // with a margin of its neighbours' rows, and each level's storage decision (scaling, G, the
 // fallbacks) is taken on every process's rows with the measures combined over the processes,
 // so that it is the decision the whole level would get. No process holds a whole distributed
-// level. (Operator-dependent interpolation and scale-then-setup still take the replicated
-// setup: every process builds the whole FP64 hierarchy and keeps its blocks.) Solve: the fine
+// level. (Scale-then-setup still takes the replicated setup: every process builds the whole
+// FP64 hierarchy and keeps its blocks.) Solve: the fine
 // levels are distributed over the partition. Each is the serial level (multigrid/level.hpp,
 // with its kernels, zero-guess first sweep and upper-half residual) built on the process's
 // block, plus a HaloBoundary for the entries that couple it to other processes: Gauss-Seidel
@@ -45,9 +45,7 @@ public:
                   const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
                   const SgDiaMatrix<double>* block0 = nullptr, ExactHalfSource exact_half0 = {});
     /// Whether the hierarchy for `mg` is coarsened distributed (else every process coarsens
-    /// the whole operator): not yet for operator-dependent interpolation (the transfers would
-    /// need the ghost cells' weights) nor for scale-then-setup (level 0 scaled before
-    /// coarsening).
+    /// the whole operator): not yet for scale-then-setup (level 0 scaled before coarsening).
     static bool distributes_setup(const MultigridOptions& mg);
     ~DistHierarchy();
     DistHierarchy(const DistHierarchy&) = delete;

@@ -156,15 +156,50 @@ const double* plane(const LineView& v, const std::vector<double>& local, const H
 
 }  // namespace
 
-DistTransfer::DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm comm) {
+std::pair<std::array<int, 3>, Box> weight_region(const Partition& fine, int dir) {
+    std::array<int, 3> lo = fine.lo();
+    Box b = fine.local();
+    const auto ud = static_cast<std::size_t>(dir);
+    const int first = std::max(0, lo[ud] - 1);
+    const int last = std::min(fine.global().extent(dir), lo[ud] + b.extent(dir) + 1);
+    lo[ud] = first;
+    (dir == 0 ? b.nx : dir == 1 ? b.ny : b.nz) = last - first;
+    return {lo, b};
+}
+
+DistTransfer::DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm comm,
+                           std::vector<StepWeights> weights) {
+    if (!weights.empty() && weights.size() != t.steps().size()) {
+        throw std::logic_error("DistTransfer: one StepWeights per step");
+    }
     Partition cur = fine;
-    for (const DirectionalTransfer& s : t.steps()) {
+    for (std::size_t i = 0; i < t.steps().size(); ++i) {
+        const DirectionalTransfer& s = t.steps()[i];
         Step st;
         st.s = &s;
         st.fine = cur;
         st.coarse = cur.coarsened(s.dir);
         if (st.coarse.global() != s.coarse || st.fine.global() != s.fine) {
             throw std::logic_error("DistTransfer: partition and transfer disagree");
+        }
+        if (!weights.empty()) {
+            st.w = std::move(weights[i]);
+        } else if (!s.w_left.empty()) {  // whole-grid weights: keep this process's region
+            const auto [lo, box] = weight_region(cur, s.dir);
+            st.w.lo = lo;
+            st.w.box = box;
+            for (auto [from, to] : {std::pair{&s.w_left, &st.w.left}, {&s.w_right, &st.w.right}}) {
+                to->resize(static_cast<std::size_t>(box.cells()));
+                copy_cells(from->data(), s.fine, {0, 0, 0}, to->data(), box, lo, lo, box, 1);
+            }
+        }
+        if (!st.w.linear()) {
+            const auto [lo, box] = weight_region(cur, s.dir);
+            if (st.w.lo != lo || st.w.box != box ||
+                st.w.left.size() != static_cast<std::size_t>(box.cells()) ||
+                st.w.right.size() != st.w.left.size()) {
+                throw std::logic_error("DistTransfer: weights do not cover the weight region");
+            }
         }
         if (st.fine.min_extent() < 1 || st.coarse.min_extent() < 1) valid_ = false;
         cur = st.coarse;
@@ -188,7 +223,7 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
     const int nfine = fg.extent(dir);
     st.fine_halo.exchange(fine.data());
     coarse.resize(static_cast<std::size_t>(cb.cells() * r));  // every value is written below
-    if (s.w_left.empty() && s.w_right.empty() && dir == 0 && r == 1) {
+    if (st.w.linear() && dir == 0 && r == 1) {
         // Along x with scalar unknowns a plane is one value: whole lines at a time, the halo
         // only at the two ends (fine 2I of the first and 2I+2 of the last coarse cell).
         const LineView fv = line_view(fb, dir, st.fine_halo);
@@ -220,7 +255,7 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
         }
         return;
     }
-    if (s.w_left.empty() && s.w_right.empty()) {  // linear weights 1/2: plane-wise, vectorised
+    if (st.w.linear()) {  // linear weights 1/2: plane-wise, vectorised
         const LineView fv = line_view(fb, dir, st.fine_halo);
         const std::int64_t ncl = cb.extent(dir), len = fv.inner * r;
 #pragma omp parallel for collapse(2) schedule(static) if (cb.cells() > 32768)
@@ -241,8 +276,8 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
         }
         return;
     }
-    const auto gcell = [&](const std::array<int, 3>& c) {  // global fine cell of local c
-        return cell_of(fg, {c[0] + flo[0], c[1] + flo[1], c[2] + flo[2]});
+    const auto weight = [&](const std::vector<double>& w, const std::array<int, 3>& c) {
+        return w[st.w.at({c[0] + flo[0], c[1] + flo[1], c[2] + flo[2]})];  // at local fine c
     };
 #pragma omp parallel for collapse(2) schedule(static) if (cb.cells() > 32768)
     for (int k = 0; k < cb.nz; ++k) {
@@ -257,8 +292,8 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
                 const double* x1 = value_at(fb, fine, st.fine_halo, f1, r);
                 const bool has2 = 2 * gI + 2 < nfine;
                 const double* x2 = has2 ? value_at(fb, fine, st.fine_halo, f2, r) : nullptr;
-                const double wr = s.right(gcell(f0));
-                const double wl = has2 ? s.left(gcell(f2)) : 0.0;
+                const double wr = weight(st.w.right, f0);
+                const double wl = has2 ? weight(st.w.left, f2) : 0.0;
                 double* y = coarse.data() + cell_of(cb, c) * r;
                 for (int a = 0; a < r; ++a) {
                     double v = x1[a] + wr * x0[a];
@@ -275,12 +310,12 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
     const DirectionalTransfer& s = *st.s;
     const int dir = s.dir, r = s.block;
     const auto ud = static_cast<std::size_t>(dir);
-    const Box fb = st.fine.local(), cb = st.coarse.local(), fg = s.fine;
+    const Box fb = st.fine.local(), cb = st.coarse.local();
     const auto flo = st.fine.lo(), clo = st.coarse.lo();
     const int ncoarse = s.coarse.extent(dir);
     st.coarse_halo.exchange(coarse.data());
     fine.resize(static_cast<std::size_t>(fb.cells() * r));  // every value is written below
-    if (s.w_left.empty() && s.w_right.empty() && dir == 0 && r == 1) {
+    if (st.w.linear() && dir == 0 && r == 1) {
         // Along x with scalar unknowns: whole lines, the coarse halo only at the two ends.
         const LineView cv = line_view(cb, dir, st.coarse_halo);
         const std::int64_t n = fb.nx, ncl = cb.nx;
@@ -311,7 +346,7 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
         }
         return;
     }
-    if (s.w_left.empty() && s.w_right.empty()) {  // linear weights 1/2: plane-wise, vectorised
+    if (st.w.linear()) {  // linear weights 1/2: plane-wise, vectorised
         const LineView cv = line_view(cb, dir, st.coarse_halo);
         const std::int64_t nfl = fb.extent(dir), len = cv.inner * r;
 #pragma omp parallel for collapse(2) schedule(static) if (fb.cells() > 32768)
@@ -354,14 +389,14 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
                     continue;
                 }
                 const int ic = g / 2;
-                const std::int64_t gc = cell_of(fg, {c[0] + flo[0], c[1] + flo[1], c[2] + flo[2]});
+                const std::size_t gc = st.w.at({c[0] + flo[0], c[1] + flo[1], c[2] + flo[2]});
                 const double* xl = ic >= 1 ? value_at(cb, coarse, st.coarse_halo,
                                                       with(c, dir, ic - 1 - clo[ud]), r)
                                            : nullptr;
                 const double* xr = ic < ncoarse ? value_at(cb, coarse, st.coarse_halo,
                                                            with(c, dir, ic - clo[ud]), r)
                                                 : nullptr;
-                const double wl = xl ? s.left(gc) : 0.0, wr = xr ? s.right(gc) : 0.0;
+                const double wl = xl ? st.w.left[gc] : 0.0, wr = xr ? st.w.right[gc] : 0.0;
                 for (int a = 0; a < r; ++a) {
                     double v = 0.0;
                     if (xl) v += wl * xl[a];

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/float16.hpp"
@@ -121,11 +122,36 @@ private:
     GhostCoupling coupling_;
 };
 
+/// The operator-dependent weights of one directional step (DirectionalTransfer's w_left and
+/// w_right) on the cells a process's restriction and interpolation read: its block of the
+/// step's fine grid grown by one cell each way along the step's direction (weight_region()).
+/// Empty vectors: linear weights (1/2).
+struct StepWeights {
+    std::array<int, 3> lo{};  ///< first cell (global)
+    Box box;
+    std::vector<double> left, right;
+
+    bool linear() const { return left.empty(); }
+    /// Index of the global cell `g` (inside the box).
+    std::size_t at(const std::array<int, 3>& g) const {
+        return static_cast<std::size_t>(
+            (std::int64_t{g[2] - lo[2]} * box.ny + (g[1] - lo[1])) * box.nx + (g[0] - lo[0]));
+    }
+};
+
+/// The cells whose weights a process's step along `dir` reads (StepWeights): first global cell
+/// and box of its block of `fine` grown by one cell along `dir`, clipped to the grid.
+std::pair<std::array<int, 3>, Box> weight_region(const Partition& fine, int dir);
+
 /// One level's transfer (a chain of directional steps) over a partition. Vectors are the
 /// process's local blocks in FP64 (unscaled variables), as the serial Transfer sees them.
 class DistTransfer {
 public:
-    DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm comm);
+    /// `t`: the whole grid's steps. Operator-dependent weights come from `weights` (one per
+    /// step, this process's region of each) when it is given, else from t's steps (whole-grid
+    /// weights), of which the process keeps its region.
+    DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm comm,
+                 std::vector<StepWeights> weights = {});
     /// False when some step leaves a process without cells (then the level below must be
     /// agglomerated instead).
     bool valid() const { return valid_; }
@@ -138,6 +164,7 @@ public:
 private:
     struct Step {
         const DirectionalTransfer* s = nullptr;
+        StepWeights w;
         Partition fine, coarse;
         Halo fine_halo, coarse_halo;  // one layer along s->dir
     };

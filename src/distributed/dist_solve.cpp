@@ -254,7 +254,7 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
               "blocks (with a margin of its neighbours' rows), "
               "and each level's storage decision combines all ranks' measures; coarse levels "
               "with small blocks are gathered and run on rank 0"
-            : "replicated (operator-dependent interpolation or scale-then-setup): every rank "
+            : "replicated (scale-then-setup): every rank "
               "builds the whole FP64 Galerkin hierarchy and keeps its blocks; coarse levels with "
               "small blocks are agglomerated onto rank 0";
     const bool file = !o.problem.matrix.empty();
