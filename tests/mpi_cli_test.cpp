@@ -86,8 +86,7 @@ MpiRun mpmg(int ranks, const std::string& args) {
 
 // ||x_a - x_b|| / ||x_b|| from the errors against the exact solution is not enough (both are
 // small); compare the reported error and the residual instead, and the iteration counts.
-void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks,
-                        bool distributed_setup) {
+void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks) {
     ASSERT_EQ(par.code, 0) << par.err << par.out;
     const json& s = serial.result;
     const json& p = par.result;
@@ -136,18 +135,16 @@ void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks,
     EXPECT_EQ(cells * block, s["rows"].get<long long>());
     EXPECT_GE(part["distributed_levels"].get<int>(), 1);
     EXPECT_TRUE(s["partition"].is_null());
-    // Only scale-then-setup takes the replicated setup.
-    EXPECT_EQ(part["setup"].get<std::string>().rfind("distributed", 0) == 0, distributed_setup)
-        << part["setup"];
+    EXPECT_EQ(part["setup"].get<std::string>().rfind("distributed", 0), 0) << part["setup"];
 }
 
-void check(const std::string& args, bool distributed_setup = true) {
+void check(const std::string& args) {
     const MpiRun serial = mpmg(0, args);
     ASSERT_EQ(serial.code, 0) << serial.err;
     for (int ranks : {2, 3}) {
         SCOPED_TRACE(ranks);
         const MpiRun par = mpmg(ranks, args);
-        expect_like_serial(serial, par, ranks, distributed_setup);
+        expect_like_serial(serial, par, ranks);
         // Only rank 0 prints.
         EXPECT_EQ(serial.out.find("mpmg solve:"), serial.out.rfind("mpmg solve:"));
         EXPECT_EQ(par.out.find("mpmg solve:"), par.out.rfind("mpmg solve:")) << par.out;
@@ -367,10 +364,26 @@ TEST(Mpi, BadMatrixFileGivesTheSerialError) {
     }
 }
 
-// Scale-then-setup (the ablation) keeps the replicated setup.
+// Scale-then-setup (the ablation): level 0 scaled row by row on each rank with the whole A's G,
+// then coarsened distributed; a scalar and a block problem.
 TEST(Mpi, ScaleThenSetupMatchesSerial) {
-    check("solve --problem rhd --n 24 --precision K64P32D16 --scaling scale-then-setup --quiet",
-          false);
+    check("solve --problem rhd --n 24 --precision K64P32D16 --scaling scale-then-setup --quiet");
+    check("solve --problem rhd3t --n 16 --precision K64P32D16 --scaling scale-then-setup --quiet");
+}
+
+// G comes from the whole grid: one off-diagonal entry larger than its diagonals (the smallest
+// sqrt(a_ii a_jj) / |a_ij|, 0.43 against 1 elsewhere) in the last z-plane, which 2 and 3 ranks
+// give to their last rank; every rank scales with the G it sets, as serially.
+TEST(Mpi, ScaleThenSetupTakesTheWholeGridsG) {
+    CsrMatrix a = problem_csr("laplace27", 12);
+    const std::int64_t row = 6 + 12 * (6 + 12 * 11);
+    for (std::int64_t q = a.row_ptr[row]; q < a.row_ptr[row + 1]; ++q) {
+        if (a.col[q] == row + 1) a.val[q] = -60.0;
+    }
+    const fs::path path = temp_dir() / "laplace27_big_entry.mtx";
+    write_matrix_market(path.string(), a);
+    check("solve --matrix " + path.string() +
+          " --grid 12,12,12 --precision K64P32D16 --scaling scale-then-setup --quiet");
 }
 
 TEST(Mpi, BlockProblemRhd3tFp16StorageMatchesSerial) {

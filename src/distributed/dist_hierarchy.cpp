@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 #include "distributed/dist_galerkin.hpp"
 #include "mpmg/errors.hpp"
@@ -38,39 +39,14 @@ void keep_fp64_block(LevelSetup& s, const SgDiaMatrix<double>* block) {
     s.shared_fp64 = std::move(m);
 }
 
-// Level l's setup on this process's block: the serial level built from the block of the level's
-// FP64 operator (scaled inside its truncation when the level is), with a HaloBoundary for the
-// rest. `block`: this process's block of global.matrix() when the caller has it (else it is
-// extracted here). `counts` receives the boundary's truncation counts.
-LevelSetup local_setup(const LevelSetup& global, const Partition& p, MPI_Comm comm,
-                       const SgDiaMatrix<double>* block, TruncationCounts& counts) {
-    LevelSetup s;
-    if (block != nullptr) {
-        s.source = block;
-    } else {
-        s.owned = extract_local(global.matrix(), p);
-        s.owns = true;
-    }
-    const int r = global.matrix().block();
-    if (!global.s.empty()) s.s = extract_local(global.s, p, r);
-    s.scale_in_truncation = global.scale_in_truncation;
-    s.scale_transfers = global.scale_transfers;
-    s.precision = global.precision;
-    s.smoother = global.smoother;
-    s.jacobi_weight = global.jacobi_weight;
-    s.boundary = std::make_shared<HaloBoundary>(global.matrix(), std::array<int, 3>{0, 0, 0}, p,
-                                                global.precision.storage, comm, counts,
-                                                global.scale_in_truncation ? &global.s : nullptr);
-    keep_fp64_block(s, block);
-    return s;
-}
-
 /// The storage decision's measures of a distributed level (LevelReductions): any, min and
 /// counts combined over the processes; counts and nonzeros over each process's own rows, its
 /// block (SIMD passes) plus its coupling to other processes.
 class Reductions final : public LevelReductions {
 public:
-    Reductions(const GhostedRows& rows, const Partition& p, const SgDiaMatrix<double>& own,
+    /// `own`: this process's block of `rows`, which only counts() reads (may be null when
+    /// counts() is not asked for).
+    Reductions(const GhostedRows& rows, const Partition& p, const SgDiaMatrix<double>* own,
                MPI_Comm comm)
         : rows_(rows), p_(p), own_(own), comm_(comm) {}
     bool any(bool local) const override {
@@ -91,10 +67,11 @@ public:
 private:
     template <class S>
     TruncationCounts counts_as(const std::vector<double>* s) const {
-        TruncationCounts c = s != nullptr ? count_scaled_truncation(own_, own_values(*s, rows_, p_),
+        if (own_ == nullptr) throw std::logic_error("Reductions: counts() without the block");
+        TruncationCounts c = s != nullptr ? count_scaled_truncation(*own_, own_values(*s, rows_, p_),
                                                                     range_limits<S>())
-                                          : count_truncation<S>(own_);
-        const int r = own_.block();
+                                          : count_truncation<S>(*own_);
+        const int r = own_->block();
         for_each_coupling(
             rows_.a, rows_.lo, p_,
             [&](int d, std::int64_t, std::int64_t rc, std::int64_t rn, const std::array<int, 3>&) {
@@ -109,7 +86,7 @@ private:
 
     const GhostedRows& rows_;
     const Partition& p_;
-    const SgDiaMatrix<double>& own_;
+    const SgDiaMatrix<double>* own_;
     MPI_Comm comm_;
 };
 
@@ -130,9 +107,13 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
     }
     s.smoother = mg.smoother;
     s.jacobi_weight = mg.jacobi_weight;
-    const Reductions red(rows, p, s.matrix(), comm);
-    StorageDecision dec = decide_storage(rows.a, plan.level(l), mg.scaling != ScalingKind::none,
-                                         plan.automatic, mg.setup_fallback, false, &red);
+    const Reductions red(rows, p, &s.matrix(), comm);
+    // Scale-then-setup: the levels are coarsened from the scaled level 0 and none scales
+    // itself (as level_setup).
+    const bool may_scale =
+        mg.scaling != ScalingKind::none && mg.scaling != ScalingKind::scale_then_setup;
+    StorageDecision dec = decide_storage(rows.a, plan.level(l), may_scale, plan.automatic,
+                                         mg.setup_fallback, false, &red);
     rep.nnz = red.nnz();  // before the block may move into shared_fp64 below
     s.precision = dec.precision;
     if (dec.scaled) {
@@ -185,24 +166,12 @@ void from_level(Level& lev, std::vector<double>& v) {
 
 }  // namespace
 
-bool DistHierarchy::distributes_setup(const MultigridOptions& mg) {
-    return mg.scaling != ScalingKind::scale_then_setup;
-}
-
-DistHierarchy::DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>* whole,
-                             const Partition& p, const MultigridOptions& mg,
-                             const PrecisionPlan& plan, MPI_Comm comm,
+DistHierarchy::DistHierarchy(const GhostedRows& rows0, const Partition& p,
+                             const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
                              const SgDiaMatrix<double>* block0, ExactHalfSource exact_half0)
-    : comm_(comm), mg_(mg), block_(rows0.a.block()), distributed_setup_(distributes_setup(mg)) {
+    : comm_(comm), mg_(mg), block_(rows0.a.block()) {
     if (block0 == nullptr) exact_half0 = {};  // it is block0's copy
-    if (distributed_setup_) {
-        setup_distributed(rows0, p, plan, block0, exact_half0);
-    } else {
-        if (whole == nullptr) {
-            throw std::logic_error("DistHierarchy: a replicated setup needs the whole operator");
-        }
-        setup_replicated(*whole, p, plan, block0, exact_half0);
-    }
+    setup(rows0, p, plan, block0, exact_half0);
     for (std::size_t i = 0; i < report_.size(); ++i) {
         const LevelReport& rep = report_[i];
         if (rep.counts.overflow > 0 && mg.setup_fallback) {
@@ -212,14 +181,31 @@ DistHierarchy::DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>
     }
 }
 
-void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition& p,
-                                      const PrecisionPlan& plan, const SgDiaMatrix<double>* block0,
-                                      const ExactHalfSource& exact_half0) {
+void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
+                          const SgDiaMatrix<double>* block0, const ExactHalfSource& exact_half0) {
     const CoarseningOptions copt{
         .semi_threshold = mg_.semi_threshold,
         .operator_dependent = mg_.interpolation == InterpolationKind::operator_dependent};
     const GhostedRows* cur = &rows0;  // level l's rows (level 0's are the caller's: no copy)
     GhostedRows rows;
+    // Scale-then-setup (the ablation, ICPP'24 §4.3): level 0 is S A S with the scaling of the
+    // whole A (compute_scaling with the measures combined over the processes: each s_i comes
+    // from its own row), scaled row by row on the grown box, and the hierarchy is coarsened
+    // from it as serially.
+    const bool scale_first = mg_.scaling == ScalingKind::scale_then_setup;
+    std::vector<double> s0;  // on rows0's box
+    double g0 = 0.0, g0_max = 0.0;
+    if (scale_first) {
+        const Reductions red(rows0, p, nullptr, comm_);
+        LevelScaling sc = compute_scaling(rows0.a, kHalfMax, &red);
+        if (!sc.ok) throw InvalidInput(fmt::format("--scaling scale-then-setup: {}", sc.problem));
+        rows = GhostedRows{rows0.lo, scale_matrix(rows0.a, sc.s)};
+        cur = &rows;
+        s0 = std::move(sc.s);
+        g0 = sc.g;
+        g0_max = sc.g_max;
+        block0 = nullptr;  // level 0 is not A
+    }
     parts_.push_back(p);
     int l = 0;
     for (;; ++l) {
@@ -242,7 +228,15 @@ void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition&
         TruncationCounts ghost;
         LevelSetup setup = distributed_level_setup(*cur, pl, l, mg_, plan, comm_,
                                                    l == 0 ? block0 : nullptr, ghost, rep);
-        if (l == 0) setup.exact_half = exact_half0;
+        if (l == 0 && block0 != nullptr) setup.exact_half = exact_half0;
+        if (l == 0 && scale_first) {  // as level_setup: level 0 carries the scaling
+            setup.s = own_values(s0, rows0, pl);
+            setup.scale_transfers = false;
+            rep.scaled = true;
+            rep.scale_g = g0;
+            rep.scale_g_max = g0_max;
+            rep.note = "scale-then-setup: A scaled before coarsening";
+        }
         dist_.push_back(make_level(l, setup, false, rep));
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm_);
@@ -254,52 +248,13 @@ void DistHierarchy::setup_distributed(const GhostedRows& rows0, const Partition&
         cur = &rows;
         parts_.push_back(next->coarse);
     }
-    // Level l and the coarser ones are agglomerated: every process gathers level l whole.
-    tail_first_ = allgather(*cur, parts_.back(), comm_);
-    GalerkinLevels g = galerkin_levels_from(tail_first_, l, mg_);
+    // Level l and the coarser ones are agglomerated: every process gathers level l whole (A
+    // itself when nothing is distributed: the serial setup then scales it where it must).
+    const bool whole_a = l == 0;
+    tail_first_ = allgather(whole_a ? rows0 : *cur, parts_.back(), comm_);
+    GalerkinLevels g = whole_a ? galerkin_levels(tail_first_, mg_)
+                               : galerkin_levels_from(tail_first_, l, mg_);
     build_tail(g, tail_first_, not_owned(tail_first_), plan);
-}
-
-void DistHierarchy::setup_replicated(const SgDiaMatrix<double>& a, const Partition& p,
-                                     const PrecisionPlan& plan, const SgDiaMatrix<double>* block0,
-                                     const ExactHalfSource& exact_half0) {
-    GalerkinLevels g = galerkin_levels(a, mg_);
-    for (Transfer& t : g.transfers) transfers_.push_back(std::move(t));
-    g.transfers.clear();
-    const int nl = static_cast<int>(g.mats.size());
-    parts_.push_back(p);
-    int l = 0;
-    for (; l < nl; ++l) {
-        const Partition& pl = parts_.back();
-        if (l == nl - 1 || pl.min_extent() < 2 || min_local_cells(pl) < kMinLocalCells) break;
-        auto t = std::make_unique<DistTransfer>(transfers_[static_cast<std::size_t>(l)], pl, comm_);
-        if (!t->valid()) break;
-        const Partition next = t->coarse();
-        LevelReport rep;
-        TruncationCounts ghost;
-        const LevelSetup global = level_setup(g, l, mg_, plan, rep);
-        // The Krylov operator's FP64 block of A serves level 0 when that is A itself.
-        const bool reuse = l == 0 && block0 != nullptr && !global.owns && global.source == &a;
-        LevelSetup setup = local_setup(global, pl, comm_, reuse ? block0 : nullptr, ghost);
-        if (reuse) setup.exact_half = exact_half0;
-        dist_.push_back(make_level(l, setup, false, rep));
-        rep.counts += ghost;
-        rep.counts = allreduce(rep.counts, comm_);
-        dist_transfers_.push_back(std::move(t));
-        coarse_.emplace_back();
-        rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
-        report_.push_back(std::move(rep));
-        parts_.push_back(next);
-    }
-    // The tail: levels l .. nl-1 of g, which keeps its indices from 0.
-    GalerkinLevels tail;
-    tail.first = l;
-    tail.direct = g.direct;
-    tail.coarse_sweeps = g.coarse_sweeps;
-    tail.s0 = std::move(g.s0);  // level 0's scaling, when it is agglomerated too
-    for (int i = l; i < nl; ++i) tail.mats.push_back(g.mats[static_cast<std::size_t>(i)]);
-    tail.owned = std::move(g.owned);  // a deque: the pointers stay valid
-    build_tail(tail, a, nullptr, plan);
 }
 
 void DistHierarchy::build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,

@@ -3,9 +3,9 @@
 // with a margin of its neighbours' rows, and each level's storage decision (scaling, G, the
 // fallbacks) is taken on every process's rows with the measures combined over the processes,
 // so that it is the decision the whole level would get. No process holds a whole distributed
-// level. (Scale-then-setup still takes the replicated setup: every process builds the whole
-// FP64 hierarchy and keeps its blocks.) Solve: the fine
-// levels are distributed over the partition. Each is the serial level (multigrid/level.hpp,
+// level, with linear or operator-dependent weights, with or without scale-then-setup (level 0
+// scaled row by row before coarsening). Solve: the fine levels are distributed over the
+// partition. Each is the serial level (multigrid/level.hpp,
 // with its kernels, zero-guess first sweep and upper-half residual) built on the process's
 // block, plus a HaloBoundary for the entries that couple it to other processes: Gauss-Seidel
 // is hybrid (lexicographic inside a process, Jacobi across process boundaries with halo values
@@ -35,18 +35,14 @@ namespace mpmg::dist {
 class DistHierarchy {
 public:
     /// `rows0`: this process's rows of the fine operator grown by kGalerkinMargin
-    /// (dist_galerkin.hpp); `whole`: the whole fine operator, needed only where the setup is
-    /// replicated (!distributes_setup(mg); null otherwise); `p`: the partition; `block0`: this
+    /// (dist_galerkin.hpp); `p`: the partition; `block0`: this
     /// process's block of the operator when the caller has it (null: taken from rows0); it and
     /// rows0 must outlive the hierarchy (an FP64 level 0 reads block0 instead of a copy).
     /// `exact_half0`: block0 in FP16 when FP16 holds it exactly (the Krylov operator's copy,
     /// LevelSetup::exact_half), shared by a level 0 that stores FP16 unscaled.
-    DistHierarchy(const GhostedRows& rows0, const SgDiaMatrix<double>* whole, const Partition& p,
-                  const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
+    DistHierarchy(const GhostedRows& rows0, const Partition& p, const MultigridOptions& mg,
+                  const PrecisionPlan& plan, MPI_Comm comm,
                   const SgDiaMatrix<double>* block0 = nullptr, ExactHalfSource exact_half0 = {});
-    /// Whether the hierarchy for `mg` is coarsened distributed (else every process coarsens
-    /// the whole operator): not yet for scale-then-setup (level 0 scaled before coarsening).
-    static bool distributes_setup(const MultigridOptions& mg);
     ~DistHierarchy();
     DistHierarchy(const DistHierarchy&) = delete;
     DistHierarchy& operator=(const DistHierarchy&) = delete;
@@ -56,19 +52,14 @@ public:
     double operator_complexity() const;
     /// Levels 0 .. distributed_levels()-1 are distributed; the rest live on rank 0.
     int distributed_levels() const { return static_cast<int>(dist_.size()); }
-    /// Whether the Galerkin hierarchy was built distributed (false: replicated, see above).
-    bool distributed_setup() const { return distributed_setup_; }
 
     /// z = M^{-1} r on this process's blocks (collective). K is double or float.
     template <class K>
     void apply(const K* r, K* z);
 
 private:
-    void setup_distributed(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
-                           const SgDiaMatrix<double>* block0, const ExactHalfSource& exact_half0);
-    void setup_replicated(const SgDiaMatrix<double>& a, const Partition& p,
-                          const PrecisionPlan& plan, const SgDiaMatrix<double>* block0,
-                          const ExactHalfSource& exact_half0);
+    void setup(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
+               const SgDiaMatrix<double>* block0, const ExactHalfSource& exact_half0);
     /// The agglomerated levels g.first, g.first + 1, ... (every process builds them).
     void build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,
                     const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,
@@ -87,8 +78,7 @@ private:
     std::vector<LevelReport> report_;
     int coarse_sweeps_ = 0;
     int block_ = 1;
-    bool distributed_setup_ = false;
-    SgDiaMatrix<double> tail_first_;  // distributed setup: the first agglomerated level, whole
+    SgDiaMatrix<double> tail_first_;  // the first agglomerated level, whole
     std::vector<double> buf_, global_, fine_;
     std::vector<std::vector<double>> coarse_;  // coarse_[l]: level l + 1's vector in FP64
 };

@@ -107,18 +107,16 @@ private:
 /// How the last DistHierarchy built came out (for the partition report).
 struct HierarchyShape {
     int distributed_levels = 0;
-    bool distributed_setup = false;
 };
 
 /// The guard's view of a DistHierarchy; notes its shape.
 class BuiltDist final : public BuiltPreconditioner {
 public:
-    BuiltDist(const GhostedRows& rows0, const SgDiaMatrix<double>* whole, const Partition& p,
-              const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
-              HierarchyShape* shape, const SgDiaMatrix<double>* block0, ExactHalfSource exact_half0)
-        : h_(rows0, whole, p, mg, plan, comm, block0, std::move(exact_half0)) {
+    BuiltDist(const GhostedRows& rows0, const Partition& p, const MultigridOptions& mg,
+              const PrecisionPlan& plan, MPI_Comm comm, HierarchyShape* shape,
+              const SgDiaMatrix<double>* block0, ExactHalfSource exact_half0)
+        : h_(rows0, p, mg, plan, comm, block0, std::move(exact_half0)) {
         shape->distributed_levels = h_.distributed_levels();
-        shape->distributed_setup = h_.distributed_setup();
     }
     void apply(const double* r, double* z) override { h_.apply(r, z); }
     void apply(const float* r, float* z) override { h_.apply(r, z); }
@@ -136,29 +134,17 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int r = p.a.block();
     const bool generated = !p.window.whole();
-    // This process's rows with a margin: all that the Krylov operator and a distributed setup
-    // read (generated so, or copied out of the whole A, which is then released unless the
-    // setup is replicated).
+    // This process's rows with a margin: all that the Krylov operator and the setup read
+    // (generated so, or copied out of the whole A, which is then released).
     GhostedRows rows0;
     std::vector<double> b;
-    SgDiaMatrix<double> gathered;
-    const SgDiaMatrix<double>* whole = nullptr;
-    const bool replicated = !DistHierarchy::distributes_setup(o.multigrid);
     if (generated) {
         rows0 = GhostedRows{p.window.lo, std::move(p.a)};
         b = own_values(p.b, rows0, part);
-        if (replicated) {
-            gathered = allgather(rows0, part, comm);
-            whole = &gathered;
-        }
     } else {
         rows0 = ghosted_from_global(p.a, part, kGalerkinMargin);
         b = extract_local(p.b, part, r);
-        if (replicated) {
-            whole = &p.a;
-        } else {
-            p.a = SgDiaMatrix<double>();
-        }
+        p.a = SgDiaMatrix<double>();
     }
     p.b = std::vector<double>();
     out.rows = part.global().cells() * r;
@@ -174,7 +160,7 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<BuiltDist>(rows0, whole, part, mg, plan, comm, shape, a.fp64_block(),
+            std::make_unique<BuiltDist>(rows0, part, mg, plan, comm, shape, a.fp64_block(),
                                         [&a] { return a.exact_half(); }));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
@@ -249,14 +235,9 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
         "hybrid: the smoother runs inside each rank's block; across rank boundaries it uses the "
         "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";
     info.setup =
-        shape.distributed_setup
-            ? "distributed: every rank holds only its own rows with a margin, coarsens its own "
-              "blocks (with a margin of its neighbours' rows), "
-              "and each level's storage decision combines all ranks' measures; coarse levels "
-              "with small blocks are gathered and run on rank 0"
-            : "replicated (scale-then-setup): every rank "
-              "builds the whole FP64 Galerkin hierarchy and keeps its blocks; coarse levels with "
-              "small blocks are agglomerated onto rank 0";
+        "distributed: every rank holds only its own rows with a margin, coarsens its own blocks "
+        "(with a margin of its neighbours' rows), and each level's storage decision combines all "
+        "ranks' measures; coarse levels with small blocks are gathered and run on rank 0";
     const bool file = !o.problem.matrix.empty();
     info.input = !own_rows ? (file ? "file read whole by every rank (gzip or array format)"
                                    : "problem generated whole by every rank")

@@ -47,6 +47,8 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
             throw InvalidInput(fmt::format("--scaling scale-then-setup: {}", sc.problem));
         }
         g.s0 = sc.s;
+        g.g0 = sc.g;
+        g.g0_max = sc.g_max;
         g.mats[0] = &g.owned.emplace_back(scale_matrix(a, sc.s));
     }
     coarsen_levels(g, mg);
@@ -55,7 +57,10 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
 
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
                        const PrecisionPlan& plan, LevelReport& rep, bool pretruncate) {
-    const bool scale_first = mg.scaling == ScalingKind::scale_then_setup && g.first == 0;
+    // Scale-then-setup: every level is coarsened from the scaled level 0 (none scales itself);
+    // level 0 carries the scaling (a tail that starts later has no level 0).
+    const bool scaled_before = mg.scaling == ScalingKind::scale_then_setup;
+    const bool scale_first = scaled_before && g.first == 0;
     const bool last = l == static_cast<int>(g.mats.size()) - 1;
     const int index = g.first + l;  // in the whole hierarchy (the precision plan's level)
     const SgDiaMatrix<double>& m = *g.mats[static_cast<std::size_t>(l)];
@@ -73,7 +78,7 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         setup.source = &m;
         rep.solve = "direct (LU, fp64)";
     } else {
-        const bool may_scale = mg.scaling != ScalingKind::none && !scale_first;
+        const bool may_scale = mg.scaling != ScalingKind::none && !scaled_before;
         // Â is never built as an FP64 matrix: the level scales inside its truncation, ILU(0)
         // factors included (LevelImpl::truncate_factors_scaled).
         StorageDecision dec = decide_storage(m, plan.level(index), may_scale, plan.automatic,
@@ -96,6 +101,8 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         setup.s = g.s0;
         setup.scale_transfers = false;
         rep.scaled = true;
+        rep.scale_g = g.g0;
+        rep.scale_g_max = g.g0_max;
         rep.note = "scale-then-setup: A scaled before coarsening";
     }
     rep.storage = last && g.direct ? Precision::fp64 : setup.precision.storage;  // LU in FP64

@@ -27,6 +27,7 @@ struct GalerkinLevels {
     std::deque<SgDiaMatrix<double>> owned;
     std::vector<Transfer> transfers;  ///< transfers[l]: level l -> l+1
     std::vector<double> s0;           ///< scale-then-setup: the scaling of level 0
+    double g0 = 0.0, g0_max = 0.0;    ///< scale-then-setup: its G and G_max
     bool direct = true;               ///< coarsest level solved by LU
     int coarse_sweeps = 0;            ///< > 0: coarsest level smoothed instead
     /// The hierarchy's index of mats[0]: 0, or the first level agglomerated onto one process

@@ -11,12 +11,14 @@
 #include <optional>
 #include <vector>
 
+#include "core/float16.hpp"
 #include "io/problems.hpp"
 #include "kernels/sgdia_test_util.hpp"
 #include "multigrid/amg_level.hpp"
 #include "multigrid/amg_precision.hpp"
 #include "multigrid/hierarchy.hpp"
 #include "multigrid/level.hpp"
+#include "multigrid/scaling.hpp"
 #include "multigrid/truncate.hpp"
 #include "smoothers/ilu0.hpp"
 #include "structured/coarsen.hpp"
@@ -283,6 +285,39 @@ TEST(HierarchySharing, Fp64Level0ReadsAItself) {
     mg.scaling = ScalingKind::none;
     Hierarchy mismatched(*a, mg, fp64, {}, other);
     EXPECT_EQ(other.use_count(), 1) << "a pointer to another matrix is not shared";
+}
+
+// Scale-then-setup: level 0 reports the G it was scaled with, and no level scales itself, also
+// in a hierarchy's tail that starts at a coarse level (the distributed hierarchy's agglomerated
+// levels, galerkin_levels_from).
+TEST(HierarchyScaleThenSetup, Level0CarriesTheScalingAndNoOtherLevelScales) {
+    ProblemOptions po;
+    po.name = "laplace27e8";
+    po.n = 16;
+    const StructuredProblem prob = make_problem(po);
+    MultigridOptions mg;
+    mg.scaling = ScalingKind::scale_then_setup;
+    mg.max_coarse_rows = 8;
+    const PrecisionPlan plan = parse_precision("K64P32D16");
+    const LevelScaling sc = compute_scaling(prob.a, kHalfMax);
+    ASSERT_TRUE(sc.ok);
+    const GalerkinLevels g = galerkin_levels(prob.a, mg);
+    ASSERT_GE(g.mats.size(), 3U);
+    LevelReport rep0;
+    (void)level_setup(g, 0, mg, plan, rep0);
+    EXPECT_TRUE(rep0.scaled);
+    EXPECT_EQ(rep0.scale_g, sc.g);
+    EXPECT_EQ(rep0.scale_g_max, sc.g_max);
+    for (std::size_t l = 1; l + 1 < g.mats.size(); ++l) {
+        SCOPED_TRACE(l);
+        LevelReport rep;
+        EXPECT_FALSE(level_setup(g, static_cast<int>(l), mg, plan, rep).scale_in_truncation);
+        EXPECT_FALSE(rep.scaled);
+        GalerkinLevels tail = galerkin_levels_from(*g.mats[l], static_cast<int>(l), mg);
+        LevelReport tail_rep;
+        EXPECT_FALSE(level_setup(tail, 0, mg, plan, tail_rep).scale_in_truncation);
+        EXPECT_FALSE(tail_rep.scaled);
+    }
 }
 
 }  // namespace
