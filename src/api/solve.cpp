@@ -12,6 +12,7 @@
 
 #include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
+#include "distributed/dist_amg.hpp"
 #include "distributed/dist_read.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
@@ -307,11 +308,6 @@ SolveResult solve(const SolverOptions& options) {
         }
         exact = p.x_exact;
     } else {
-        if (dist::distributed()) {
-            throw Unsupported(
-                "--method amg is not distributed yet: run it without mpirun (only the structured "
-                "path runs over MPI)");
-        }
         const CsrProblem p = load_csr(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) {
@@ -321,7 +317,9 @@ SolveResult solve(const SolverOptions& options) {
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();
         t_start = Clock::now();
-        k64 ? solve_amg<double>(p, o, out) : solve_amg<float>(p, o, out);
+        if (!dist::solve_amg(p, o, out)) {  // mpirun -np N > 1: block Jacobi over the ranks
+            k64 ? solve_amg<double>(p, o, out) : solve_amg<float>(p, o, out);
+        }
         exact = p.x_exact;
     }
     out.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();

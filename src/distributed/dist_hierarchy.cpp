@@ -14,11 +14,15 @@
 #include "multigrid/cycle.hpp"
 #include "multigrid/hierarchy.hpp"
 #include "multigrid/level_precision.hpp"
+#include "multigrid/level_vectors.hpp"
 #include "multigrid/scaling.hpp"
 #include "multigrid/truncate.hpp"
 
 namespace mpmg::dist {
 namespace {
+
+using level_vectors::from_level;
+using level_vectors::to_level;
 
 // A level stays distributed while every process block has at least this many cells and at
 // least two cells per direction; below, halo latency outweighs the work and the rest of the
@@ -142,26 +146,6 @@ std::int64_t min_local_cells(const Partition& p) {
     std::int64_t m = std::numeric_limits<std::int64_t>::max();
     for (int r = 0; r < p.size(); ++r) m = std::min(m, p.box(r).cells());
     return m;
-}
-
-// Copies between the C-typed data of a serial level and FP64 vectors.
-void to_level(const std::vector<double>& v, Level& lev) {
-    if (lev.compute() == Precision::fp64) {
-        std::copy(v.begin(), v.end(), static_cast<double*>(lev.rhs_data()));
-    } else {
-        std::transform(v.begin(), v.end(), static_cast<float*>(lev.rhs_data()),
-                       [](double x) { return static_cast<float>(x); });
-    }
-}
-void from_level(Level& lev, std::vector<double>& v) {
-    const auto n = static_cast<std::size_t>(lev.rows());
-    if (lev.compute() == Precision::fp64) {
-        const auto* u = static_cast<const double*>(lev.solution_data());
-        v.assign(u, u + n);
-    } else {
-        const auto* u = static_cast<const float*>(lev.solution_data());
-        v.assign(u, u + n);
-    }
 }
 
 }  // namespace

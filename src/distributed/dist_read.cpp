@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/agree.hpp"
 #include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_ops.hpp"
 #include "io/matrix_market.hpp"
@@ -46,21 +47,10 @@ struct EntryKey {
 };
 
 /// When some process met an error (its message, else empty), every process throws the
-/// message of the lowest such process (collective). Process p's part of the file precedes
-/// p + 1's, so that is the error a whole read meets first.
+/// message of the lowest such process as InvalidInput (collective). Process p's part of the
+/// file precedes p + 1's, so that is the error a whole read meets first.
 void throw_first(const std::string& mine, MPI_Comm comm) {
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    int holder = mine.empty() ? size : rank;
-    MPI_Allreduce(MPI_IN_PLACE, &holder, 1, MPI_INT, MPI_MIN, comm);
-    if (holder == size) return;
-    std::string message = mine;
-    int length = static_cast<int>(message.size());
-    MPI_Bcast(&length, 1, MPI_INT, holder, comm);
-    message.resize(static_cast<std::size_t>(length));
-    MPI_Bcast(message.data(), length, MPI_CHAR, holder, comm);
-    throw InvalidInput(message);
+    dist::throw_first(mine.empty() ? ErrorKind::none : ErrorKind::invalid_input, mine, comm);
 }
 
 std::int64_t sum_before(std::int64_t v, MPI_Comm comm) {

@@ -27,7 +27,8 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         throw InvalidInput(
             fmt::format("AMG needs a nonempty square matrix, got {} x {}", a.rows, a.cols));
     }
-    const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
+    const int first = settings.first_level;  // the whole hierarchy's index of level 0
+    const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels) - first);
     std::vector<CsrMatrix> mats;
     mats.push_back(a);
     drop_zeros(mats.back());
@@ -96,13 +97,13 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         AmgStorageDecision dec;
         if (last && direct) {  // solved in FP64 by LU; the level's vectors in compute precision
-            const Precision c = plan.direct_compute(l);
+            const Precision c = plan.direct_compute(first + l);
             setup.precision = LevelPrecision{c, c};
             setup.matrix = &m;
             setup.direct = true;
             rep.solve = "direct (LU, fp64)";
         } else {
-            dec = decide_amg_storage(m, plan.level(l), mg, plan.automatic, l);
+            dec = decide_amg_storage(m, plan.level(first + l), mg, plan.automatic, first + l);
             setup.precision = dec.precision;
             setup.matrix = &dec.matrix;
             setup.row_scale = std::move(dec.row_scale);
@@ -118,7 +119,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         }
         rep.storage = last && direct ? Precision::fp64 : setup.precision.storage;
         rep.compute = setup.precision.compute;
-        levels_.push_back(make_amg_level(l, setup, rep));
+        levels_.push_back(make_amg_level(first + l, setup, rep));
         if (rep.counts.overflow > 0) {
             throw NumericalError(fmt::format("AMG level {}: {} entries overflow {} storage", l,
                                              rep.counts.overflow, to_string(rep.storage)));

@@ -44,6 +44,10 @@ struct AmgSettings {
     /// levels, which lifts their bytes per nonzero from 2 + 4 to 2 + 2 (README, "AMG"); 0 =
     /// int32 everywhere (FGCS'23 §3); 8 = every level.
     std::size_t compact_index_max_bytes = 2;
+    /// The whole hierarchy's index of this one's level 0: > 0 for the levels the distributed
+    /// AMG gathers onto rank 0 (distributed/dist_amg.hpp), which take the precision plan's
+    /// levels, the level count and the names from there.
+    int first_level = 0;
 };
 
 class AmgHierarchy {

@@ -23,6 +23,7 @@ public:
                          sizeof(S) <= setup.compact_index_max_bytes ? IndexEncoding::compact
                                                                     : IndexEncoding::int32)),
           to_coarse_(setup.to_coarse),
+          boundary_(setup.boundary),
           sm_(setup.smoother),
           f_(static_cast<std::size_t>(a_.rows)),
           u_(f_.size()),
@@ -51,6 +52,7 @@ public:
             }
         }
         if (setup.direct) lu_.emplace(*setup.matrix);
+        if (boundary_) f_ghost_.resize(f_.size());
         report.matrix_bytes = a_.bytes();
         if (a_.encoding() != IndexEncoding::int32) {
             report.note += report.note.empty() ? "" : "; ";
@@ -81,28 +83,36 @@ public:
     void smooth(int sweeps, bool pre) override {
         namespace cs = csr_smoothers;
         for (int s = 0; s < sweeps; ++s) {
+            // A distributed level smooths A_diag u = f - G u_ghost, u_ghost from before the
+            // sweep (zero, and not exchanged, while u is zero on every process).
+            const C* f = f_.data();
+            if (boundary_ && !u_zero_) {
+                std::copy(f_.begin(), f_.end(), f_ghost_.begin());
+                boundary_->subtract(u_.data(), f_ghost_.data());
+                f = f_ghost_.data();
+            }
             switch (sm_.kind) {
                 case SmootherKind::automatic:  // unresolved (library use): the default, SymGS
                 case SmootherKind::symgs:
-                    cs::hybrid_gs(a_, inv_d_.data(), f_.data(), u_.data(), w1_.data(), pre);
+                    cs::hybrid_gs(a_, inv_d_.data(), f, u_.data(), w1_.data(), pre);
                     break;
                 case SmootherKind::block_jacobi:
                     cs::block_jacobi(a_, sm_.block_ptr.data(), sm_.inv_ptr.data(),
                                      static_cast<std::int64_t>(sm_.block_ptr.size()) - 1,
-                                     inv_b_.data(), static_cast<C>(sm_.omega), f_.data(), u_.data(),
+                                     inv_b_.data(), static_cast<C>(sm_.omega), f, u_.data(),
                                      w1_.data(), u_zero_);
                     break;
                 case SmootherKind::chebyshev:
-                    cs::chebyshev(a_, inv_d_.data(), sm_.alpha, sm_.beta, kChebyshevDegree,
-                                  f_.data(), u_.data(), w1_.data(), w2_.data());
+                    cs::chebyshev(a_, inv_d_.data(), sm_.alpha, sm_.beta, kChebyshevDegree, f,
+                                  u_.data(), w1_.data(), w2_.data());
                     break;
                 default:            // jacobi, l1_jacobi (smoother_setup rejects the others)
                     if (u_zero_) {  // u = 0 after set_rhs/finish_rhs: A u needs no product
-                        cs::jacobi_from_zero(a_, inv_d_.data(), static_cast<C>(sm_.omega),
-                                             f_.data(), u_.data());
+                        cs::jacobi_from_zero(a_, inv_d_.data(), static_cast<C>(sm_.omega), f,
+                                             u_.data());
                     } else {
-                        cs::jacobi(a_, inv_d_.data(), static_cast<C>(sm_.omega), f_.data(),
-                                   u_.data(), w1_.data());
+                        cs::jacobi(a_, inv_d_.data(), static_cast<C>(sm_.omega), f, u_.data(),
+                                   w1_.data());
                         u_.swap(w1_);
                     }
                     break;
@@ -112,7 +122,7 @@ public:
     }
 
     void restrict_residual(Level& coarse) override {
-        residual(a_, f_.data(), u_.data(), w1_.data());
+        level_residual();
         const C* w = r_.empty() ? nullptr : r_.data();  // r = D_r r̂: the unscaled residual
         if (coarse.compute() == Precision::fp64) {
             to_coarse_->restrict_to(w1_.data(), static_cast<double*>(coarse.rhs_data()), w);
@@ -124,7 +134,7 @@ public:
 
     // The level's variables carry sigma (f̂ = sigma f / r, û = sigma c u): divided out here.
     void residual_unscaled(std::vector<double>& r) override {
-        residual(a_, f_.data(), u_.data(), w1_.data());
+        level_residual();
         if (!r_.empty()) multiply(w1_, r_);
         r.resize(w1_.size());
         for (std::size_t i = 0; i < r.size(); ++i) r[i] = static_cast<double>(w1_[i]) / sigma_;
@@ -168,17 +178,21 @@ public:
     void finish_rhs() override {
         const auto n = static_cast<std::int64_t>(f_.size());
         const C* ir = inv_r_.empty() ? nullptr : inv_r_.data();
-        constexpr bool kGuard = std::is_same_v<C, float>;
+        // A distributed level scales by the same sigma on every process, whatever each one's
+        // compute precision (the neighbours' values it reads carry theirs; a power of two is
+        // exact in FP64 too).
+        const bool guard = std::is_same_v<C, float> || boundary_ != nullptr;
         C m{0};
-        if (ir != nullptr || kGuard) {
+        if (ir != nullptr || guard) {
 #pragma omp parallel for schedule(static) reduction(max : m) if (n > kParallelVector)
             for (std::int64_t i = 0; i < n; ++i) {
                 if (ir != nullptr) f_[i] *= ir[i];
-                if constexpr (kGuard) m = std::max(m, std::fabs(f_[i]));
+                if (guard) m = std::max(m, std::fabs(f_[i]));
             }
         }
+        if (boundary_) m = static_cast<C>(boundary_->global_max(static_cast<double>(m)));
         sigma_ = 1.0;
-        if (kGuard && m > C{0} && std::isfinite(m)) sigma_ = std::ldexp(1.0, -std::ilogb(m));
+        if (guard && m > C{0} && std::isfinite(m)) sigma_ = std::ldexp(1.0, -std::ilogb(m));
         const auto s = static_cast<C>(sigma_);
 #pragma omp parallel for schedule(static) if (n > kParallelVector)
         for (std::int64_t i = 0; i < n; ++i) {
@@ -199,6 +213,11 @@ public:
     }
 
 private:
+    // w1 = f - A u (and - G u_ghost on a distributed level).
+    void level_residual() {
+        residual(a_, f_.data(), u_.data(), w1_.data());
+        if (boundary_) boundary_->subtract(u_.data(), w1_.data());
+    }
     static void multiply(std::vector<C>& v, const std::vector<C>& w) {
         const auto n = static_cast<std::int64_t>(v.size());
 #pragma omp parallel for schedule(static) if (n > kParallelVector)
@@ -228,8 +247,10 @@ private:
     std::vector<S> inv_d_;  // smoother data in storage precision
     std::vector<S> inv_b_;  // block Jacobi: the inverse blocks in storage precision
     const AmgTransfer* to_coarse_;
+    std::shared_ptr<LevelBoundary> boundary_;  // distributed levels only
     SmootherData sm_;
     std::vector<C> f_, u_, w1_, w2_;
+    std::vector<C> f_ghost_;  // f - G u_ghost (distributed levels)
     std::vector<C> r_, inv_r_, c_, inv_c_;  // equilibration factors (empty: none)
     double sigma_ = 1.0;                    // rhs scale of the underflow guard
     bool u_zero_ = false;                   // u_ is zero (set by set_rhs / finish_rhs)

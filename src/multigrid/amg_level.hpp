@@ -33,6 +33,11 @@ struct AmgLevelSetup {
     /// Storage sizes (bytes per value) whose matrix uses the compact column encoding (per-row
     /// base + uint16 offsets, where every row fits; unstructured/csr_typed.hpp): 0 never.
     std::size_t compact_index_max_bytes = 0;
+    /// A distributed level (issue #8): `matrix` is the process's diagonal block and this is
+    /// the coupling to other processes' rows, in the level's (equilibrated) variables. The
+    /// smoothers are hybrid: each sweep reads the neighbours' values from before it; residuals
+    /// are exact. Null for a serial level.
+    std::shared_ptr<LevelBoundary> boundary;
 };
 
 /// Builds the level (throws Unsupported naming `index` for an unsupported pair); truncates the

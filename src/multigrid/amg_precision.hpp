@@ -28,8 +28,10 @@ struct AmgStorageDecision {
     std::string note;       ///< decision and reason, empty when nothing to say
 };
 
-/// Decides storage for AMG level `index`. `automatic` is plan.automatic.
+/// Decides storage for AMG level `index`. `automatic` is plan.automatic. `row_ids` (may be
+/// null): the user's number of each row, for messages (smoother_setup).
 AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision requested,
-                                      const MultigridOptions& mg, bool automatic, int index);
+                                      const MultigridOptions& mg, bool automatic, int index,
+                                      const std::int64_t* row_ids = nullptr);
 
 }  // namespace mpmg

@@ -53,6 +53,9 @@ public:
     virtual void subtract(const float* u, float* y) = 0;
     /// The local cells whose rows have coupling entries.
     virtual const std::vector<std::int64_t>& rows() const = 0;
+    /// The largest of every process's `local` (collective), for a level whose right-hand side
+    /// scale must be the same on all processes (the AMG level's underflow guard).
+    virtual double global_max(double local) { return local; }
 };
 
 /// Makes or returns an exact FP16 copy of a level's matrix (null when FP16 does not hold it).

@@ -2,8 +2,11 @@
 // serial level (level.cpp) and the distributed one (distributed/dist_hierarchy.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
+
+#include "multigrid/level.hpp"
 
 namespace mpmg::level_vectors {
 
@@ -32,6 +35,28 @@ void store_unscaled(const std::vector<C>& u, const std::vector<C>& inv_s, T* z) 
         for (std::size_t i = 0; i < u.size(); ++i) z[i] = static_cast<T>(u[i]);
     } else {
         for (std::size_t i = 0; i < u.size(); ++i) z[i] = static_cast<T>(u[i] * inv_s[i]);
+    }
+}
+
+/// A level's right-hand side from an FP64 vector (in the level's compute precision).
+inline void to_level(const std::vector<double>& v, Level& lev) {
+    if (lev.compute() == Precision::fp64) {
+        std::copy(v.begin(), v.end(), static_cast<double*>(lev.rhs_data()));
+    } else {
+        std::transform(v.begin(), v.end(), static_cast<float*>(lev.rhs_data()),
+                       [](double x) { return static_cast<float>(x); });
+    }
+}
+
+/// A level's solution as an FP64 vector.
+inline void from_level(Level& lev, std::vector<double>& v) {
+    const auto n = static_cast<std::size_t>(lev.rows());
+    if (lev.compute() == Precision::fp64) {
+        const auto* u = static_cast<const double*>(lev.solution_data());
+        v.assign(u, u + n);
+    } else {
+        const auto* u = static_cast<const float*>(lev.solution_data());
+        v.assign(u, u + n);
     }
 }
 

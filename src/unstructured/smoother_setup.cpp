@@ -88,7 +88,8 @@ double inverse_norm1(const double* inv, int m) {
 
 // Block Jacobi data (see smoother_setup.hpp); NumericalError when a block that must fall back to
 // its diagonal has a zero diagonal entry.
-void block_setup(const CsrMatrix& a, int max_block, int level, SmootherData& s) {
+void block_setup(const CsrMatrix& a, int max_block, int level, const std::int64_t* row_ids,
+                 SmootherData& s) {
     s.block_ptr = jacobi_blocks(a, max_block);
     const auto nb = static_cast<std::int64_t>(s.block_ptr.size()) - 1;
     s.inv_ptr.assign(static_cast<std::size_t>(nb + 1), 0);
@@ -127,7 +128,8 @@ void block_setup(const CsrMatrix& a, int max_block, int level, SmootherData& s) 
         throw NumericalError(fmt::format(
             "AMG level {}: the block Jacobi block of row {} is singular and its diagonal {} at "
             "row {} cannot replace it",
-            level, bad_row, d[static_cast<std::size_t>(bad_row)], bad_row));
+            level, row_ids ? row_ids[bad_row] : bad_row, d[static_cast<std::size_t>(bad_row)],
+            row_ids ? row_ids[bad_row] : bad_row));
     }
     s.diagonal_blocks = fallback;
     s.max_condition = kappa;
@@ -195,7 +197,7 @@ std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block) {
 }
 
 SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level,
-                            int max_block) {
+                            int max_block, const std::int64_t* row_ids) {
     if (kind == SmootherKind::ilu0) {
         throw Unsupported(fmt::format(
             "--smoother {}: the AMG path offers jacobi, block-jacobi, l1-jacobi, symgs (hybrid) "
@@ -206,7 +208,7 @@ SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi
     s.kind = kind;
     if (kind == SmootherKind::block_jacobi) {
         s.omega = jacobi_weight;
-        block_setup(a, max_block, level, s);
+        block_setup(a, max_block, level, row_ids, s);
         return s;
     }
     const bool l1 = kind == SmootherKind::l1_jacobi || kind == SmootherKind::chebyshev;
@@ -217,7 +219,8 @@ SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi
             throw NumericalError(fmt::format(
                 "AMG level {}: {} diagonal {} at row {}; the {} smoother needs a nonzero "
                 "diagonal",
-                level, l1 ? "l1" : "", d[i], i, to_string(kind)));
+                level, l1 ? "l1" : "", d[i], row_ids ? row_ids[i] : static_cast<std::int64_t>(i),
+                to_string(kind)));
         }
         s.inv_diag[i] = 1.0 / d[i];
     }

@@ -54,8 +54,10 @@ double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d);
 std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block = kMaxJacobiBlock);
 
 /// Computes the smoother data of `a`. Throws Unsupported for ilu0, NumericalError naming `level`
-/// and the row for a zero (or non-finite) diagonal.
+/// and the row for a zero (or non-finite) diagonal: row i is named row_ids[i] when given (a
+/// distributed level's rows in the user's numbering), else i.
 SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level,
-                            int max_block = kMaxJacobiBlock);
+                            int max_block = kMaxJacobiBlock,
+                            const std::int64_t* row_ids = nullptr);
 
 }  // namespace mpmg

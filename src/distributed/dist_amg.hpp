@@ -1,0 +1,37 @@
+// The AMG path (--method amg, CSR) under mpirun (issue #8, item 5). The matrix is distributed
+// by contiguous row blocks (dist_csr.hpp); the Krylov solver runs on the whole operator (each
+// process's rows, a halo exchange of the columns other processes own, inner products summed
+// over the processes), and so does the preconditioner's fine end:
+//
+// - Aggregation is decoupled: PGM (unstructured/pgm.hpp) on each process's diagonal block, so
+//   aggregates never cross processes and restriction and interpolation need no communication.
+//   This is ML's "uncoupled" scheme; the serial hierarchy's aggregates differ only along the
+//   process boundaries.
+// - The coarse operators are the Galerkin products of the whole operator: a process's coarse
+//   rows carry the coupling to its neighbours' aggregates (galerkin_rows), and each level is
+//   again a row-distributed matrix.
+// - Each distributed level is the serial AMG level (multigrid/amg_level.hpp: storage decision,
+//   equilibration, truncation, smoothers) on the process's diagonal block plus the coupling
+//   (AmgLevelSetup::boundary): residuals are exact, smoothers are hybrid (the neighbours' values
+//   from before each sweep), as on the structured path.
+// - Once a level is small (its rows <= max_coarse_rows, or a process's block under
+//   kMinLocalRows), it is gathered onto rank 0, which coarsens it on with the serial AmgHierarchy
+//   and runs its cycle (with its LU); the correction is scattered back.
+//
+// Smoothed aggregation (--aggregation smoothed) is not distributed (its P reaches the
+// neighbours' aggregates): a clear error under mpirun.
+#pragma once
+
+#include "api/problem_input.hpp"
+#include "mpmg/solver.hpp"
+
+namespace mpmg::dist {
+
+/// When this process is one of several started by mpirun (MPI initialised, world size > 1),
+/// solves the whole problem `p` (the same on every process) with the AMG path distributed over
+/// MPI_COMM_WORLD as described above, fills `out` like the serial AMG solve (x whole on every
+/// process) plus out.partition (one "box" per process: its first row and row count), and
+/// returns true. Otherwise, and always in a build without MPI, returns false.
+bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out);
+
+}  // namespace mpmg::dist
