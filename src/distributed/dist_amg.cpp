@@ -70,10 +70,12 @@ public:
                 const std::vector<double>& col_scale)
         : a_(a), rows_(a.coupling().rows), val_(a.coupling().val) {
         const std::vector<double> ones(static_cast<std::size_t>(a.local_rows()), 1.0);
-        const std::vector<double>& c = a.exchange(col_scale.empty() ? ones.data() : col_scale.data());
+        const std::vector<double>& c =
+            a.exchange(col_scale.empty() ? ones.data() : col_scale.data());
         const DistCsr::Coupling& g = a.coupling();
         for (std::size_t q = 0; q < g.rows.size(); ++q) {
-            const double r = row_scale.empty() ? 1.0 : row_scale[static_cast<std::size_t>(g.rows[q])];
+            const double r =
+                row_scale.empty() ? 1.0 : row_scale[static_cast<std::size_t>(g.rows[q])];
             for (std::int64_t e = g.ptr[q]; e < g.ptr[q + 1]; ++e) {
                 const auto ue = static_cast<std::size_t>(e);
                 val_[ue] /= r * c[static_cast<std::size_t>(g.slot[ue])];
@@ -89,7 +91,8 @@ public:
         const DistCsr::Coupling& g = a_.coupling();
         for (std::size_t q = 0; q < rows_.size(); ++q) {
             for (std::int64_t e = g.ptr[q]; e < g.ptr[q + 1]; ++e) {
-                l1[static_cast<std::size_t>(rows_[q])] += std::abs(val_[static_cast<std::size_t>(e)]);
+                l1[static_cast<std::size_t>(rows_[q])] +=
+                    std::abs(val_[static_cast<std::size_t>(e)]);
             }
         }
         return l1;
@@ -235,15 +238,15 @@ public:
             MPI_Allgather(&g.coarse_rows, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
             const RowPartition cp = RowPartition::from_counts(counts);
             const std::int64_t min_coarse = *std::min_element(counts.begin(), counts.end());
-            if (min_coarse == 0 || static_cast<double>(cp.global_rows()) *
-                                           settings.min_coarsening_ratio >
-                                       static_cast<double>(p.global_rows())) {
+            if (min_coarse == 0 ||
+                static_cast<double>(cp.global_rows()) * settings.min_coarsening_ratio >
+                    static_cast<double>(p.global_rows())) {
                 break;  // stagnating coarsening, or a process without aggregates
             }
             // Level l on this process's block, set up collectively (an error anywhere stops all).
-            std::string note =
-                fmt::format("PGM x{} in each rank's block (rank 0: {} matched, {} attached, {} alone",
-                            settings.pgm_passes, g.matched, g.attached, g.singles);
+            std::string note = fmt::format(
+                "PGM x{} in each rank's block (rank 0: {} matched, {} attached, {} alone",
+                settings.pgm_passes, g.matched, g.attached, g.singles);
             if (g.isolated > 0) note += fmt::format(", {} isolated (left out)", g.isolated);
             note += ")";
             // The storage decision may fail on one process only (a zero diagonal in its
@@ -288,9 +291,8 @@ public:
         tail_settings.first_level = l;
         tail_ = run_agreed(
             [&] {
-                return rank_ == 0
-                           ? std::make_unique<AmgHierarchy>(whole, mg, plan, tail_settings)
-                           : std::unique_ptr<AmgHierarchy>();
+                return rank_ == 0 ? std::make_unique<AmgHierarchy>(whole, mg, plan, tail_settings)
+                                  : std::unique_ptr<AmgHierarchy>();
             },
             comm_);
         std::vector<LevelReport> tail_reps;
@@ -389,9 +391,9 @@ private:
     MultigridOptions mg_;
     MPI_Comm comm_;
     int rank_ = 0;
-    std::deque<DistCsr> owned_;           // coarse levels' rows (stable addresses)
-    std::vector<const DistCsr*> mats_;    // mats_[l]: level l's rows; the last is gathered
-    std::vector<AmgTransfer> transfers_;  // transfers_[l]: level l -> l + 1 (local)
+    std::deque<DistCsr> owned_;                   // coarse levels' rows (stable addresses)
+    std::vector<const DistCsr*> mats_;            // mats_[l]: level l's rows; the last is gathered
+    std::vector<AmgTransfer> transfers_;          // transfers_[l]: level l -> l + 1 (local)
     std::vector<std::unique_ptr<Level>> levels_;  // the distributed levels
     std::unique_ptr<AmgHierarchy> tail_;          // rank 0: the gathered levels
     RowPartition tail_rows_;
@@ -413,7 +415,8 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
-        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{}, distributed_levels));
+        return std::unique_ptr<BuiltPreconditioner>(
+            std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{}, distributed_levels));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::l1_jacobi, out);
     // The solution, whole, on every process.
@@ -440,9 +443,9 @@ bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
             "(--aggregation pgm or auto)");
     }
     if (p.a.rows > INT_MAX || p.a.nnz() > INT_MAX) {
-        throw Unsupported(fmt::format(
-            "--method amg under mpirun: {} rows / {} nonzeros exceed MPI's int counts", p.a.rows,
-            p.a.nnz()));
+        throw Unsupported(
+            fmt::format("--method amg under mpirun: {} rows / {} nonzeros exceed MPI's int counts",
+                        p.a.rows, p.a.nnz()));
     }
     const MPI_Comm comm = MPI_COMM_WORLD;
     const auto t0 = std::chrono::steady_clock::now();
@@ -451,8 +454,8 @@ bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     // (mfem's high-order matrices number vertices, edges, faces, interiors apart: in the file's
     // order 40% of the second rank's entries coupled to the first, and CG on mfem_lshape_o3_r5
     // took 168 iterations on 2 ranks against 43 serially; 41 with RCM).
-    const bool rcm = o.multigrid.reorder == ReorderKind::rcm ||
-                     o.multigrid.reorder == ReorderKind::automatic;
+    const bool rcm =
+        o.multigrid.reorder == ReorderKind::rcm || o.multigrid.reorder == ReorderKind::automatic;
     const std::vector<std::int64_t> perm = rcm ? rcm_order(p.a) : std::vector<std::int64_t>{};
     CsrMatrix permuted;
     std::vector<double> b = p.b;
@@ -484,7 +487,8 @@ bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     }
     if (!perm.empty()) {
         std::vector<double> x(out.x.size());
-        for (std::size_t i = 0; i < perm.size(); ++i) x[static_cast<std::size_t>(perm[i])] = out.x[i];
+        for (std::size_t i = 0; i < perm.size(); ++i)
+            x[static_cast<std::size_t>(perm[i])] = out.x[i];
         out.x = std::move(x);
         out.setup_s += reorder_s;
         out.reordered = "rcm";

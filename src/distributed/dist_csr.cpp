@@ -270,7 +270,8 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
         for (std::int64_t k = local.row_ptr[static_cast<std::size_t>(r)];
              k < local.row_ptr[static_cast<std::size_t>(r) + 1]; ++k) {
             rows[static_cast<std::size_t>(r)].emplace_back(
-                cfirst + local.col[static_cast<std::size_t>(k)], local.val[static_cast<std::size_t>(k)]);
+                cfirst + local.col[static_cast<std::size_t>(k)],
+                local.val[static_cast<std::size_t>(k)]);
         }
     }
     const DistCsr::Coupling& c = a.coupling();
@@ -324,8 +325,8 @@ CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm com
     }
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(mine.rows));
     for (std::int64_t i = 0; i < mine.rows; ++i) {
-        lengths[static_cast<std::size_t>(i)] =
-            mine.row_ptr[static_cast<std::size_t>(i) + 1] - mine.row_ptr[static_cast<std::size_t>(i)];
+        lengths[static_cast<std::size_t>(i)] = mine.row_ptr[static_cast<std::size_t>(i) + 1] -
+                                               mine.row_ptr[static_cast<std::size_t>(i)];
     }
     CsrMatrix whole;
     std::vector<std::int64_t> all_lengths;
@@ -346,7 +347,8 @@ CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm com
         whole.row_ptr.assign(static_cast<std::size_t>(whole.rows) + 1, 0);
         for (std::int64_t i = 0; i < whole.rows; ++i) {
             whole.row_ptr[static_cast<std::size_t>(i) + 1] =
-                whole.row_ptr[static_cast<std::size_t>(i)] + all_lengths[static_cast<std::size_t>(i)];
+                whole.row_ptr[static_cast<std::size_t>(i)] +
+                all_lengths[static_cast<std::size_t>(i)];
         }
     }
     return whole;

@@ -132,8 +132,8 @@ TEST(RowPartitionTest, BlocksCoverTheRowsWithAboutEqualWeight) {
         EXPECT_EQ(p.global_rows(), a.rows);
         for (int q = 0; q < parts; ++q) {
             EXPECT_GE(p.rows(q), 1);
-            const double w = static_cast<double>(a.row_ptr[p.first(q + 1)] - a.row_ptr[p.first(q)] +
-                                                 p.rows(q));
+            const double w =
+                static_cast<double>(a.row_ptr[p.first(q + 1)] - a.row_ptr[p.first(q)] + p.rows(q));
             const double even = static_cast<double>(a.nnz() + a.rows) / parts;
             EXPECT_LT(std::abs(w - even), 0.05 * even) << parts << " parts, part " << q;
             for (std::int64_t r : {p.first(q), p.first(q + 1) - 1}) EXPECT_EQ(p.owner(r), q);

@@ -386,8 +386,8 @@ std::optional<DistCoarseLevel> coarsen(const GhostedRows& fine, const Partition&
         for (std::size_t i = 0; i < dirs.size(); ++i) {
             const bool last = i + 1 == dirs.size();
             StepWeights w;
-            DistCoarseLevel step = coarse_rows(*cur, cur_p, {dirs[i]}, opt,
-                                               last ? margin : kGalerkinMargin, comm, &w);
+            DistCoarseLevel step =
+                coarse_rows(*cur, cur_p, {dirs[i]}, opt, last ? margin : kGalerkinMargin, comm, &w);
             out.weights.push_back(std::move(w));
             between = std::move(step.rows);
             cur = &between;

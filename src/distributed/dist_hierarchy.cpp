@@ -72,8 +72,8 @@ private:
     template <class S>
     TruncationCounts counts_as(const std::vector<double>* s) const {
         if (own_ == nullptr) throw std::logic_error("Reductions: counts() without the block");
-        TruncationCounts c = s != nullptr ? count_scaled_truncation(*own_, own_values(*s, rows_, p_),
-                                                                    range_limits<S>())
+        TruncationCounts c = s != nullptr ? count_scaled_truncation(
+                                                *own_, own_values(*s, rows_, p_), range_limits<S>())
                                           : count_truncation<S>(*own_);
         const int r = own_->block();
         for_each_coupling(
@@ -236,8 +236,8 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
     // itself when nothing is distributed: the serial setup then scales it where it must).
     const bool whole_a = l == 0;
     tail_first_ = allgather(whole_a ? rows0 : *cur, parts_.back(), comm_);
-    GalerkinLevels g = whole_a ? galerkin_levels(tail_first_, mg_)
-                               : galerkin_levels_from(tail_first_, l, mg_);
+    GalerkinLevels g =
+        whole_a ? galerkin_levels(tail_first_, mg_) : galerkin_levels_from(tail_first_, l, mg_);
     build_tail(g, tail_first_, not_owned(tail_first_), plan);
 }
 

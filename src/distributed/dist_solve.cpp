@@ -159,9 +159,8 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
     const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
-        return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<BuiltDist>(rows0, part, mg, plan, comm, shape, a.fp64_block(),
-                                        [&a] { return a.exact_half(); }));
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
+            rows0, part, mg, plan, comm, shape, a.fp64_block(), [&a] { return a.exact_half(); }));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)

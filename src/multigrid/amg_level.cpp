@@ -250,7 +250,7 @@ private:
     std::shared_ptr<LevelBoundary> boundary_;  // distributed levels only
     SmootherData sm_;
     std::vector<C> f_, u_, w1_, w2_;
-    std::vector<C> f_ghost_;  // f - G u_ghost (distributed levels)
+    std::vector<C> f_ghost_;                // f - G u_ghost (distributed levels)
     std::vector<C> r_, inv_r_, c_, inv_c_;  // equilibration factors (empty: none)
     double sigma_ = 1.0;                    // rhs scale of the underflow guard
     bool u_zero_ = false;                   // u_ is zero (set by set_rhs / finish_rhs)

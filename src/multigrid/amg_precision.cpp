@@ -91,14 +91,16 @@ AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision request
         out.row_scale.clear();
         out.col_scale.clear();
         out.matrix = a;
-        out.smoother = smoother_setup(a, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
+        out.smoother =
+            smoother_setup(a, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
         out.note = fmt::format("{}; stored in {} instead{}", note, to_string(out.precision.storage),
                                automatic ? ", vectors in fp64" : "");
         return std::move(out);
     };
     if (st != Precision::fp16 && st != Precision::bf16) {
         out.matrix = a;
-        out.smoother = smoother_setup(a, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
+        out.smoother =
+            smoother_setup(a, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
         return out;
     }
     if (mg.scaling != ScalingKind::none && needs_scaling(a, st)) {
@@ -121,8 +123,8 @@ AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision request
         return keep(fmt::format("{} of {} entries underflow or turn subnormal in {}",
                                 c.underflow + c.subnormal, a.nnz(), to_string(st)));
     }
-    out.smoother = smoother_setup(out.matrix, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock,
-                                  row_ids);
+    out.smoother =
+        smoother_setup(out.matrix, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
     const TruncationCounts d = count_for(st, out.smoother.inv_diag);
     if (const TruncationCounts b = block_counts(st, out.smoother);
         b.overflow + b.underflow + b.subnormal > 0) {

@@ -57,7 +57,6 @@ std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block = kMax
 /// and the row for a zero (or non-finite) diagonal: row i is named row_ids[i] when given (a
 /// distributed level's rows in the user's numbering), else i.
 SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level,
-                            int max_block = kMaxJacobiBlock,
-                            const std::int64_t* row_ids = nullptr);
+                            int max_block = kMaxJacobiBlock, const std::int64_t* row_ids = nullptr);
 
 }  // namespace mpmg
