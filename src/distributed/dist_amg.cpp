@@ -168,50 +168,6 @@ LevelReport combined(const LevelReport& mine, MPI_Comm comm) {
     return r;
 }
 
-/// Rank 0's reports on every process (collective).
-void broadcast(std::vector<LevelReport>& reps, MPI_Comm comm) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    int n = static_cast<int>(reps.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
-    reps.resize(static_cast<std::size_t>(n));
-    for (LevelReport& r : reps) {
-        long long ints[13] = {r.rows,
-                              r.nnz,
-                              r.matrix_bytes,
-                              r.counts.overflow,
-                              r.counts.underflow,
-                              r.counts.subnormal,
-                              r.counts.nonfinite_input,
-                              static_cast<long long>(r.storage),
-                              static_cast<long long>(r.compute),
-                              r.scaled ? 1 : 0,
-                              static_cast<long long>(r.solve.size()),
-                              static_cast<long long>(r.note.size()),
-                              r.box.nx};
-        double g[2] = {r.scale_g, r.scale_g_max};
-        MPI_Bcast(ints, 13, MPI_LONG_LONG, 0, comm);
-        MPI_Bcast(g, 2, MPI_DOUBLE, 0, comm);
-        if (rank != 0) {
-            r.rows = ints[0];
-            r.nnz = ints[1];
-            r.matrix_bytes = ints[2];
-            r.counts = {ints[3], ints[4], ints[5], ints[6]};
-            r.storage = static_cast<Precision>(ints[7]);
-            r.compute = static_cast<Precision>(ints[8]);
-            r.scaled = ints[9] != 0;
-            r.solve.assign(static_cast<std::size_t>(ints[10]), ' ');
-            r.note.assign(static_cast<std::size_t>(ints[11]), ' ');
-            r.box = Box{static_cast<int>(ints[12]), 1, 1};
-            r.stencil = "csr";
-            r.scale_g = g[0];
-            r.scale_g_max = g[1];
-        }
-        MPI_Bcast(r.solve.data(), static_cast<int>(ints[10]), MPI_CHAR, 0, comm);
-        MPI_Bcast(r.note.data(), static_cast<int>(ints[11]), MPI_CHAR, 0, comm);
-    }
-}
-
 /// The distributed AMG preconditioner (the header's description).
 class DistAmg final : public BuiltPreconditioner {
 public:
@@ -297,7 +253,7 @@ public:
             comm_);
         std::vector<LevelReport> tail_reps;
         if (rank_ == 0) tail_reps = tail_->report();
-        broadcast(tail_reps, comm_);
+        broadcast_reports(tail_reps, comm_);
         report_ = std::move(reps);
         report_.insert(report_.end(), tail_reps.begin(), tail_reps.end());
         coarse_.resize(levels_.size());

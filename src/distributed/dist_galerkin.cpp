@@ -219,7 +219,7 @@ std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm)
     return all;
 }
 
-SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm comm) {
+SgDiaMatrix<double> gather_whole(const GhostedRows& g, const Partition& p, MPI_Comm comm) {
     const std::int64_t per_cell = std::int64_t{g.a.stencil().size()} * g.a.block() * g.a.block();
     std::vector<int> counts(static_cast<std::size_t>(p.size())), displs(counts.size());
     std::int64_t total = 0;
@@ -231,9 +231,11 @@ SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm
     }
     std::vector<double> mine(static_cast<std::size_t>(p.local().cells() * per_cell));
     pack_rows(g.a, g.lo, owned(p, p.rank()), mine.data());
-    std::vector<double> all(static_cast<std::size_t>(total));
-    MPI_Allgatherv(mine.data(), as_count(static_cast<std::int64_t>(mine.size())), MPI_DOUBLE,
-                   all.data(), counts.data(), displs.data(), MPI_DOUBLE, comm);
+    const bool root = p.rank() == 0;
+    std::vector<double> all(root ? static_cast<std::size_t>(total) : 0);
+    MPI_Gatherv(mine.data(), as_count(static_cast<std::int64_t>(mine.size())), MPI_DOUBLE,
+                all.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, comm);
+    if (!root) return {};
     SgDiaMatrix<double> whole(p.global(), g.a.stencil(), g.a.block());
     for (int q = 0; q < p.size(); ++q) {
         unpack_rows(all.data() + displs[static_cast<std::size_t>(q)], owned(p, q), whole,

@@ -85,9 +85,9 @@ std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& 
 /// process's own rows (collective).
 std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm);
 
-/// The whole operator, on every process, from the processes' own rows (collective): where the
-/// hierarchy is agglomerated, its remaining levels are built from this.
-SgDiaMatrix<double> allgather(const GhostedRows& g, const Partition& p, MPI_Comm comm);
+/// The whole operator on rank 0, from the processes' own rows (collective; the other processes
+/// get an empty matrix): the first agglomerated level, which rank 0 coarsens on.
+SgDiaMatrix<double> gather_whole(const GhostedRows& g, const Partition& p, MPI_Comm comm);
 
 struct DistCoarseLevel {
     Partition coarse;  ///< the coarse grid's partition (Partition::coarsened per step)

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "distributed/agree.hpp"
 #include "distributed/dist_galerkin.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/cycle.hpp"
@@ -232,18 +233,30 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         cur = &rows;
         parts_.push_back(next->coarse);
     }
-    // Level l and the coarser ones are agglomerated: every process gathers level l whole (A
-    // itself when nothing is distributed: the serial setup then scales it where it must).
+    // Level l and the coarser ones are agglomerated onto rank 0, which gathers level l whole (A
+    // itself when nothing is distributed: the serial setup then scales it where it must) and
+    // coarses it on; every process reports rank 0's levels, and an error there stops all.
     const bool whole_a = l == 0;
-    tail_first_ = allgather(whole_a ? rows0 : *cur, parts_.back(), comm_);
-    GalerkinLevels g =
-        whole_a ? galerkin_levels(tail_first_, mg_) : galerkin_levels_from(tail_first_, l, mg_);
-    build_tail(g, tail_first_, not_owned(tail_first_), plan);
+    const bool root = parts_.front().rank() == 0;
+    tail_first_ = gather_whole(whole_a ? rows0 : *cur, parts_.back(), comm_);
+    std::vector<LevelReport> tail_reports;
+    (void)run_agreed(
+        [&] {
+            if (root) {
+                GalerkinLevels g = whole_a ? galerkin_levels(tail_first_, mg_)
+                                           : galerkin_levels_from(tail_first_, l, mg_);
+                build_tail(g, tail_first_, not_owned(tail_first_), plan, tail_reports);
+            }
+            return 0;
+        },
+        comm_);
+    broadcast_reports(tail_reports, comm_);
+    report_.insert(report_.end(), tail_reports.begin(), tail_reports.end());
 }
 
 void DistHierarchy::build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,
                                const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,
-                               const PrecisionPlan& plan) {
+                               const PrecisionPlan& plan, std::vector<LevelReport>& reports) {
     coarse_sweeps_ = g.coarse_sweeps;
     const int l0 = g.first;
     // The tail's transfers continue transfers_ (level l0 + i -> l0 + i + 1).
@@ -257,7 +270,7 @@ void DistHierarchy::build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& fir
         setup.shared_fp64 = fp64_to_share(g, i, first, shared_first, setup);
         tail_.push_back(make_level(l0 + i, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(i)]->nnz() * bytes_of(rep.storage);
-        report_.push_back(std::move(rep));
+        reports.push_back(std::move(rep));
     }
 }
 

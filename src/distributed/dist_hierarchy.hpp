@@ -10,9 +10,9 @@
 // block, plus a HaloBoundary for the entries that couple it to other processes: Gauss-Seidel
 // is hybrid (lexicographic inside a process, Jacobi across process boundaries with halo values
 // from before the sweep), residuals and transfers exchange halos so they equal the serial
-// ones. Once a level's process blocks get small, the remaining levels are agglomerated: every
-// process gathers that level and coarsens it further (so the reports agree), rank 0 runs them
-// with the serial hierarchy's cycle (with its LU on the coarsest).
+// ones. Once a level's process blocks get small, the remaining levels are agglomerated: rank 0
+// gathers that level, coarsens it further and runs those levels with the serial hierarchy's
+// cycle (with its LU on the coarsest); it broadcasts their reports.
 #pragma once
 
 #ifdef MPMG_HAVE_MPI
@@ -60,10 +60,11 @@ public:
 private:
     void setup(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
                const SgDiaMatrix<double>* block0, const ExactHalfSource& exact_half0);
-    /// The agglomerated levels g.first, g.first + 1, ... (every process builds them).
+    /// The agglomerated levels g.first, g.first + 1, ... (rank 0 builds them), their reports
+    /// appended to `reports`.
     void build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,
                     const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,
-                    const PrecisionPlan& plan);
+                    const PrecisionPlan& plan, std::vector<LevelReport>& reports);
     void cycle(int l, CycleKind kind);
     void gather_to_root(const std::vector<double>& local, std::vector<double>& global);
     void scatter_from_root(const std::vector<double>& global, std::vector<double>& local);
@@ -78,7 +79,7 @@ private:
     std::vector<LevelReport> report_;
     int coarse_sweeps_ = 0;
     int block_ = 1;
-    SgDiaMatrix<double> tail_first_;  // the first agglomerated level, whole
+    SgDiaMatrix<double> tail_first_;  // rank 0: the first agglomerated level, whole
     std::vector<double> buf_, global_, fine_;
     std::vector<std::vector<double>> coarse_;  // coarse_[l]: level l + 1's vector in FP64
 };

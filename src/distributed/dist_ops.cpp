@@ -513,6 +513,57 @@ CommStats& comm_stats() {
     return stats;
 }
 
+namespace {
+
+void broadcast_string(std::string& text, MPI_Comm comm) {
+    int n = static_cast<int>(text.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    text.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(text.data(), n, MPI_CHAR, 0, comm);
+}
+
+}  // namespace
+
+void broadcast_reports(std::vector<LevelReport>& reports, MPI_Comm comm) {
+    int n = static_cast<int>(reports.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    reports.resize(static_cast<std::size_t>(n));
+    for (LevelReport& r : reports) {
+        long long ints[14] = {r.box.nx,
+                              r.box.ny,
+                              r.box.nz,
+                              r.block,
+                              r.rows,
+                              r.nnz,
+                              static_cast<long long>(r.storage),
+                              static_cast<long long>(r.compute),
+                              r.scaled ? 1 : 0,
+                              r.counts.overflow,
+                              r.counts.underflow,
+                              r.counts.subnormal,
+                              r.counts.nonfinite_input,
+                              r.matrix_bytes};
+        double g[2] = {r.scale_g, r.scale_g_max};
+        MPI_Bcast(ints, 14, MPI_LONG_LONG, 0, comm);
+        MPI_Bcast(g, 2, MPI_DOUBLE, 0, comm);
+        r.box = Box{static_cast<int>(ints[0]), static_cast<int>(ints[1]),
+                    static_cast<int>(ints[2])};
+        r.block = static_cast<int>(ints[3]);
+        r.rows = ints[4];
+        r.nnz = ints[5];
+        r.storage = static_cast<Precision>(ints[6]);
+        r.compute = static_cast<Precision>(ints[7]);
+        r.scaled = ints[8] != 0;
+        r.counts = {ints[9], ints[10], ints[11], ints[12]};
+        r.matrix_bytes = ints[13];
+        r.scale_g = g[0];
+        r.scale_g_max = g[1];
+        broadcast_string(r.stencil, comm);
+        broadcast_string(r.solve, comm);
+        broadcast_string(r.note, comm);
+    }
+}
+
 double allreduce_sum(double local, MPI_Comm comm) {
     const double t0 = MPI_Wtime();
     double global = 0.0;

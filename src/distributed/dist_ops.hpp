@@ -197,6 +197,10 @@ struct CommStats {
 };
 CommStats& comm_stats();
 
+/// Rank 0's level reports on every process (collective): the levels only rank 0 builds (the
+/// agglomerated ones), reported by every process alike.
+void broadcast_reports(std::vector<LevelReport>& reports, MPI_Comm comm);
+
 /// Sum over all processes of `comm`.
 double allreduce_sum(double local, MPI_Comm comm);
 TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm);
