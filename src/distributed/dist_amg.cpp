@@ -226,7 +226,9 @@ public:
             LevelReport rep;
             rep.stencil = "csr";
             rep.rows = m.local_rows();
-            rep.nnz = m.diag().nnz() + static_cast<std::int64_t>(m.coupling().val.size());
+            rep.nnz = m.diag().nnz() + std::count_if(m.coupling().val.begin(),
+                                                     m.coupling().val.end(),
+                                                     [](double v) { return v != 0.0; });
             rep.scaled = dec.scaled;
             rep.note = dec.note.empty() ? note : fmt::format("{}; {}", dec.note, note);
             rep.solve = "smoother";

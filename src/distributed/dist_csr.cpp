@@ -294,6 +294,7 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
         auto& row = rows[static_cast<std::size_t>(r)];
         std::stable_sort(row.begin(), row.end(),
                          [](const auto& x, const auto& y) { return x.first < y.first; });
+        const std::int64_t start = out.nnz();
         for (std::size_t k = 0; k < row.size(); ++k) {
             if (k > 0 && row[k].first == row[k - 1].first) {
                 out.val.back() += row[k].second;
@@ -302,6 +303,18 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
                 out.val.push_back(row[k].second);
             }
         }
+        // Entries that cancelled to zero go, as the serial hierarchy's drop_zeros drops them
+        // (the diagonal stays).
+        std::int64_t kept = start;
+        for (std::int64_t k = start; k < out.nnz(); ++k) {
+            const auto uk = static_cast<std::size_t>(k);
+            if (out.val[uk] == 0.0 && out.col[uk] != cfirst + r) continue;
+            out.col[static_cast<std::size_t>(kept)] = out.col[uk];
+            out.val[static_cast<std::size_t>(kept)] = out.val[uk];
+            ++kept;
+        }
+        out.col.resize(static_cast<std::size_t>(kept));
+        out.val.resize(static_cast<std::size_t>(kept));
         out.row_ptr[static_cast<std::size_t>(r) + 1] = out.nnz();
     }
     return out;
