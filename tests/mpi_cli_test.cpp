@@ -518,9 +518,8 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     // order (the error against the exact solution checks that).
     const fs::path path = problem_file("oil", 24);
     check_amg("solve --matrix " + path.string() + " --precision auto --quiet");
-    // A real finite-element matrix with explicit zeros (753,300 of 1.79M stored entries), in
-    // mfem's entity-by-entity order: the ranks drop the zeros as the serial hierarchy does
-    // (level 0's nonzeros compared above).
+    // A real finite-element matrix (third-order hexahedra, a coefficient jump) in mfem's
+    // entity-by-entity order, which the ranks renumber by RCM, with a --rhs file.
     const std::string beam = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_beam_o3_r2";
     check_amg("solve --matrix " + beam + ".mtx.gz --rhs " + beam + "_b.mtx.gz --quiet");
 }
