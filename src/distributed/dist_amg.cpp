@@ -106,20 +106,7 @@ public:
 private:
     template <class T>
     void apply(const T* u, T* y) {
-        const std::vector<double>& ghost = a_.exchange(u);
-        const DistCsr::Coupling& g = a_.coupling();
-        const auto nrows = static_cast<std::int64_t>(rows_.size());
-#pragma omp parallel for schedule(static) if (nrows > 4096)
-        for (std::int64_t q = 0; q < nrows; ++q) {
-            const auto uq = static_cast<std::size_t>(q);
-            double acc = 0.0;
-            for (std::int64_t e = g.ptr[uq]; e < g.ptr[uq + 1]; ++e) {
-                const auto ue = static_cast<std::size_t>(e);
-                acc += val_[ue] * ghost[static_cast<std::size_t>(g.slot[ue])];
-            }
-            T& out = y[rows_[uq]];
-            out = static_cast<T>(static_cast<double>(out) - acc);
-        }
+        a_.add_coupling(u, y, -1.0, val_);
     }
 
     const DistCsr& a_;
@@ -226,9 +213,9 @@ public:
             LevelReport rep;
             rep.stencil = "csr";
             rep.rows = m.local_rows();
-            rep.nnz = m.diag().nnz() + std::count_if(m.coupling().val.begin(),
-                                                     m.coupling().val.end(),
-                                                     [](double v) { return v != 0.0; });
+            rep.nnz =
+                m.diag().nnz() + std::count_if(m.coupling().val.begin(), m.coupling().val.end(),
+                                               [](double v) { return v != 0.0; });
             rep.scaled = dec.scaled;
             rep.note = dec.note.empty() ? note : fmt::format("{}; {}", dec.note, note);
             rep.solve = "smoother";
@@ -322,19 +309,7 @@ private:
             Level& next = *levels_[ul + 1];
             to_level(c, next);
             next.finish_rhs();
-            switch (kind) {
-                case CycleKind::v:
-                    cycle(l + 1, CycleKind::v);
-                    break;
-                case CycleKind::w:
-                    cycle(l + 1, CycleKind::w);
-                    cycle(l + 1, CycleKind::w);
-                    break;
-                case CycleKind::f:
-                    cycle(l + 1, CycleKind::f);
-                    cycle(l + 1, CycleKind::v);
-                    break;
-            }
+            visit_coarser(kind, [&](CycleKind k) { cycle(l + 1, k); });
             next.unscale_solution();
             from_level(next, c);
         } else {
@@ -460,15 +435,7 @@ bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
             {static_cast<int>(rp.first(q)), 0, 0, static_cast<int>(rp.rows(q)), 1, 1});
     }
     info.distributed_levels = distributed_levels;
-    const CommStats& cs = comm_stats();
-    info.halo_s = cs.halo_s;
-    info.halo_exchanges = cs.halo_exchanges;
-    info.halo_values = cs.halo_values;
-    info.reduce_s = cs.reduce_s;
-    info.reductions = cs.reductions;
-    info.agglomerate_s = cs.agglomerate_s;
-    info.agglomerations = cs.agglomerations;
-    info.tail_s = cs.tail_s;
+    report_comm(info);
     info.smoother =
         "hybrid: the smoother runs inside each rank's diagonal block; across ranks it uses the "
         "neighbours' values from before the sweep (Jacobi-like); residuals are exact";

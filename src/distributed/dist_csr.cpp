@@ -184,7 +184,7 @@ const std::vector<double>& DistCsr::exchange(const T* x) const {
 }
 
 template <class T>
-void DistCsr::add_coupling(const T* x, T* y) const {
+void DistCsr::add_coupling(const T* x, T* y, double sign, const std::vector<double>& val) const {
     const std::vector<double>& g = exchange(x);
     const Coupling& c = coupling_;
     const auto nrows = static_cast<std::int64_t>(c.rows.size());
@@ -194,10 +194,10 @@ void DistCsr::add_coupling(const T* x, T* y) const {
         double acc = 0.0;
         for (std::int64_t e = c.ptr[uq]; e < c.ptr[uq + 1]; ++e) {
             const auto ue = static_cast<std::size_t>(e);
-            acc += c.val[ue] * g[static_cast<std::size_t>(c.slot[ue])];
+            acc += val[ue] * g[static_cast<std::size_t>(c.slot[ue])];
         }
         T& out = y[c.rows[uq]];
-        out = static_cast<T>(static_cast<double>(out) + acc);
+        out = static_cast<T>(static_cast<double>(out) + sign * acc);
     }
 }
 
@@ -241,8 +241,10 @@ CsrMatrix DistCsr::rows_with_global_columns() const {
 
 template const std::vector<double>& DistCsr::exchange<double>(const double*) const;
 template const std::vector<double>& DistCsr::exchange<float>(const float*) const;
-template void DistCsr::add_coupling<double>(const double*, double*) const;
-template void DistCsr::add_coupling<float>(const float*, float*) const;
+template void DistCsr::add_coupling<double>(const double*, double*, double,
+                                            const std::vector<double>&) const;
+template void DistCsr::add_coupling<float>(const float*, float*, double,
+                                           const std::vector<double>&) const;
 
 CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, double r_scale,
                         const RowPartition& p_coarse) {

@@ -78,7 +78,13 @@ public:
     const std::vector<double>& exchange(const T* x) const;
     /// y += (coupling) x_ghost, summed in FP64 (exchanges x; collective).
     template <class T>
-    void add_coupling(const T* x, T* y) const;
+    void add_coupling(const T* x, T* y) const {
+        add_coupling(x, y, 1.0, coupling_.val);
+    }
+    /// y += sign (coupling with the values `val`, one per coupling entry) x_ghost, summed in
+    /// FP64 (exchanges x; collective): a level's coupling in its scaled variables.
+    template <class T>
+    void add_coupling(const T* x, T* y, double sign, const std::vector<double>& val) const;
     /// y = A x for this process's rows, in FP64 (exchanges x; collective). A reference.
     void multiply(const double* x, double* y) const;
     /// This process's rows with global columns (diag and coupling merged, columns sorted).

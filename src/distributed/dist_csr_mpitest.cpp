@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "distributed/dist_csr.hpp"
+#include "distributed/mpi_test_util.hpp"
 #include "io/problems.hpp"
 #include "structured/coarsen.hpp"
 #include "unstructured/pgm.hpp"
@@ -17,16 +18,8 @@
 namespace mpmg::dist {
 namespace {
 
-int rank() {
-    int r = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
-int size() {
-    int s = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &s);
-    return s;
-}
+using testing::rank;
+using testing::size;
 
 CsrMatrix problem(const char* name, int n) {
     ProblemOptions po;

@@ -11,21 +11,14 @@
 #include <string>
 
 #include "distributed/dist_galerkin.hpp"
+#include "distributed/mpi_test_util.hpp"
 #include "io/problems.hpp"
 
 namespace mpmg::dist {
 namespace {
 
-int rank() {
-    int r = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
-    return r;
-}
-int size() {
-    int s = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &s);
-    return s;
-}
+using testing::rank;
+using testing::size;
 
 /// Entries of `g` (whose neighbour lies inside g's box) that differ in any bit from the same
 /// entries of the whole operator `whole`, and entries to cells outside g's box that are not

@@ -313,19 +313,7 @@ void DistHierarchy::cycle(int l, CycleKind kind) {
         to_level(l + 1 < nd ? coarse : global_, *next);
         next->finish_rhs();
     }
-    switch (kind) {
-        case CycleKind::v:
-            cycle(l + 1, CycleKind::v);
-            break;
-        case CycleKind::w:
-            cycle(l + 1, CycleKind::w);
-            cycle(l + 1, CycleKind::w);
-            break;
-        case CycleKind::f:
-            cycle(l + 1, CycleKind::f);
-            cycle(l + 1, CycleKind::v);
-            break;
-    }
+    visit_coarser(kind, [&](CycleKind k) { cycle(l + 1, k); });
     if (next != nullptr) {
         next->unscale_solution();
         from_level(*next, l + 1 < nd ? coarse : global_);

@@ -524,6 +524,18 @@ void broadcast_string(std::string& text, MPI_Comm comm) {
 
 }  // namespace
 
+void report_comm(PartitionInfo& info) {
+    const CommStats& cs = comm_stats();
+    info.halo_s = cs.halo_s;
+    info.halo_exchanges = cs.halo_exchanges;
+    info.halo_values = cs.halo_values;
+    info.reduce_s = cs.reduce_s;
+    info.reductions = cs.reductions;
+    info.agglomerate_s = cs.agglomerate_s;
+    info.agglomerations = cs.agglomerations;
+    info.tail_s = cs.tail_s;
+}
+
 void broadcast_reports(std::vector<LevelReport>& reports, MPI_Comm comm) {
     int n = static_cast<int>(reports.size());
     MPI_Bcast(&n, 1, MPI_INT, 0, comm);
@@ -546,8 +558,8 @@ void broadcast_reports(std::vector<LevelReport>& reports, MPI_Comm comm) {
         double g[2] = {r.scale_g, r.scale_g_max};
         MPI_Bcast(ints, 14, MPI_LONG_LONG, 0, comm);
         MPI_Bcast(g, 2, MPI_DOUBLE, 0, comm);
-        r.box = Box{static_cast<int>(ints[0]), static_cast<int>(ints[1]),
-                    static_cast<int>(ints[2])};
+        r.box =
+            Box{static_cast<int>(ints[0]), static_cast<int>(ints[1]), static_cast<int>(ints[2])};
         r.block = static_cast<int>(ints[3]);
         r.rows = ints[4];
         r.nnz = ints[5];

@@ -14,6 +14,7 @@
 #include "core/float16.hpp"
 #include "distributed/halo.hpp"
 #include "distributed/partition.hpp"
+#include "mpmg/solver.hpp"
 #include "multigrid/level.hpp"
 #include "structured/coarsen.hpp"
 
@@ -196,6 +197,8 @@ struct CommStats {
     double tail_s = 0.0;  ///< rank 0: cycles on the agglomerated levels
 };
 CommStats& comm_stats();
+/// Copies comm_stats() into the JSON's partition report.
+void report_comm(PartitionInfo& info);
 
 /// Rank 0's level reports on every process (collective): the levels only rank 0 builds (the
 /// agglomerated ones), reported by every process alike.

@@ -221,15 +221,7 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
         info.boxes.push_back({lo[0], lo[1], lo[2], b.nx, b.ny, b.nz});
     }
     info.distributed_levels = shape.distributed_levels;
-    const CommStats& cs = comm_stats();
-    info.halo_s = cs.halo_s;
-    info.halo_exchanges = cs.halo_exchanges;
-    info.halo_values = cs.halo_values;
-    info.reduce_s = cs.reduce_s;
-    info.reductions = cs.reductions;
-    info.agglomerate_s = cs.agglomerate_s;
-    info.agglomerations = cs.agglomerations;
-    info.tail_s = cs.tail_s;
+    report_comm(info);
     info.smoother =
         "hybrid: the smoother runs inside each rank's block; across rank boundaries it uses the "
         "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";

@@ -41,19 +41,7 @@ void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kin
     Level& coarse = *levels[static_cast<std::size_t>(l + 1)];
     lev.smooth(mg.pre_sweeps, true);
     lev.restrict_residual(coarse);
-    switch (kind) {
-        case CycleKind::v:
-            run_cycle(levels, l + 1, CycleKind::v, mg, coarse_sweeps);
-            break;
-        case CycleKind::w:
-            run_cycle(levels, l + 1, CycleKind::w, mg, coarse_sweeps);
-            run_cycle(levels, l + 1, CycleKind::w, mg, coarse_sweeps);
-            break;
-        case CycleKind::f:
-            run_cycle(levels, l + 1, CycleKind::f, mg, coarse_sweeps);
-            run_cycle(levels, l + 1, CycleKind::v, mg, coarse_sweeps);
-            break;
-    }
+    visit_coarser(kind, [&](CycleKind k) { run_cycle(levels, l + 1, k, mg, coarse_sweeps); });
     lev.correct_from(coarse);
     lev.smooth(mg.post_sweeps, false);
 }

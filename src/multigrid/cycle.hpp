@@ -11,6 +11,26 @@
 
 namespace mpmg {
 
+/// The visits of the next coarser level in one cycle of `kind`: a V-cycle visits it once with a
+/// V-cycle, a W-cycle twice with W-cycles, an F-cycle with an F-cycle and then a V-cycle.
+/// visit(kind) runs one visit.
+template <class F>
+void visit_coarser(CycleKind kind, F&& visit) {
+    switch (kind) {
+        case CycleKind::v:
+            visit(CycleKind::v);
+            break;
+        case CycleKind::w:
+            visit(CycleKind::w);
+            visit(CycleKind::w);
+            break;
+        case CycleKind::f:
+            visit(CycleKind::f);
+            visit(CycleKind::v);
+            break;
+    }
+}
+
 /// One cycle of `kind` from level l down. The coarsest level is solved directly, or, when
 /// `coarse_sweeps` > 0 (too large for LU), by that many symmetric smoothing sweeps.
 void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kind,
