@@ -485,7 +485,7 @@ void check_amg(const std::string& args) {
         EXPECT_TRUE(p["converged"].get<bool>());
         EXPECT_EQ(p["config"]["solver"], s["config"]["solver"]);
         const int is = s["iterations"], ip = p["iterations"];
-        EXPECT_LE(ip, 1.2 * is + 2) << "serial " << is << " vs " << ranks << " ranks " << ip;
+        EXPECT_LE(ip, 1.1 * is + 1) << "serial " << is << " vs " << ranks << " ranks " << ip;
         EXPECT_LE(p["final_relative_residual"].get<double>(), 1e-8);
         ASSERT_EQ(p["error_vs_exact"].is_null(), s["error_vs_exact"].is_null());
         if (!s["error_vs_exact"].is_null()) {  // null: a --rhs, no exact solution known
@@ -518,10 +518,11 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     // order (the error against the exact solution checks that).
     const fs::path path = problem_file("oil", 24);
     check_amg("solve --matrix " + path.string() + " --precision auto --quiet");
-    // A real finite-element matrix (third-order hexahedra, a coefficient jump) in mfem's
-    // entity-by-entity order, which the ranks renumber by RCM, with a --rhs file.
-    const std::string beam = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_beam_o3_r2";
-    check_amg("solve --matrix " + beam + ".mtx.gz --rhs " + beam + "_b.mtx.gz --quiet");
+    // A real finite-element matrix (third-order, L-shape) in mfem's entity-by-entity order,
+    // which the ranks renumber by RCM (42 iterations against 43 serially; in the file's order
+    // 53 on 2 ranks, 50 on 3), with a --rhs file.
+    const std::string lshape = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_lshape_o3_r5";
+    check_amg("solve --matrix " + lshape + ".mtx.gz --rhs " + lshape + "_b.mtx.gz --quiet");
 }
 
 // A setup error on one rank (a zero diagonal entry in the last rank's rows) is every rank's

@@ -39,8 +39,9 @@ using level_vectors::to_level;
 constexpr double kRestrictionScale = 0.5;  // FGCS'23 §4.2.2, as the serial hierarchy
 // A level stays distributed while every process has at least this many rows; below, the halo
 // latency and the weaker hybrid smoothing outweigh the work, and the rest is gathered onto rank 0
-// (1138_bus, 1138 rows, on 2 ranks with 256: 69 CG iterations against 13 serially).
-constexpr std::int64_t kMinLocalRows = 2048;
+// (1138_bus, 1138 rows, on 2 ranks with 256: 69 CG iterations against 13 serially; sherman3,
+// 5005 rows, on 2 ranks with 2048: 47 GMRES iterations against 32).
+constexpr std::int64_t kMinLocalRows = 4096;
 
 /// A over the row blocks in iterative precision K: y = A_diag x + coupling, inner products
 /// summed over all processes.
@@ -365,6 +366,30 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
     out.x = std::move(all);
 }
 
+/// Entries of `a` that couple different blocks of its row partition over `size` processes.
+std::int64_t coupling_entries(const CsrMatrix& a, int size) {
+    const RowPartition rp(a.row_ptr, size);
+    std::int64_t n = 0;
+    for (int q = 0; q < size; ++q) {
+        for (std::int64_t i = rp.first(q); i < rp.first(q + 1); ++i) {
+            for (std::int64_t k = a.row_ptr[static_cast<std::size_t>(i)];
+                 k < a.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+                const std::int64_t j = a.col[static_cast<std::size_t>(k)];
+                n += j < rp.first(q) || j >= rp.first(q + 1);
+            }
+        }
+    }
+    return n;
+}
+
+/// Whether the renumbered matrix couples its row blocks by at most half the entries the given
+/// order does. On 2 ranks: mfem_lshape_o3_r5 265,754 coupling entries in the file's order
+/// against 4,934 after RCM, mfem_beam_o3_r2 466,368 against 14,704, anisotropic3d7816 24,208
+/// against 5,480; laplace27 n = 24 (lexicographic) 9,800 against 17,766 keeps its order.
+bool rcm_pays(const CsrMatrix& given, const CsrMatrix& renumbered, int size) {
+    return 2 * coupling_entries(renumbered, size) <= coupling_entries(given, size);
+}
+
 }  // namespace
 
 bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
@@ -382,20 +407,26 @@ bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     }
     const MPI_Comm comm = MPI_COMM_WORLD;
     const auto t0 = std::chrono::steady_clock::now();
-    // Renumbering first, on the whole matrix.
-    // Contiguous row blocks need an order with locality: `auto` renumbers by RCM under mpirun
-    // (mfem's high-order matrices number vertices, edges, faces, interiors apart: in the file's
-    // order 40% of the second rank's entries coupled to the first, and CG on mfem_lshape_o3_r5
-    // took 168 iterations on 2 ranks against 43 serially; 41 with RCM).
-    const bool rcm =
-        o.multigrid.reorder == ReorderKind::rcm || o.multigrid.reorder == ReorderKind::automatic;
-    const std::vector<std::int64_t> perm = rcm ? rcm_order(p.a) : std::vector<std::int64_t>{};
+    // Renumbering first, on the whole matrix. Contiguous row blocks need an order with
+    // locality; `auto` renumbers by RCM when that at least halves the entries that couple the
+    // blocks (rcm_pays). Not when every level would be gathered onto rank 0 anyway: then the
+    // file's order gives the serial hierarchy itself (RCM made watt_2's stall: 200 GMRES
+    // iterations against 9).
+    std::vector<std::int64_t> perm;
     CsrMatrix permuted;
-    std::vector<double> b = p.b;
-    if (!perm.empty()) {
+    if (o.multigrid.reorder == ReorderKind::rcm ||
+        (o.multigrid.reorder == ReorderKind::automatic &&
+         p.a.rows / world_size() >= kMinLocalRows)) {
+        perm = rcm_order(p.a);
         permuted = permute(p.a, perm);
-        for (std::size_t i = 0; i < perm.size(); ++i) b[i] = p.b[static_cast<std::size_t>(perm[i])];
+        if (o.multigrid.reorder == ReorderKind::automatic &&
+            !rcm_pays(p.a, permuted, world_size())) {
+            perm.clear();
+            permuted = CsrMatrix();
+        }
     }
+    std::vector<double> b = p.b;
+    for (std::size_t i = 0; i < perm.size(); ++i) b[i] = p.b[static_cast<std::size_t>(perm[i])];
     const CsrMatrix& whole = perm.empty() ? p.a : permuted;
     const double reorder_s =
         perm.empty() ? 0.0
