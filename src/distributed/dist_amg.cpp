@@ -414,9 +414,8 @@ bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     // iterations against 9).
     std::vector<std::int64_t> perm;
     CsrMatrix permuted;
-    if (o.multigrid.reorder == ReorderKind::rcm ||
-        (o.multigrid.reorder == ReorderKind::automatic &&
-         p.a.rows / world_size() >= kMinLocalRows)) {
+    if (o.multigrid.reorder == ReorderKind::rcm || (o.multigrid.reorder == ReorderKind::automatic &&
+                                                    p.a.rows / world_size() >= kMinLocalRows)) {
         perm = rcm_order(p.a);
         permuted = permute(p.a, perm);
         if (o.multigrid.reorder == ReorderKind::automatic &&
