@@ -250,8 +250,9 @@ std::function<int()> add_solve(CLI::App& app) {
                     "auto | direct | smoother (the coarsest level: LU, or multigrid.coarse_sweeps "
                     "symmetric sweeps; auto: LU up to 4096 rows)");
     cmd->add_option("--reorder", a->reorder,
-                    "auto (none; rcm under mpirun) | none | rcm (AMG path: reverse Cuthill-McKee "
-                    "renumbering before setup)");
+                    "auto (none; under mpirun rcm where it makes the ranks' row blocks more "
+                    "local) | none | rcm (AMG path: reverse Cuthill-McKee renumbering before "
+                    "setup)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
     cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
     cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");
