@@ -366,15 +366,30 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
     out.x = std::move(all);
 }
 
-/// Entries of `a` that couple different blocks of its row partition over `size` processes.
-std::int64_t coupling_entries(const CsrMatrix& a, int size) {
-    const RowPartition rp(a.row_ptr, size);
+/// The row pointers of `a` renumbered by `perm` (new row i is old row perm[i]; empty: as is).
+std::vector<std::int64_t> row_ptr_of(const CsrMatrix& a, const std::vector<std::int64_t>& perm) {
+    if (perm.empty()) return a.row_ptr;
+    std::vector<std::int64_t> ptr(a.row_ptr.size(), 0);
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+        const auto r = static_cast<std::size_t>(perm[i]);
+        ptr[i + 1] = ptr[i] + a.row_ptr[r + 1] - a.row_ptr[r];
+    }
+    return ptr;
+}
+
+/// Entries of `a`, renumbered by `perm` (empty: as is; `inv` its inverse), that couple
+/// different blocks of the renumbered matrix's row partition over `size` processes.
+std::int64_t coupling_entries(const CsrMatrix& a, const std::vector<std::int64_t>& perm,
+                              const std::vector<std::int64_t>& inv, int size) {
+    const RowPartition rp(row_ptr_of(a, perm), size);
     std::int64_t n = 0;
     for (int q = 0; q < size; ++q) {
         for (std::int64_t i = rp.first(q); i < rp.first(q + 1); ++i) {
-            for (std::int64_t k = a.row_ptr[static_cast<std::size_t>(i)];
-                 k < a.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
-                const std::int64_t j = a.col[static_cast<std::size_t>(k)];
+            const auto r =
+                static_cast<std::size_t>(perm.empty() ? i : perm[static_cast<std::size_t>(i)]);
+            for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+                const std::int64_t c = a.col[static_cast<std::size_t>(k)];
+                const std::int64_t j = perm.empty() ? c : inv[static_cast<std::size_t>(c)];
                 n += j < rp.first(q) || j >= rp.first(q + 1);
             }
         }
@@ -382,12 +397,32 @@ std::int64_t coupling_entries(const CsrMatrix& a, int size) {
     return n;
 }
 
-/// Whether the renumbered matrix couples its row blocks by at most half the entries the given
-/// order does. On 2 ranks: mfem_lshape_o3_r5 265,754 coupling entries in the file's order
-/// against 4,934 after RCM, mfem_beam_o3_r2 466,368 against 14,704, anisotropic3d7816 24,208
-/// against 5,480; laplace27 n = 24 (lexicographic) 9,800 against 17,766 keeps its order.
-bool rcm_pays(const CsrMatrix& given, const CsrMatrix& renumbered, int size) {
-    return 2 * coupling_entries(renumbered, size) <= coupling_entries(given, size);
+/// Rows first .. end-1 of `a` renumbered by `perm` (inverse `inv`), with the renumbered global
+/// columns, sorted: this process's rows without a renumbered copy of the whole matrix.
+CsrMatrix renumbered_rows(const CsrMatrix& a, const std::vector<std::int64_t>& perm,
+                          const std::vector<std::int64_t>& inv, std::int64_t first,
+                          std::int64_t end) {
+    CsrMatrix out;
+    out.rows = end - first;
+    out.cols = a.cols;
+    out.row_ptr.assign(static_cast<std::size_t>(out.rows) + 1, 0);
+    std::vector<std::pair<std::int64_t, double>> row;
+    for (std::int64_t i = first; i < end; ++i) {
+        const auto r = static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]);
+        row.clear();
+        for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+            row.emplace_back(inv[static_cast<std::size_t>(a.col[static_cast<std::size_t>(k)])],
+                             a.val[static_cast<std::size_t>(k)]);
+        }
+        std::sort(row.begin(), row.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (const auto& [j, v] : row) {
+            out.col.push_back(j);
+            out.val.push_back(v);
+        }
+        out.row_ptr[static_cast<std::size_t>(i - first) + 1] = out.nnz();
+    }
+    return out;
 }
 
 }  // namespace
@@ -407,34 +442,55 @@ bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     }
     const MPI_Comm comm = MPI_COMM_WORLD;
     const auto t0 = std::chrono::steady_clock::now();
-    // Renumbering first, on the whole matrix. Contiguous row blocks need an order with
-    // locality; `auto` renumbers by RCM when that at least halves the entries that couple the
-    // blocks (rcm_pays). Not when every level would be gathered onto rank 0 anyway: then the
-    // file's order gives the serial hierarchy itself (RCM made watt_2's stall: 200 GMRES
-    // iterations against 9).
-    std::vector<std::int64_t> perm;
-    CsrMatrix permuted;
+    // Renumbering first. Contiguous row blocks need an order with locality; `auto` renumbers by
+    // RCM when that at least halves the entries that couple the blocks (on 2 ranks:
+    // mfem_lshape_o3_r5 265,754 in the file's order against 4,934 after RCM, mfem_beam_o3_r2
+    // 466,368 against 14,704; laplace27 n = 24, lexicographic, 9,800 against 17,766 keeps its
+    // order). Not when every level would be gathered onto rank 0 anyway: then the file's order
+    // gives the serial hierarchy itself (RCM made watt_2 stall: 200 GMRES iterations against 9).
+    // Rank 0 computes the order and the decision and broadcasts them; every rank then takes its
+    // rows of the renumbered matrix straight from the whole one (no renumbered copy).
+    const int rank = world_rank();
+    std::vector<std::int64_t> perm, inv;
+    int use = 0;
     if (o.multigrid.reorder == ReorderKind::rcm || (o.multigrid.reorder == ReorderKind::automatic &&
                                                     p.a.rows / world_size() >= kMinLocalRows)) {
-        perm = rcm_order(p.a);
-        permuted = permute(p.a, perm);
-        if (o.multigrid.reorder == ReorderKind::automatic &&
-            !rcm_pays(p.a, permuted, world_size())) {
+        if (rank == 0) {
+            perm = rcm_order(p.a);
+            inv.resize(perm.size());
+            for (std::size_t i = 0; i < perm.size(); ++i) {
+                inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+            }
+            // `auto`: only where RCM at least halves the entries that couple the row blocks.
+            use = o.multigrid.reorder == ReorderKind::rcm ||
+                  2 * coupling_entries(p.a, perm, inv, world_size()) <=
+                      coupling_entries(p.a, {}, {}, world_size());
+        }
+        MPI_Bcast(&use, 1, MPI_INT, 0, comm);
+        if (use) {
+            perm.resize(static_cast<std::size_t>(p.a.rows));
+            MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
+            inv.resize(perm.size());
+            for (std::size_t i = 0; i < perm.size(); ++i) {
+                inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+            }
+        } else {
             perm.clear();
-            permuted = CsrMatrix();
+            inv.clear();
         }
     }
     std::vector<double> b = p.b;
     for (std::size_t i = 0; i < perm.size(); ++i) b[i] = p.b[static_cast<std::size_t>(perm[i])];
-    const CsrMatrix& whole = perm.empty() ? p.a : permuted;
+    const RowPartition rp(row_ptr_of(p.a, perm), world_size());
+    // Level 0: this process's rows, explicit zeros dropped as the serial hierarchy drops them.
+    DistCsr a0 = perm.empty()
+                     ? DistCsr(p.a, rp.first(rank), rp, comm)
+                     : DistCsr(renumbered_rows(p.a, perm, inv, rp.first(rank), rp.first(rank + 1)),
+                               0, rp, comm);
+    drop_zeros(a0.diag());
     const double reorder_s =
         perm.empty() ? 0.0
                      : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const RowPartition rp(whole.row_ptr, world_size());
-    const int rank = world_rank();
-    // Level 0: this process's rows, explicit zeros dropped as the serial hierarchy drops them.
-    DistCsr a0(whole, rp.first(rank), rp, comm);
-    drop_zeros(a0.diag());
     const std::vector<double> mine(b.begin() + rp.first(rank), b.begin() + rp.first(rank + 1));
     std::vector<std::int64_t> rows0(static_cast<std::size_t>(rp.rows(rank)));  // in the file
     for (std::size_t i = 0; i < rows0.size(); ++i) {
