@@ -308,7 +308,7 @@ SolveResult solve(const SolverOptions& options) {
         }
         exact = p.x_exact;
     } else {
-        const CsrProblem p = load_csr(o.problem);
+        CsrProblem p = load_csr(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) {
             o.multigrid.smoother = SmootherKind::symgs;
@@ -317,7 +317,7 @@ SolveResult solve(const SolverOptions& options) {
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();
         t_start = Clock::now();
-        if (!dist::solve_amg(p, o, out)) {  // mpirun -np N > 1: block Jacobi over the ranks
+        if (!dist::solve_amg(p, o, out)) {  // mpirun -np N > 1: rows in blocks over the ranks
             k64 ? solve_amg<double>(p, o, out) : solve_amg<float>(p, o, out);
         }
         exact = p.x_exact;

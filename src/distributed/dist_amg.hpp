@@ -31,7 +31,8 @@ namespace mpmg::dist {
 /// solves the whole problem `p` (the same on every process) with the AMG path distributed over
 /// MPI_COMM_WORLD as described above, fills `out` like the serial AMG solve (x whole on every
 /// process) plus out.partition (one "box" per process: its first row and row count), and
-/// returns true. Otherwise, and always in a build without MPI, returns false.
-bool solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out);
+/// returns true; p.a and p.b are released once the process has taken its rows (p.x_exact
+/// stays). Otherwise, and always in a build without MPI, returns false and leaves p alone.
+bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out);
 
 }  // namespace mpmg::dist
