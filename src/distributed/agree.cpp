@@ -4,6 +4,13 @@
 
 namespace mpmg::dist {
 
+ErrorKind kind_of(const Error& e) {
+    if (dynamic_cast<const InvalidInput*>(&e) != nullptr) return ErrorKind::invalid_input;
+    if (dynamic_cast<const Unsupported*>(&e) != nullptr) return ErrorKind::unsupported;
+    if (dynamic_cast<const NumericalError*>(&e) != nullptr) return ErrorKind::numerical;
+    return ErrorKind::other;
+}
+
 void throw_first(ErrorKind kind, const std::string& message, MPI_Comm comm) {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);

@@ -18,6 +18,9 @@ namespace mpmg::dist {
 /// The mpmg::Error types a collective step passes on (none: it went well).
 enum class ErrorKind : int { none = 0, invalid_input, unsupported, numerical, other };
 
+/// The ErrorKind of `e`'s type.
+ErrorKind kind_of(const Error& e);
+
 /// When some process met an error (kind != none), every process throws the error of the lowest
 /// such process, of its type and with its message (collective).
 void throw_first(ErrorKind kind, const std::string& message, MPI_Comm comm);
@@ -31,17 +34,8 @@ auto run_agreed(F&& f, MPI_Comm comm) -> std::invoke_result_t<F> {
     std::string message;
     try {
         out.emplace(std::forward<F>(f)());
-    } catch (const InvalidInput& e) {
-        kind = ErrorKind::invalid_input;
-        message = e.what();
-    } catch (const Unsupported& e) {
-        kind = ErrorKind::unsupported;
-        message = e.what();
-    } catch (const NumericalError& e) {
-        kind = ErrorKind::numerical;
-        message = e.what();
     } catch (const Error& e) {
-        kind = ErrorKind::other;
+        kind = kind_of(e);
         message = e.what();
     }
     throw_first(kind, message, comm);

@@ -69,7 +69,7 @@ class CsrBoundary final : public LevelBoundary {
 public:
     CsrBoundary(const DistCsr& a, const std::vector<double>& row_scale,
                 const std::vector<double>& col_scale)
-        : a_(a), rows_(a.coupling().rows), val_(a.coupling().val) {
+        : a_(a), val_(a.coupling().val) {
         const std::vector<double> ones(static_cast<std::size_t>(a.local_rows()), 1.0);
         const std::vector<double>& c =
             a.exchange(col_scale.empty() ? ones.data() : col_scale.data());
@@ -85,14 +85,15 @@ public:
     }
     void subtract(const double* u, double* y) override { apply(u, y); }
     void subtract(const float* u, float* y) override { apply(u, y); }
-    const std::vector<std::int64_t>& rows() const override { return rows_; }
+    const std::vector<std::int64_t>& rows() const override { return a_.coupling().rows; }
     /// sum_j |ĝ_ij| of every local row (0 for rows without coupling).
     std::vector<double> row_l1(std::int64_t n) const {
         std::vector<double> l1(static_cast<std::size_t>(n), 0.0);
         const DistCsr::Coupling& g = a_.coupling();
-        for (std::size_t q = 0; q < rows_.size(); ++q) {
+        const std::vector<std::int64_t>& rows = a_.coupling().rows;
+        for (std::size_t q = 0; q < rows.size(); ++q) {
             for (std::int64_t e = g.ptr[q]; e < g.ptr[q + 1]; ++e) {
-                l1[static_cast<std::size_t>(rows_[q])] +=
+                l1[static_cast<std::size_t>(rows[q])] +=
                     std::abs(val_[static_cast<std::size_t>(e)]);
             }
         }
@@ -111,8 +112,7 @@ private:
     }
 
     const DistCsr& a_;
-    std::vector<std::int64_t> rows_;
-    std::vector<double> val_;
+    std::vector<double> val_;  // the coupling's values in the level's variables
 };
 
 /// l1-Jacobi on a distributed level divides by the whole row's l1 norm, the coupling to other
@@ -165,11 +165,11 @@ public:
             const PrecisionPlan& plan, const AmgSettings& settings, int* distributed_levels)
         : mg_(mg), comm_(a0.comm()), rank_(a0.rank()) {
         const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
-        mats_.push_back(&a0);
+        const DistCsr* cur = &a0;  // level l's rows
         std::vector<LevelReport> reps;
         int l = 0;
         for (;; ++l) {
-            const DistCsr& m = *mats_.back();
+            const DistCsr& m = *cur;
             const RowPartition& p = m.partition();
             std::int64_t min_local = p.global_rows();
             for (int q = 0; q < p.size(); ++q) min_local = std::min(min_local, p.rows(q));
@@ -227,10 +227,10 @@ public:
             transfers_.push_back(AmgTransfer::from(g, kRestrictionScale));
             CsrMatrix coarse = galerkin_rows(m, g.agg, kRestrictionScale, cp);
             owned_.emplace_back(coarse, 0, cp, comm_);
-            mats_.push_back(&owned_.back());
+            cur = &owned_.back();
         }
         // The rest, gathered onto rank 0 and coarsened on there.
-        const DistCsr& last = *mats_.back();
+        const DistCsr& last = *cur;
         tail_rows_ = last.partition();
         CsrMatrix whole = gather_rows(last.rows_with_global_columns(), tail_rows_, comm_);
         AmgSettings tail_settings = settings;
@@ -326,7 +326,6 @@ private:
     MPI_Comm comm_;
     int rank_ = 0;
     std::deque<DistCsr> owned_;                   // coarse levels' rows (stable addresses)
-    std::vector<const DistCsr*> mats_;            // mats_[l]: level l's rows; the last is gathered
     std::vector<AmgTransfer> transfers_;          // transfers_[l]: level l -> l + 1 (local)
     std::vector<std::unique_ptr<Level>> levels_;  // the distributed levels
     std::unique_ptr<AmgHierarchy> tail_;          // rank 0: the gathered levels
@@ -377,10 +376,13 @@ std::vector<std::int64_t> row_ptr_of(const CsrMatrix& a, const std::vector<std::
     return ptr;
 }
 
-/// Entries of `a`, renumbered by `perm` (empty: as is; `inv` its inverse), that couple
-/// different blocks of the renumbered matrix's row partition over `size` processes.
-std::int64_t coupling_entries(const CsrMatrix& a, const std::vector<std::int64_t>& perm,
-                              const std::vector<std::int64_t>& inv, int size) {
+/// Entries of `a`, renumbered by `perm` (empty: as is), that couple different blocks of the
+/// renumbered matrix's row partition over `size` processes.
+std::int64_t coupling_entries(const CsrMatrix& a, const std::vector<std::int64_t>& perm, int size) {
+    std::vector<std::int64_t> inv(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+        inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+    }
     const RowPartition rp(row_ptr_of(a, perm), size);
     std::int64_t n = 0;
     for (int q = 0; q < size; ++q) {
@@ -395,34 +397,6 @@ std::int64_t coupling_entries(const CsrMatrix& a, const std::vector<std::int64_t
         }
     }
     return n;
-}
-
-/// Rows first .. end-1 of `a` renumbered by `perm` (inverse `inv`), with the renumbered global
-/// columns, sorted: this process's rows without a renumbered copy of the whole matrix.
-CsrMatrix renumbered_rows(const CsrMatrix& a, const std::vector<std::int64_t>& perm,
-                          const std::vector<std::int64_t>& inv, std::int64_t first,
-                          std::int64_t end) {
-    CsrMatrix out;
-    out.rows = end - first;
-    out.cols = a.cols;
-    out.row_ptr.assign(static_cast<std::size_t>(out.rows) + 1, 0);
-    std::vector<std::pair<std::int64_t, double>> row;
-    for (std::int64_t i = first; i < end; ++i) {
-        const auto r = static_cast<std::size_t>(perm[static_cast<std::size_t>(i)]);
-        row.clear();
-        for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-            row.emplace_back(inv[static_cast<std::size_t>(a.col[static_cast<std::size_t>(k)])],
-                             a.val[static_cast<std::size_t>(k)]);
-        }
-        std::sort(row.begin(), row.end(),
-                  [](const auto& x, const auto& y) { return x.first < y.first; });
-        for (const auto& [j, v] : row) {
-            out.col.push_back(j);
-            out.val.push_back(v);
-        }
-        out.row_ptr[static_cast<std::size_t>(i - first) + 1] = out.nnz();
-    }
-    return out;
 }
 
 }  // namespace
@@ -451,40 +425,26 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     // Rank 0 computes the order and the decision and broadcasts them; every rank then takes its
     // rows of the renumbered matrix straight from the whole one (no renumbered copy).
     const int rank = world_rank();
-    std::vector<std::int64_t> perm, inv;
+    std::vector<std::int64_t> perm;
     int use = 0;
     if (o.multigrid.reorder == ReorderKind::rcm || (o.multigrid.reorder == ReorderKind::automatic &&
                                                     p.a.rows / world_size() >= kMinLocalRows)) {
         if (rank == 0) {
             perm = rcm_order(p.a);
-            inv.resize(perm.size());
-            for (std::size_t i = 0; i < perm.size(); ++i) {
-                inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
-            }
             // `auto`: only where RCM at least halves the entries that couple the row blocks.
             use = o.multigrid.reorder == ReorderKind::rcm ||
-                  2 * coupling_entries(p.a, perm, inv, world_size()) <=
-                      coupling_entries(p.a, {}, {}, world_size());
+                  2 * coupling_entries(p.a, perm, world_size()) <=
+                      coupling_entries(p.a, {}, world_size());
         }
         MPI_Bcast(&use, 1, MPI_INT, 0, comm);
-        if (use) {
-            perm.resize(static_cast<std::size_t>(p.a.rows));
-            MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
-            inv.resize(perm.size());
-            for (std::size_t i = 0; i < perm.size(); ++i) {
-                inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
-            }
-        } else {
-            perm.clear();
-            inv.clear();
-        }
+        perm.resize(use ? static_cast<std::size_t>(p.a.rows) : 0);
+        if (use) MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
     }
     const RowPartition rp(row_ptr_of(p.a, perm), world_size());
     // Level 0: this process's rows, explicit zeros dropped as the serial hierarchy drops them.
-    DistCsr a0 = perm.empty()
-                     ? DistCsr(p.a, rp.first(rank), rp, comm)
-                     : DistCsr(renumbered_rows(p.a, perm, inv, rp.first(rank), rp.first(rank + 1)),
-                               0, rp, comm);
+    DistCsr a0 = perm.empty() ? DistCsr(p.a, rp.first(rank), rp, comm)
+                              : DistCsr(permute_rows(p.a, perm, rp.first(rank), rp.first(rank + 1)),
+                                        0, rp, comm);
     drop_zeros(a0.diag());
     std::vector<double> mine(static_cast<std::size_t>(rp.rows(rank)));
     for (std::size_t i = 0; i < mine.size(); ++i) {

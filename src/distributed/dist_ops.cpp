@@ -182,17 +182,10 @@ DistTransfer::DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm co
         if (st.coarse.global() != s.coarse || st.fine.global() != s.fine) {
             throw std::logic_error("DistTransfer: partition and transfer disagree");
         }
-        if (!weights.empty()) {
-            st.w = std::move(weights[i]);
-        } else if (!s.w_left.empty()) {  // whole-grid weights: keep this process's region
-            const auto [lo, box] = weight_region(cur, s.dir);
-            st.w.lo = lo;
-            st.w.box = box;
-            for (auto [from, to] : {std::pair{&s.w_left, &st.w.left}, {&s.w_right, &st.w.right}}) {
-                to->resize(static_cast<std::size_t>(box.cells()));
-                copy_cells(from->data(), s.fine, {0, 0, 0}, to->data(), box, lo, lo, box, 1);
-            }
+        if (!s.w_left.empty()) {
+            throw std::logic_error("DistTransfer: weights come as StepWeights, not whole-grid");
         }
+        if (!weights.empty()) st.w = std::move(weights[i]);
         if (!st.w.linear()) {
             const auto [lo, box] = weight_region(cur, s.dir);
             if (st.w.lo != lo || st.w.box != box ||

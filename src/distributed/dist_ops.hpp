@@ -148,9 +148,8 @@ std::pair<std::array<int, 3>, Box> weight_region(const Partition& fine, int dir)
 /// process's local blocks in FP64 (unscaled variables), as the serial Transfer sees them.
 class DistTransfer {
 public:
-    /// `t`: the whole grid's steps. Operator-dependent weights come from `weights` (one per
-    /// step, this process's region of each) when it is given, else from t's steps (whole-grid
-    /// weights), of which the process keeps its region.
+    /// `t`: the whole grid's steps (boxes and directions). Operator-dependent weights come from
+    /// `weights` (one per step, this process's region of each; empty: linear weights).
     DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm comm,
                  std::vector<StepWeights> weights = {});
     /// False when some step leaves a process without cells (then the level below must be

@@ -183,12 +183,15 @@ public:
         // exact in FP64 too).
         const bool guard = std::is_same_v<C, float> || boundary_ != nullptr;
         C m{0};
-        if (ir != nullptr || guard) {
+        if (guard) {
 #pragma omp parallel for schedule(static) reduction(max : m) if (n > kParallelVector)
             for (std::int64_t i = 0; i < n; ++i) {
                 if (ir != nullptr) f_[i] *= ir[i];
-                if (guard) m = std::max(m, std::fabs(f_[i]));
+                m = std::max(m, std::fabs(f_[i]));
             }
+        } else if (ir != nullptr) {
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
+            for (std::int64_t i = 0; i < n; ++i) f_[i] *= ir[i];
         }
         if (boundary_) m = static_cast<C>(boundary_->global_max(static_cast<double>(m)));
         sigma_ = 1.0;

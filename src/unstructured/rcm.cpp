@@ -114,24 +114,29 @@ std::vector<std::int64_t> rcm_order(const CsrMatrix& a) {
 }
 
 CsrMatrix permute(const CsrMatrix& a, const std::vector<std::int64_t>& perm) {
+    return permute_rows(a, perm, 0, a.rows);
+}
+
+CsrMatrix permute_rows(const CsrMatrix& a, const std::vector<std::int64_t>& perm,
+                       std::int64_t first, std::int64_t end) {
     std::vector<std::int64_t> inv(perm.size());
     for (std::size_t k = 0; k < perm.size(); ++k) inv[static_cast<std::size_t>(perm[k])] = k;
     CsrMatrix b;
-    b.rows = a.rows;
+    b.rows = end - first;
     b.cols = a.cols;
-    b.row_ptr.assign(static_cast<std::size_t>(a.rows) + 1, 0);
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        const std::int64_t old = perm[static_cast<std::size_t>(i)];
+    b.row_ptr.assign(static_cast<std::size_t>(b.rows) + 1, 0);
+    for (std::int64_t i = 0; i < b.rows; ++i) {
+        const std::int64_t old = perm[static_cast<std::size_t>(first + i)];
         b.row_ptr[i + 1] = b.row_ptr[i] + (a.row_ptr[old + 1] - a.row_ptr[old]);
     }
-    b.col.resize(static_cast<std::size_t>(a.nnz()));
+    b.col.resize(static_cast<std::size_t>(b.row_ptr.back()));
     b.val.resize(b.col.size());
 #pragma omp parallel
     {
         std::vector<std::pair<std::int64_t, double>> row;  // one buffer per thread
 #pragma omp for schedule(dynamic, 1024)
-        for (std::int64_t i = 0; i < a.rows; ++i) {
-            const std::int64_t old = perm[static_cast<std::size_t>(i)];
+        for (std::int64_t i = 0; i < b.rows; ++i) {
+            const std::int64_t old = perm[static_cast<std::size_t>(first + i)];
             row.clear();
             for (std::int64_t p = a.row_ptr[old]; p < a.row_ptr[old + 1]; ++p) {
                 row.emplace_back(inv[static_cast<std::size_t>(a.col[p])], a.val[p]);

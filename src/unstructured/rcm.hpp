@@ -20,6 +20,11 @@ std::vector<std::int64_t> rcm_order(const CsrMatrix& a);
 /// sorted in each row.
 CsrMatrix permute(const CsrMatrix& a, const std::vector<std::int64_t>& perm);
 
+/// Rows first .. end-1 of permute(a, perm) (columns renumbered over the whole matrix), without
+/// renumbering the rest: a process's rows of the renumbered matrix.
+CsrMatrix permute_rows(const CsrMatrix& a, const std::vector<std::int64_t>& perm,
+                       std::int64_t first, std::int64_t end);
+
 /// Largest column span (last - first column + 1) of any row: what decides the 16-bit encoding.
 std::int64_t max_row_span(const CsrMatrix& a);
 
