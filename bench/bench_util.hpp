@@ -30,7 +30,16 @@ double time_median(int reps, F&& f) {
     return median(t);
 }
 
-/// Size of the last-level (L3) cache in bytes: sysfs, else sysconf, else 32 MiB.
+/// The last-level (L3) cache one core sees, and where that figure came from.
+struct LlcSize {
+    std::int64_t bytes = 0;
+    std::string source;  ///< "sysfs", or "measured" (a read-bandwidth sweep) where sysfs has none
+};
+
+/// The last-level cache: sysfs's L3, else measured once per process (about a second).
+LlcSize llc_size();
+
+/// `llc_size().bytes`.
 std::int64_t llc_bytes();
 
 /// "Beyond the cache" for `bench kernels` and `bench e2e`: the FP16 finest matrix at least this

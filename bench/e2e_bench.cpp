@@ -217,10 +217,11 @@ std::string guard_cell(const json& r) {
 std::string markdown(const json& doc) {
     const json& m = doc["machine"];
     std::string s = fmt::format(
-        "CPU: {}; {} thread(s); STREAM triad {:.1f} GB/s; LLC {} MiB; median of {} run(s); "
+        "CPU: {}; {} thread(s); STREAM triad {:.1f} GB/s; LLC {} MiB ({}); median of {} run(s); "
         "rtol 1e-10, solver chosen by the problem (CG / GMRES), V(1,1) SymGS.\n\n",
         m["cpu"].get<std::string>(), m["threads"].get<int>(), m["stream_triad_gbs"].get<double>(),
-        m["llc_bytes"].get<std::int64_t>() >> 20, doc["repetitions"].get<int>());
+        m["llc_bytes"].get<std::int64_t>() >> 20, m.value("llc_source", std::string("sysfs")),
+        doc["repetitions"].get<int>());
     for (const json& p : doc["problems"]) {
         if (p["capped"].get<bool>()) {
             s += fmt::format(
@@ -369,8 +370,8 @@ int run_e2e_bench(const BenchOptions& opt) {
     const std::int64_t llc = llc_bytes();
     const int reps = opt.quick ? 1 : 3;
     const int threads = opt.threads;
-    fmt::print(stderr, "bench e2e: LLC {} MiB, threads {}, {} repetition(s){}\n", llc >> 20,
-               threads, reps, opt.quick ? " (quick)" : "");
+    fmt::print(stderr, "bench e2e: LLC {} MiB ({}), threads {}, {} repetition(s){}\n", llc >> 20,
+               llc_size().source, threads, reps, opt.quick ? " (quick)" : "");
     const std::int64_t stream_n = opt.quick ? (std::int64_t{1} << 20) : 4 * llc / 8 * 2;
     const double stream = stream_triad_gbs(threads, stream_n, opt.quick ? 3 : 10);
     fmt::print(stderr, "  STREAM triad, {} thread(s): {:.1f} GB/s\n", threads, stream);
@@ -422,7 +423,8 @@ int run_e2e_bench(const BenchOptions& opt) {
     doc["machine"] = {{"cpu", cpu_model()},
                       {"threads", threads},
                       {"stream_triad_gbs", stream},
-                      {"llc_bytes", llc}};
+                      {"llc_bytes", llc},
+                      {"llc_source", llc_size().source}};
     doc["quick"] = opt.quick;
     doc["repetitions"] = reps;
     doc["problems"] = problems;

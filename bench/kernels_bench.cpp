@@ -93,8 +93,8 @@ int run_kernels_bench(const BenchOptions& opt) {
     std::vector<int> thread_list{1};
     if (opt.threads > 1) thread_list.push_back(opt.threads);
 
-    fmt::print(stderr, "bench kernels: LLC {} MiB, SIMD target {}, threads {}\n", llc >> 20,
-               kernels_simd_target(), fmt::join(thread_list, ","));
+    fmt::print(stderr, "bench kernels: LLC {} MiB ({}), SIMD target {}, threads {}\n", llc >> 20,
+               llc_size().source, kernels_simd_target(), fmt::join(thread_list, ","));
     std::map<int, double> stream;
     const std::int64_t stream_n = opt.quick ? (std::int64_t{1} << 20) : 4 * llc / 8 * 2;
     for (int t : thread_list) {
@@ -135,6 +135,7 @@ int run_kernels_bench(const BenchOptions& opt) {
                       {"stream_triad_gbs", stream[thread_list.back()]},
                       {"stream_triad_gbs_1thread", stream[1]},
                       {"llc_bytes", llc},
+                      {"llc_source", llc_size().source},
                       {"simd_target", kernels_simd_target()}};
     doc["quick"] = opt.quick;
     doc["repetitions"] = reps;

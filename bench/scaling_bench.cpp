@@ -234,6 +234,7 @@ int run_scaling_bench(const BenchOptions& opt) {
         {"threads", budget},
         {"stream_triad_gbs", stream_triad_gbs(1, opt.quick ? (std::int64_t{1} << 20) : llc, 3)},
         {"llc_bytes", llc},
+        {"llc_source", llc_size().source},
         {"load_average_before", load_before},
         {"load_average_after", load_average()}};
     doc["quick"] = opt.quick;

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -12,25 +15,70 @@
 
 namespace mpmg::bench {
 
-std::int64_t llc_bytes() {
-    // sysfs first: it matches lscpu; glibc's sysconf reports 256 MiB on these Zen3 VMs (32 MiB).
+namespace {
+
+/// Bytes of the last-level cache from sysfs (what lscpu prints), or 0 where sysfs has no L3.
+std::int64_t llc_from_sysfs() {
     std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");
     std::string text;
-    if (in >> text && !text.empty()) {
-        std::int64_t mult = 1;
-        if (text.back() == 'K') mult = 1024;
-        if (text.back() == 'M') mult = 1024 * 1024;
-        try {
-            return std::stoll(text) * mult;
-        } catch (...) {
-        }
+    if (!(in >> text) || text.empty()) return 0;
+    std::int64_t mult = 1;
+    if (text.back() == 'K') mult = 1024;
+    if (text.back() == 'M') mult = 1024 * 1024;
+    try {
+        return std::stoll(text) * mult;
+    } catch (...) {
+        return 0;
     }
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    const long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (s > 0) return s;
-#endif
-    return std::int64_t{32} << 20;
 }
+
+/// The last-level cache measured: the largest prefix (1 MiB .. 256 MiB, doubling) of a buffer
+/// that one thread reads at least 1.5x as fast as the whole 512 MiB buffer, which no cache
+/// holds. Used where sysfs has no L3 (virtual machines without cache topology), because
+/// glibc's sysconf and CPUID 0x80000006 report the socket's whole L3 there (256 MiB on a Zen 3
+/// VM whose core sees 32 MiB, 508 MiB on a Zen 5 VM), which would size the benchmarks far
+/// beyond this machine's memory.
+std::int64_t llc_measured() {
+    constexpr std::int64_t kMiB = std::int64_t{1} << 20;
+    constexpr std::int64_t kWhole = 512 * kMiB;
+    const std::int64_t n = kWhole / 8;
+    const auto buf = std::make_unique<std::uint64_t[]>(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) buf[i] = static_cast<std::uint64_t>(i);
+    volatile std::uint64_t sink = 0;
+    // Fastest of repeated reads of the first `bytes`; the first read loads the cache.
+    const auto read_gbs = [&](std::int64_t bytes) {
+        const std::int64_t m = bytes / 8;
+        const int reps = static_cast<int>(std::clamp<std::int64_t>(1024 * kMiB / bytes, 3, 64));
+        double best = 1e30;
+        for (int r = 0; r <= reps; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            std::uint64_t s = 0;
+            for (std::int64_t i = 0; i < m; ++i) s += buf[i];
+            sink = sink + s;
+            const double t =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (r > 0) best = std::min(best, t);
+        }
+        return static_cast<double>(bytes) / best * 1e-9;
+    };
+    const double memory = read_gbs(kWhole);
+    std::int64_t llc = 0;
+    for (std::int64_t bytes = kMiB; bytes <= 256 * kMiB; bytes *= 2)
+        if (read_gbs(bytes) >= 1.5 * memory) llc = bytes;
+    return llc > 0 ? llc : 32 * kMiB;
+}
+
+}  // namespace
+
+LlcSize llc_size() {
+    static const LlcSize size = [] {
+        const std::int64_t sysfs = llc_from_sysfs();
+        return sysfs > 0 ? LlcSize{sysfs, "sysfs"} : LlcSize{llc_measured(), "measured"};
+    }();
+    return size;
+}
+
+std::int64_t llc_bytes() { return llc_size().bytes; }
 
 std::string load_average() {
     std::ifstream in("/proc/loadavg");

@@ -358,6 +358,7 @@ int run_vs_hypre_bench(const BenchOptions& opt) {
                       {"stream_triad_gbs", stream},
                       {"stream_triad_gbs_1thread", stream1},
                       {"llc_bytes", llc},
+                      {"llc_source", llc_size().source},
                       {"load_average_before", load_before},
                       {"load_average_after", load_average()},
                       {"hypre_version", hy::version()},

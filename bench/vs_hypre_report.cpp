@@ -105,7 +105,7 @@ std::string vs_hypre_markdown(const json& doc) {
     const json& m = doc["machine"];
     const int t = m["threads"].get<int>();
     std::string s = fmt::format(
-        "CPU: {}; STREAM triad {:.1f} GB/s (1 thread), {:.1f} GB/s ({} threads); LLC {} MiB; "
+        "CPU: {}; STREAM triad {:.1f} GB/s (1 thread), {:.1f} GB/s ({} threads); LLC {} MiB ({}); "
         "load average before / after: {} / {}. hypre {} ({}, 1 MPI rank); mpmg with 1 thread "
         "(as hypre) and {} threads. rtol {:g} (||r||/||b||), zero initial guess, the problem's "
         "Krylov method (PCG / GMRES(30)), at most {} iterations. Times exclude building the "
@@ -113,8 +113,8 @@ std::string vs_hypre_markdown(const json& doc) {
         "in FP64; ratio = total / the fastest hypre total of the same problem and size.\n\n",
         m["cpu"].get<std::string>(), m["stream_triad_gbs_1thread"].get<double>(),
         m["stream_triad_gbs"].get<double>(), t, m["llc_bytes"].get<std::int64_t>() >> 20,
-        m["load_average_before"].get<std::string>(), m["load_average_after"].get<std::string>(),
-        m["hypre_version"].get<std::string>(),
+        m.value("llc_source", std::string("sysfs")), m["load_average_before"].get<std::string>(),
+        m["load_average_after"].get<std::string>(), m["hypre_version"].get<std::string>(),
         m["hypre_openmp"].get<bool>() ? "with OpenMP" : "serial: built without OpenMP", t,
         doc["rtol"].get<double>(), doc["max_iter"].get<int>());
     s += "| problem | n | solver | threads | its | setup s | solve s | total s | true relres | "
