@@ -1,6 +1,6 @@
 // SG-DIA kernels. Scalar matrices (r = 1), where the bytes are, go to the Highway kernels in
 // sgdia_simd.cpp (dynamic dispatch; FP16/BF16 converted in registers). Block matrices (r > 1) use
-// the plain loops below.
+// the plain loops below, whose block rows (r = 2, 3, 4) run in sgdia_aos_simd.cpp.
 //
 // Structure of the plain loops: a line (j,k) is processed in chunks of cells [i0, i1) whose results
 // fit a small stack buffer `acc` in compute precision. For each stencil offset the chunk is one
@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "kernels/convert.hpp"
+#include "kernels/sgdia_aos_simd.hpp"
 #include "kernels/sgdia_simd.hpp"
 
 namespace mpmg::kernels {
@@ -39,62 +40,35 @@ bool offset_span(const SgDiaGeom& g, const Offset& o, int j, int k, int i0, int 
     return s.lo < s.hi;
 }
 
-/// The block rows of n cells: out[i r + ra] += sum_rb av[(i r + ra) r + rb] xv[i r + rb], with
-/// r fixed at compile time so that a cell's x values stay in registers and its r row sums are
-/// independent chains (restrict: nothing the loop writes is read through another pointer).
-/// Each cell also prefetches the cache lines of the block `ahead` cells further on: the same
-/// offset's values on the next line, which the next line's pass over this offset reads. A
-/// line's offsets are read one after the other in short runs (3d27, r = 3, nx = 42: 27 runs of
-/// 3 KB), which the hardware prefetcher follows poorly: the FP64 Krylov product of solid3d n = 42
-/// took 16.4-16.8 ms without, 12.3-12.9 ms with (rhd3t n = 65: 15.1-15.9 -> 11.2-12.9 ms; one
-/// thread, a throwaway driver, fastest of 9 calls in two alternating runs).
-/// With `Transposed` the blocks are read transposed (av[(i r + rb) r + ra]): a lower offset's
-/// blocks taken from its mirror (SgDiaGeom::mirror_lower).
-template <int r, bool Transposed, class S, class C>
-void accumulate_blocks(int n, const S* __restrict av, const C* __restrict xv, C* __restrict out,
-                       std::int64_t ahead) {
-    constexpr int kBlockBytes = r * r * static_cast<int>(sizeof(S));
-    for (int i = 0; i < n; ++i) {
-        // An address, not a pointer into the array: on the last line it lies past the end.
-        const std::uintptr_t next = reinterpret_cast<std::uintptr_t>(av) +
-                                    static_cast<std::uintptr_t>(i + ahead) * kBlockBytes;
-        for (int b = 0; b < kBlockBytes; b += 64) {
-            __builtin_prefetch(
-                reinterpret_cast<const void*>(next + static_cast<std::uintptr_t>(b)));
-        }
-        C xb[r];
-        for (int rb = 0; rb < r; ++rb) xb[rb] = xv[i * r + rb];
-        for (int ra = 0; ra < r; ++ra) {
-            C sum = out[i * r + ra];
-            for (int rb = 0; rb < r; ++rb) {
-                const int e = Transposed ? (i * r + rb) * r + ra : (i * r + ra) * r + rb;
-                sum += to_compute<C>(av[e]) * xb[rb];
-            }
-            out[i * r + ra] = sum;
-        }
-    }
-}
-
+/// The block rows of n cells: out[i r + ra] += sum_rb av[(i r + ra) r + rb] xv[i r + rb]
+/// (with `Transposed` av[(i r + rb) r + ra]: a lower offset's blocks taken from its mirror,
+/// SgDiaGeom::mirror_lower). r = 2, 3, 4 run in the SIMD kernel (sgdia_aos_simd.hpp), which
+/// prefetches the values `nx` cells on (the same offset on the next line: a line's offsets are
+/// read one after the other in short runs, which the hardware prefetcher follows poorly); larger
+/// blocks run the scalar loop below, in the same order of operations.
 template <bool Transposed, class S, class C>
 void accumulate_r(int r, int n, const S* av, const C* xv, C* out, int nx) {
-    switch (r) {
-        case 2:
-            return accumulate_blocks<2, Transposed>(n, av, xv, out, nx);
-        case 3:
-            return accumulate_blocks<3, Transposed>(n, av, xv, out, nx);
-        case 4:
-            return accumulate_blocks<4, Transposed>(n, av, xv, out, nx);
-        default:
-            break;
+    if (r >= 2 && r <= 4) {
+        simd::BlockRowsArgs<S, C> args;
+        args.r = r;
+        args.transposed = Transposed;
+        args.n = n;
+        args.av = av;
+        args.x = xv;
+        args.out = out;
+        args.ahead = nx;
+        simd::block_rows(args);
+        return;
     }
     for (int i = 0; i < n; ++i) {
         for (int ra = 0; ra < r; ++ra) {
-            C sum = out[i * r + ra];
+            C sum = 0;
             for (int rb = 0; rb < r; ++rb) {
                 const int e = Transposed ? (i * r + rb) * r + ra : (i * r + ra) * r + rb;
-                sum += to_compute<C>(av[e]) * xv[i * r + rb];
+                const C p = to_compute<C>(av[e]) * xv[i * r + rb];
+                sum = rb == 0 ? p : sum + p;
             }
-            out[i * r + ra] = sum;
+            out[i * r + ra] = out[i * r + ra] + sum;
         }
     }
 }
