@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/interleaved_r-inl.h"
 #include "kernels/load_conv-inl.h"
 #include "kernels/sgdia_aos_simd.hpp"
 
@@ -29,28 +30,6 @@ HWY_BEFORE_NAMESPACE();
 namespace mpmg::kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 using simd::BlockRowsArgs;
-
-template <int R, class D>
-HWY_INLINE void load_split(D d, const hn::TFromD<D>* p, hn::Vec<D> (&v)[R]) {
-    if constexpr (R == 2) {
-        hn::LoadInterleaved2(d, p, v[0], v[1]);
-    } else if constexpr (R == 3) {
-        hn::LoadInterleaved3(d, p, v[0], v[1], v[2]);
-    } else {
-        hn::LoadInterleaved4(d, p, v[0], v[1], v[2], v[3]);
-    }
-}
-
-template <int R, class D>
-HWY_INLINE void store_join(D d, const hn::Vec<D> (&v)[R], hn::TFromD<D>* p) {
-    if constexpr (R == 2) {
-        hn::StoreInterleaved2(v[0], v[1], d, p);
-    } else if constexpr (R == 3) {
-        hn::StoreInterleaved3(v[0], v[1], v[2], d, p);
-    } else {
-        hn::StoreInterleaved4(v[0], v[1], v[2], v[3], d, p);
-    }
-}
 
 /// The scalar cells of a run: the same order of operations as the vectors.
 template <int R, bool Transposed, class S, class C>
@@ -96,19 +75,19 @@ void rows_r(const BlockRowsArgs<S, C>& p) {
         // Round 1: r runs of r N values, each split into r vectors over (cell, a) pairs.
         for (int q = 0; q < R; ++q) {
             V w[R];
-            load_split<R>(d, vals + q * R * n, w);
+            load_r<R>(d, vals + q * R * n, w);
             for (int b = 0; b < R; ++b) hn::Store(w[b], d, split + (b * R + q) * n);
         }
         // Round 2: for each b, the (cell, a) pairs split by a: v[a * R + b][cell].
         V v[kBlock];
         for (int b = 0; b < R; ++b) {
             V u[R];
-            load_split<R>(d, split + b * R * n, u);
+            load_r<R>(d, split + b * R * n, u);
             for (int a2 = 0; a2 < R; ++a2) v[a2 * R + b] = u[a2];
         }
         V xs[R], acc[R];
-        load_split<R>(d, p.x + std::int64_t{i} * R, xs);
-        load_split<R>(d, p.out + std::int64_t{i} * R, acc);
+        load_r<R>(d, p.x + std::int64_t{i} * R, xs);
+        load_r<R>(d, p.out + std::int64_t{i} * R, acc);
         for (int ra = 0; ra < R; ++ra) {
             V s = hn::Mul(v[Transposed ? ra : ra * R], xs[0]);
             for (int rb = 1; rb < R; ++rb) {
@@ -116,7 +95,7 @@ void rows_r(const BlockRowsArgs<S, C>& p) {
             }
             acc[ra] = hn::Add(acc[ra], s);
         }
-        store_join<R>(d, acc, p.out + std::int64_t{i} * R);
+        store_r<R>(d, acc, p.out + std::int64_t{i} * R);
     }
     for (; i < p.n; ++i) {
         cell_rows<R, Transposed>(p.av + std::int64_t{i} * kBlock, p.x + std::int64_t{i} * R,

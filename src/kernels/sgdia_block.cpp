@@ -42,6 +42,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/interleaved_r-inl.h"
 #include "kernels/load_conv-inl.h"
 #include "kernels/sgdia_block.hpp"
 #include "kernels/shift_lanes-inl.h"
@@ -125,28 +126,6 @@ HWY_INLINE void collect(const BlockSoa<S, C>& a, const SgDiaGeom& g, const C* x,
         l.x[l.m] = x + (c0 + shift) * R;
         l.dx[l.m] = o.dx;
         ++l.m;
-    }
-}
-
-template <int R, class D>
-HWY_INLINE void load_r(D d, const hn::TFromD<D>* p, hn::Vec<D> (&v)[R]) {
-    if constexpr (R == 2) {
-        hn::LoadInterleaved2(d, p, v[0], v[1]);
-    } else if constexpr (R == 3) {
-        hn::LoadInterleaved3(d, p, v[0], v[1], v[2]);
-    } else {
-        hn::LoadInterleaved4(d, p, v[0], v[1], v[2], v[3]);
-    }
-}
-
-template <int R, class D>
-HWY_INLINE void store_r(D d, const hn::Vec<D> (&v)[R], hn::TFromD<D>* p) {
-    if constexpr (R == 2) {
-        hn::StoreInterleaved2(v[0], v[1], d, p);
-    } else if constexpr (R == 3) {
-        hn::StoreInterleaved3(v[0], v[1], v[2], d, p);
-    } else {
-        hn::StoreInterleaved4(v[0], v[1], v[2], v[3], d, p);
     }
 }
 
