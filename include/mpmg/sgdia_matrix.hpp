@@ -71,9 +71,9 @@ private:
 
 namespace detail {
 
-/// Zero-filled memory for the value arrays (src/core/zeroed_memory.cpp): fresh pages, zero
-/// already, so nothing writes them before the producer of the values does; arrays of 4 MiB and
-/// more in transparent huge pages. Throws std::bad_alloc.
+/// Zero-filled memory for the value arrays (calloc; src/core/zeroed_memory.cpp): large arrays
+/// are fresh pages, zero already, so nothing writes them before the producer of the values
+/// does. Throws std::bad_alloc.
 void* allocate_zeroed(std::size_t bytes);
 void deallocate_zeroed(void* p, std::size_t bytes) noexcept;
 

@@ -1,7 +1,6 @@
 // The value arrays of SgDiaMatrix come zeroed without a memset (src/core/zeroed_memory.cpp):
 // small and large arrays read as zero, are writable to their last byte, and copy like any
-// vector; arrays of 4 MiB and more start on a 2 MiB boundary (mapped for transparent huge
-// pages) and come back zero after a written one was freed.
+// vector.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,20 +12,6 @@
 
 namespace mpmg {
 namespace {
-
-TEST(ZeroedMemory, LargeBlocksAreHugePageAlignedAndZeroAfterReuse) {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
-    for (int round = 0; round < 3; ++round) {
-        for (std::size_t bytes : {std::size_t{4} << 20, (std::size_t{5} << 20) + 12}) {
-            SCOPED_TRACE(bytes);
-            auto* p = static_cast<unsigned char*>(detail::allocate_zeroed(bytes));
-            EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % kHuge, 0u);
-            EXPECT_TRUE(std::all_of(p, p + bytes, [](unsigned char c) { return c == 0; }));
-            std::memset(p, 0x5A, bytes);
-            detail::deallocate_zeroed(p, bytes);
-        }
-    }
-}
 
 TEST(ZeroedMemory, SmallAndLargeBlocksAreZeroAndWritable) {
     for (std::size_t bytes :
