@@ -220,7 +220,7 @@ std::string markdown(const json& doc) {
         "CPU: {}; {} thread(s); STREAM triad {:.1f} GB/s; LLC {} MiB ({}); median of {} run(s); "
         "rtol 1e-10, solver chosen by the problem (CG / GMRES), V(1,1) SymGS.\n\n",
         m["cpu"].get<std::string>(), m["threads"].get<int>(), m["stream_triad_gbs"].get<double>(),
-        m["llc_bytes"].get<std::int64_t>() >> 20, m.value("llc_source", std::string("sysfs")),
+        m["llc_bytes"].get<std::int64_t>() >> 20, m["llc_source"].get<std::string>(),
         doc["repetitions"].get<int>());
     for (const json& p : doc["problems"]) {
         if (p["capped"].get<bool>()) {

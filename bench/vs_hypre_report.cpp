@@ -113,7 +113,7 @@ std::string vs_hypre_markdown(const json& doc) {
         "in FP64; ratio = total / the fastest hypre total of the same problem and size.\n\n",
         m["cpu"].get<std::string>(), m["stream_triad_gbs_1thread"].get<double>(),
         m["stream_triad_gbs"].get<double>(), t, m["llc_bytes"].get<std::int64_t>() >> 20,
-        m.value("llc_source", std::string("sysfs")), m["load_average_before"].get<std::string>(),
+        m["llc_source"].get<std::string>(), m["load_average_before"].get<std::string>(),
         m["load_average_after"].get<std::string>(), m["hypre_version"].get<std::string>(),
         m["hypre_openmp"].get<bool>() ? "with OpenMP" : "serial: built without OpenMP", t,
         doc["rtol"].get<double>(), doc["max_iter"].get<int>());

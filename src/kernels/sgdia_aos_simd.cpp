@@ -8,10 +8,11 @@
 // for each b, the values of (cell, a) pairs in lanes; stored one after the other and split again,
 // they give one vector per (a, b). x and out are split the same way (one round: x_rb[i] =
 // x[i r + rb]). The row sums are then r^2 multiplies and adds on whole vectors; a transposed
-// block only swaps which V_e is A[ra][rb]. The scalar loop this replaces (9 multiplies and 9
-// adds per cell and offset for r = 3, one value at a time) made the FP64 Krylov product of
-// solid3d (3d27, r = 3) compute-bound: about 15 ms a product at n = 52, where the mirrored
-// product's bytes take about 5 ms at STREAM speed.
+// block only swaps which V_e is A[ra][rb]. The scalar loop this replaces converted and
+// multiplied one value at a time: FP16 3d7 r = 3 products took 148 ms where these take 18 ms
+// (bench kernels, sgdia rows). FP64 products did not get faster (43 ms either way): on this
+// layout they are bound by memory access, a line reading r^2 x (offsets) short runs (README,
+// "Block (r x r) kernels").
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/sgdia_aos_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
