@@ -33,11 +33,15 @@ double time_median(int reps, F&& f) {
 /// The last-level (L3) cache one core sees, and where that figure came from.
 struct LlcSize {
     std::int64_t bytes = 0;
-    std::string source;  ///< "sysfs", or "measured" (a read-bandwidth sweep) where sysfs has none
+    std::string source;  ///< "given" (--llc), "sysfs", or "measured" (a read-bandwidth sweep)
 };
 
-/// The last-level cache: sysfs's L3, else measured once per process (about a second).
+/// The last-level cache: the size given to set_llc (`mpmg bench --llc`), else sysfs's L3, else
+/// measured once per process (about a second).
 LlcSize llc_size();
+
+/// Fixes the figure llc_size() returns (source "given"); call before the first llc_size().
+void set_llc(std::int64_t bytes);
 
 /// `llc_size().bytes`.
 std::int64_t llc_bytes();

@@ -367,6 +367,25 @@ void plot(const BenchOptions& opt, const std::filesystem::path& json_path) {
 }  // namespace
 
 int run_e2e_bench(const BenchOptions& opt) {
+    std::vector<ProblemSpec> suite(std::begin(kSuite), std::end(kSuite));
+    if (opt.quick) suite = {{"laplace27", 16}, {"laplace27e8", 16}, {"rhd3t", 16}};
+    if (!opt.problems.empty()) {  // --problems: the named ones, in the suite's order
+        for (const std::string& name : opt.problems) {
+            if (std::none_of(suite.begin(), suite.end(),
+                             [&](const ProblemSpec& p) { return p.name == name; })) {
+                std::string names;
+                for (const ProblemSpec& p : suite)
+                    names += (names.empty() ? "" : ", ") + std::string(p.name);
+                fmt::print(stderr, "mpmg bench e2e: --problems: '{}' is not in the {}suite ({})\n",
+                           name, opt.quick ? "quick " : "", names);
+                return 2;
+            }
+        }
+        std::erase_if(suite, [&](const ProblemSpec& p) {
+            return std::find(opt.problems.begin(), opt.problems.end(), p.name) ==
+                   opt.problems.end();
+        });
+    }
     const std::int64_t llc = llc_bytes();
     const int reps = opt.quick ? 1 : 3;
     const int threads = opt.threads;
@@ -383,9 +402,6 @@ int run_e2e_bench(const BenchOptions& opt) {
         w.threads = threads;
         (void)solve(w);
     }
-
-    std::vector<ProblemSpec> suite(std::begin(kSuite), std::end(kSuite));
-    if (opt.quick) suite = {{"laplace27", 16}, {"laplace27e8", 16}, {"rhd3t", 16}};
 
     json problems = json::array();
     std::vector<json> all_rows;

@@ -68,10 +68,18 @@ std::int64_t llc_measured() {
     return llc > 0 ? llc : 32 * kMiB;
 }
 
+std::int64_t& given_llc() {
+    static std::int64_t bytes = 0;
+    return bytes;
+}
+
 }  // namespace
+
+void set_llc(std::int64_t bytes) { given_llc() = bytes; }
 
 LlcSize llc_size() {
     static const LlcSize size = [] {
+        if (given_llc() > 0) return LlcSize{given_llc(), "given"};
         const std::int64_t sysfs = llc_from_sysfs();
         return sysfs > 0 ? LlcSize{sysfs, "sysfs"} : LlcSize{llc_measured(), "measured"};
     }();

@@ -6,9 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -64,6 +66,34 @@ TEST(BenchSmoke, E2eQuickWritesTheJsonContract) {
     EXPECT_TRUE(j["summary"].contains("geomean_preconditioner_speedup"));
     fs::remove_all(dir);
     fs::remove(dir.string() + ".log");
+}
+
+// --problems keeps the named problems of the (quick) suite; --llc sizes by the given cache and
+// says so; a name outside the suite is an error naming it, before anything is measured.
+TEST(BenchSmoke, E2eProblemsAndLlcOptions) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("mpmg_bench_e2e_subset_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    const std::string log = dir.string() + ".log";
+    const std::string cli = std::string(MPMG_CLI_PATH) + " bench e2e --quick --out " + dir.string();
+    int status = std::system((cli + " --problems rhd3t --llc 8 > " + log + " 2>&1").c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+    std::ifstream in(dir / "e2e.json");
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["machine"]["llc_source"], "given");
+    EXPECT_EQ(j["machine"]["llc_bytes"].get<std::int64_t>(), std::int64_t{8} << 20);
+    ASSERT_EQ(j["rows"].size(), 6u);
+    for (const auto& r : j["rows"]) EXPECT_EQ(r["problem"], "rhd3t");
+
+    status = std::system((cli + " --problems rhd3t,nosuch > " + log + " 2>&1").c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    std::ifstream err(log);
+    const std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("'nosuch' is not in the quick suite"), std::string::npos) << text;
+    fs::remove_all(dir);
+    fs::remove(log);
 }
 
 }  // namespace

@@ -1,12 +1,14 @@
-// mpmg bench NAME [--quick] [--out DIR] [--threads T] (DESIGN.md "Benchmark contract").
-// Implemented: kernels, e2e, amg, vs-hypre, scaling (bench/*_bench.cpp).
+// mpmg bench NAME [--quick] [--out DIR] [--threads T] [--problems P,Q] [--llc MIB] (DESIGN.md
+// "Benchmark contract"). Implemented: kernels, e2e, amg, vs-hypre, scaling (bench/*_bench.cpp).
 #include <fmt/format.h>
 
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "amg_bench.hpp"
+#include "bench_util.hpp"
 #include "commands.hpp"
 #include "e2e_bench.hpp"
 #include "kernels_bench.hpp"
@@ -22,6 +24,8 @@ std::function<int()> add_bench(CLI::App& app) {
         std::string name, out = ".";
         bool quick = false;
         int threads = 2;
+        std::vector<std::string> problems;
+        int llc_mib = 0;
     };
     auto a = std::make_shared<Args>();
     CLI::App* cmd = app.add_subcommand("bench", "run a benchmark, write NAME.json, NAME.md, PNG");
@@ -30,11 +34,20 @@ std::function<int()> add_bench(CLI::App& app) {
     cmd->add_option("--out", a->out, "output directory (default: current)");
     cmd->add_option("--threads", a->threads, "measure 1 and T OpenMP threads (default 2)")
         ->check(CLI::Range(1, 1024));
+    cmd->add_option("--problems", a->problems,
+                    "e2e: only these problems of the suite, comma-separated (default: all)")
+        ->delimiter(',');
+    cmd->add_option("--llc", a->llc_mib,
+                    "last-level cache in MiB that sizes the problems (default: sysfs, else "
+                    "measured)")
+        ->check(CLI::Range(1, 1 << 20));
     return [a]() {
         bench::BenchOptions opt;  // the common options of every benchmark
         opt.quick = a->quick;
         opt.out = a->out;
         opt.threads = a->threads;
+        opt.problems = a->problems;
+        if (a->llc_mib > 0) bench::set_llc(std::int64_t{a->llc_mib} << 20);
         opt.bench_dir = MPMG_BENCH_DIR;
         // One line per benchmark: name -> runner taking the common options.
         const std::map<std::string, int (*)(const bench::BenchOptions&)> benchmarks{

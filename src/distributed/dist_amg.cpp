@@ -56,6 +56,9 @@ public:
         a_.add_coupling(x, y);
     }
     double global_sum(double local) const override { return allreduce_sum(local, a_.comm()); }
+    void global_sums(double* values, int count) const override {
+        allreduce_sums(values, count, a_.comm());
+    }
 
 private:
     const DistCsr& a_;

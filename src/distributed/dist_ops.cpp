@@ -578,6 +578,13 @@ double allreduce_sum(double local, MPI_Comm comm) {
     return global;
 }
 
+void allreduce_sums(double* values, int count, MPI_Comm comm) {
+    const double t0 = MPI_Wtime();
+    MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm);
+    comm_stats().reduce_s += MPI_Wtime() - t0;
+    ++comm_stats().reductions;
+}
+
 TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm) {
     long long in[4] = {local.overflow, local.underflow, local.subnormal, local.nonfinite_input};
     long long out[4] = {0, 0, 0, 0};

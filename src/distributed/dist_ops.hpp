@@ -205,6 +205,8 @@ void broadcast_reports(std::vector<LevelReport>& reports, MPI_Comm comm);
 
 /// Sum over all processes of `comm`.
 double allreduce_sum(double local, MPI_Comm comm);
+/// values[i] <- the sum of values[i] over all processes of `comm`, for i < count: one message.
+void allreduce_sums(double* values, int count, MPI_Comm comm);
 TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm);
 
 }  // namespace mpmg::dist

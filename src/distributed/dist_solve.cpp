@@ -64,6 +64,9 @@ public:
         coupling_.add(halo_.values(), y, 1.0);
     }
     double global_sum(double local) const override { return allreduce_sum(local, comm_); }
+    void global_sums(double* values, int count) const override {
+        allreduce_sums(values, count, comm_);
+    }
     /// The exact FP16 copy of this process's block, made on the first call, or null when FP16
     /// does not hold every value of the block (or there is no memory for it). Decided per
     /// process: a product from the copy equals one from the block either way, and level 0

@@ -1,6 +1,7 @@
 // SIMD (Google Highway, dynamic dispatch) vector kernels of the Krylov solvers: inner products
-// accumulated in double, and the fused update-then-product of modified Gram-Schmidt and CG.
-// The per-target code is in vector_simd.cpp.
+// accumulated in double, the fused update-then-product of CG, and the block Gram-Schmidt passes
+// of GMRES (many inner products, or many updates, in one pass over the basis). The per-target
+// code is in vector_simd.cpp.
 //
 // Summation order: element k is added into slot k mod 8 (each slot in order of k), and the
 // eight slots are summed as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)); products and
@@ -26,5 +27,33 @@ double dot(const float* x, const float* y, std::int64_t n);
 /// overlap y.
 double axpy_dot(double alpha, const double* x, double* y, const double* z, std::int64_t n);
 double axpy_dot(double alpha, const float* x, float* y, const float* z, std::int64_t n);
+
+/// Inner products of m basis vectors with one or two targets, over elements [lo, lo + len) of
+/// each vector, in one pass over the basis (the targets are reread from cache, a chunk at a
+/// time):
+///   out[i]     = sum_k basis[i][k] t0[k]   (i < m),
+///   out[m + i] = sum_k basis[i][k] t1[k]   (i < m, only when t1 is not null),
+///   out[2m]    = sum_k t1[k] t1[k]         (only when t1 is not null).
+/// Each is accumulated as dot() accumulates it, slot (k - lo) mod 8: the same bits as m separate
+/// calls of dot(). slots is scratch of 8 (2m + 1) doubles.
+void multi_dot(int m, const double* const* basis, const double* t0, const double* t1,
+               std::int64_t lo, std::int64_t len, double* out, double* slots);
+void multi_dot(int m, const float* const* basis, const float* t0, const float* t1, std::int64_t lo,
+               std::int64_t len, double* out, double* slots);
+
+/// The update pass of block Gram-Schmidt, over elements [lo, lo + len), in one pass over the
+/// basis. With K(.) the rounding to K and every product and difference rounded to K:
+///   q[k] <- ((q[k] - K(c[0]) basis[0][k]) - ... - K(c[m-1]) basis[m-1][k]) * K(qscale);
+/// then, when w is not null, with that updated q,
+///   w[k] <- (((w[k] - K(h[0]) basis[0][k]) - ... - K(h[m-1]) basis[m-1][k])
+///            - K(h[m]) q[k]) * K(wscale),
+/// and returns sum_k w[k]^2 of the updated w, accumulated as dot() accumulates it (0 without w).
+/// slots is scratch of 8 doubles.
+double gs_update(int m, const double* const* basis, const double* c, double qscale, double* q,
+                 const double* h, double wscale, double* w, std::int64_t lo, std::int64_t len,
+                 double* slots);
+double gs_update(int m, const float* const* basis, const double* c, double qscale, float* q,
+                 const double* h, double wscale, float* w, std::int64_t lo, std::int64_t len,
+                 double* slots);
 
 }  // namespace mpmg::kernels

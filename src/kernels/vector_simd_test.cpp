@@ -1,4 +1,5 @@
-// The Krylov vector kernels (kernels::dot, kernels::axpy_dot) on every Highway target this CPU
+// The Krylov vector kernels (kernels::dot, kernels::axpy_dot, and GMRES's block Gram-Schmidt
+// passes kernels::multi_dot, kernels::gs_update) on every Highway target this CPU
 // supports and the build generated, against a scalar emulation of the documented summation
 // order (bit for bit: the result must not depend on the vector width) and against a long double
 // sum (accuracy), for double and float vectors, lengths that are not multiples of the vector
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/every_target_test_util.hpp"
@@ -103,6 +105,122 @@ TYPED_TEST(VectorSimd, AxpyDotUpdatesThenMultipliesOnEveryTarget) {
             ASSERT_EQ(y, want);
             ASSERT_EQ(std::bit_cast<std::uint64_t>(self),
                       std::bit_cast<std::uint64_t>(slot_sum(want, want)));
+        }
+    });
+}
+
+// Sub-ranges [lo, lo + len) that start off the group grid and span several chunks (1024).
+const std::vector<std::pair<std::size_t, std::size_t>> kRanges = {{0, 0},    {0, 7},    {3, 17},
+                                                                  {0, 1000}, {5, 2500}, {11, 4099}};
+
+TYPED_TEST(VectorSimd, MultiDotIsSeparateDotsOnEveryTarget) {
+    using K = TypeParam;
+    testing::on_every_target([&](std::int64_t) {
+        for (const auto& [lo, len] : kRanges) {
+            for (const int m : {1, 2, 5}) {
+                SCOPED_TRACE(::testing::Message() << "lo " << lo << " len " << len << " m " << m);
+                const std::size_t n = lo + len + 3;
+                std::vector<std::vector<K>> basis;
+                std::vector<const K*> ptr;
+                for (int i = 0; i < m; ++i) basis.push_back(random_vector<K>(n, 10 + i));
+                for (const auto& b : basis) ptr.push_back(b.data());
+                const std::vector<K> t0 = random_vector<K>(n, 20), t1 = random_vector<K>(n, 21);
+                std::vector<double> out(2 * m + 1, -1.0), slots(8 * (2 * m + 1));
+                const auto ilo = static_cast<std::int64_t>(lo),
+                           ilen = static_cast<std::int64_t>(len);
+                const auto sub = [&](const std::vector<K>& v) {
+                    return std::vector<K>(v.begin() + ilo, v.begin() + ilo + ilen);
+                };
+                for (const bool two : {false, true}) {
+                    kernels::multi_dot(m, ptr.data(), t0.data(), two ? t1.data() : nullptr, ilo,
+                                       ilen, out.data(), slots.data());
+                    for (int i = 0; i < m; ++i) {
+                        ASSERT_EQ(std::bit_cast<std::uint64_t>(out[i]),
+                                  std::bit_cast<std::uint64_t>(slot_sum(sub(basis[i]), sub(t0))));
+                        if (!two) continue;
+                        ASSERT_EQ(std::bit_cast<std::uint64_t>(out[m + i]),
+                                  std::bit_cast<std::uint64_t>(slot_sum(sub(basis[i]), sub(t1))));
+                    }
+                    if (two) {
+                        ASSERT_EQ(std::bit_cast<std::uint64_t>(out[2 * m]),
+                                  std::bit_cast<std::uint64_t>(slot_sum(sub(t1), sub(t1))));
+                    }
+                }
+            }
+        }
+    });
+}
+
+TYPED_TEST(VectorSimd, GsUpdateFollowsTheScalarOrderOnEveryTarget) {
+    using K = TypeParam;
+    testing::on_every_target([&](std::int64_t) {
+        for (const auto& [lo, len] : kRanges) {
+            for (const int m : {0, 1, 4}) {
+                SCOPED_TRACE(::testing::Message() << "lo " << lo << " len " << len << " m " << m);
+                const std::size_t n = lo + len + 3;
+                std::vector<std::vector<K>> basis;
+                std::vector<const K*> ptr;
+                for (int i = 0; i < m; ++i) basis.push_back(random_vector<K>(n, 30 + i));
+                for (const auto& b : basis) ptr.push_back(b.data());
+                std::vector<double> c, h;
+                for (int i = 0; i <= m; ++i) {
+                    c.push_back(0.3 - 0.17 * i);
+                    h.push_back(-0.6 + 0.23 * i);
+                }
+                const double qscale = 1.7, wscale = 0.45;
+                const std::vector<K> q0 = random_vector<K>(n, 40), w0 = random_vector<K>(n, 41);
+                // The documented order in K, one rounding per product and per difference.
+                std::vector<K> qwant = q0, wwant = w0;
+                std::vector<long double> q64(n), w64(n);
+                for (std::size_t k = lo; k < lo + len; ++k) {
+                    volatile K qk = q0[k], wk = w0[k];
+                    long double qe = q0[k], we = w0[k];
+                    for (int i = 0; i < m; ++i) {
+                        volatile K t = static_cast<K>(c[i]) * basis[i][k];
+                        qk = qk - t;
+                        qe -= static_cast<long double>(static_cast<K>(c[i])) * basis[i][k];
+                    }
+                    qk = qk * static_cast<K>(qscale);
+                    qe *= static_cast<long double>(static_cast<K>(qscale));
+                    for (int i = 0; i < m; ++i) {
+                        volatile K t = static_cast<K>(h[i]) * basis[i][k];
+                        wk = wk - t;
+                        we -= static_cast<long double>(static_cast<K>(h[i])) * basis[i][k];
+                    }
+                    volatile K t = static_cast<K>(h[m]) * qk;
+                    wk = (wk - t) * static_cast<K>(wscale);
+                    we = (we - static_cast<long double>(static_cast<K>(h[m])) * qe) *
+                         static_cast<long double>(static_cast<K>(wscale));
+                    qwant[k] = qk;
+                    wwant[k] = wk;
+                    q64[k] = qe;
+                    w64[k] = we;
+                }
+                const auto ilo = static_cast<std::int64_t>(lo),
+                           ilen = static_cast<std::int64_t>(len);
+                double slots[8];
+                std::vector<K> q = q0, w = w0;
+                const double got = kernels::gs_update(m, ptr.data(), c.data(), qscale, q.data(),
+                                                      h.data(), wscale, w.data(), ilo, ilen, slots);
+                ASSERT_EQ(q, qwant);  // outside [lo, lo + len) nothing changed either
+                ASSERT_EQ(w, wwant);
+                const std::vector<K> wsub(w.begin() + ilo, w.begin() + ilo + ilen);
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(got),
+                          std::bit_cast<std::uint64_t>(slot_sum(wsub, wsub)));
+                // Against the exact (long double) update: a few roundings in K per term.
+                const long double tol =
+                    16.0L * (m + 2) * static_cast<long double>(std::numeric_limits<K>::epsilon());
+                for (std::size_t k = lo; k < lo + len; ++k) {
+                    ASSERT_LE(std::fabs(q[k] - q64[k]), tol * (1 + std::fabs(q64[k]))) << k;
+                    ASSERT_LE(std::fabs(w[k] - w64[k]), tol * (1 + std::fabs(w64[k]))) << k;
+                }
+                // Without w only q is updated, and the result is 0.
+                q = q0;
+                ASSERT_EQ(kernels::gs_update(m, ptr.data(), c.data(), qscale, q.data(), h.data(),
+                                             wscale, static_cast<K*>(nullptr), ilo, ilen, slots),
+                          0.0);
+                ASSERT_EQ(q, qwant);
+            }
         }
     });
 }

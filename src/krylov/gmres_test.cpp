@@ -1,7 +1,10 @@
 // Restarted GMRES, typed over K = double and float: nonsymmetric convection-diffusion with and
 // without Jacobi, a restart shorter than the iteration count, the final residual being the true
 // one, happy breakdown, and the option checks.
+#include <cmath>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -93,6 +96,42 @@ TYPED_TEST(KrylovGmres, HappyBreakdownIsSuccess) {
     ASSERT_EQ(r.status, SolveStatus::converged) << r.message;
     EXPECT_LE(r.iterations, 3);
     EXPECT_LE(true_relres(a, b, x), 2 * opt.rtol);
+}
+
+// The orthogonalisation keeps the basis orthonormal, so inside a cycle the Givens estimate of
+// iteration k equals the true residual of the iterate a run stopped at k returns (that run ends
+// its cycle there and reports the true residual). A diagonal with eigenvalues 1 .. 1e4 needs
+// ~280 iterations without restart: with one projection of classical Gram-Schmidt the basis
+// loses its orthogonality, the estimate drifts from the true residual and float stops
+// converging (checked: the float case fails when the second projection is dropped).
+TYPED_TEST(KrylovGmres, EstimateTracksTheTrueResidual) {
+    using K = TypeParam;
+    const Sparse a = diagonal(400, [](std::int64_t i) { return std::pow(10.0, 0.01 * i); });
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    KrylovOptions opt;
+    opt.rtol = tol<K>();
+    opt.restart = 400;
+    opt.max_iter = 400;
+    std::vector<K> x(a.n, K(0));
+    const KrylovResult full = gmres<K>(op, nullptr, b.data(), x.data(), opt);
+    ASSERT_EQ(full.status, SolveStatus::converged) << full.message;
+    ASSERT_GT(full.iterations, 50) << "too easy to show a loss of orthogonality";
+    EXPECT_LE(true_relres(a, b, x), 2 * opt.rtol);
+    // Agreement to 1e-3, above the accuracy a residual in K attains here (kappa eps_K).
+    const double floor = 10 * 1e4 * static_cast<double>(std::numeric_limits<K>::epsilon());
+    for (const int k : {10, full.iterations / 2, full.iterations - 5}) {
+        SCOPED_TRACE(k);
+        KrylovOptions part = opt;
+        part.max_iter = k;
+        std::vector<K> xk(a.n, K(0));
+        const KrylovResult r = gmres<K>(op, nullptr, b.data(), xk.data(), part);
+        ASSERT_EQ(r.iterations, k);
+        const double est = full.history[static_cast<std::size_t>(k)];
+        const double truth = true_relres(a, b, xk);
+        EXPECT_NEAR(est, truth, 1e-3 * truth + floor);
+        EXPECT_NEAR(r.relative_residual, truth, 1e-3 * truth + floor);
+    }
 }
 
 // GMRES(4) from x = 0 on the 12 x 12 cyclic shift plus `shift` I with b = e_0: without the

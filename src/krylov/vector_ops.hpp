@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <omp.h>
 
@@ -33,6 +35,35 @@ double sum_blocks(std::int64_t n, F&& f) {
     return s;
 }
 
+/// f(begin, length, partial, slots) on one contiguous block of [0, n) per thread, each writing
+/// count partial sums into partial (slots: 8 count doubles of scratch); out[i] is their sum over
+/// the threads, in thread order. scratch grows to 9 count doubles per thread when it must.
+template <class F>
+void sum_blocks_n(std::int64_t n, int count, std::vector<double>& scratch, double* out, F&& f) {
+    const std::size_t per = static_cast<std::size_t>(9 * count);
+    if (n < kParallelMin) {
+        if (scratch.size() < per) scratch.resize(per);
+        f(std::int64_t{0}, n, out, scratch.data());
+        return;
+    }
+    const std::size_t threads = static_cast<std::size_t>(omp_get_max_threads());
+    if (scratch.size() < per * threads) scratch.resize(per * threads);
+    std::size_t used = 1;
+#pragma omp parallel
+    {
+        const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const std::int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+        double* mine = scratch.data() + per * static_cast<std::size_t>(t);
+        f(lo, hi - lo, mine, mine + count);
+        if (t == 0) used = static_cast<std::size_t>(nt);
+    }
+    for (int i = 0; i < count; ++i) {
+        double s = 0.0;
+        for (std::size_t t = 0; t < used; ++t) s += scratch[per * t + static_cast<std::size_t>(i)];
+        out[i] = s;
+    }
+}
+
 /// (x, y), accumulated in double.
 template <class K>
 double dot(std::int64_t n, const K* x, const K* y) {
@@ -48,6 +79,36 @@ double axpy_dot(const LinearOperator<K>& a, double alpha, const K* x, K* y, cons
     return a.global_sum(sum_blocks(a.size(), [&](std::int64_t lo, std::int64_t len) {
         return kernels::axpy_dot(alpha, x + lo, y + lo, z == y ? y + lo : z + lo, len);
     }));
+}
+
+/// Block Gram-Schmidt's inner products over all processes of a's distribution, in one pass
+/// over the m basis vectors (kernels::multi_dot: out[i] = (basis_i, t0); with t1, also
+/// out[m + i] = (basis_i, t1) and out[2m] = (t1, t1)).
+template <class K>
+void multi_dot(const LinearOperator<K>& a, int m, const K* const* basis, const K* t0, const K* t1,
+               double* out, std::vector<double>& scratch) {
+    const int count = t1 ? 2 * m + 1 : m;
+    sum_blocks_n(a.size(), count, scratch, out,
+                 [&](std::int64_t lo, std::int64_t len, double* part, double* slots) {
+                     kernels::multi_dot(m, basis, t0, t1, lo, len, part, slots);
+                 });
+    a.global_sums(out, count);
+}
+
+/// Block Gram-Schmidt's update pass (kernels::gs_update): q <- (q - sum c_i basis_i) qscale and,
+/// when w is not null, w <- (w - sum h_i basis_i - h_m q) wscale; returns ||w||^2 over all
+/// processes of a's distribution (0 without w).
+template <class K>
+double gs_update(const LinearOperator<K>& a, int m, const K* const* basis, const double* c,
+                 double qscale, K* q, const double* h, double wscale, K* w,
+                 std::vector<double>& scratch) {
+    double sum = 0.0;
+    sum_blocks_n(a.size(), 1, scratch, &sum,
+                 [&](std::int64_t lo, std::int64_t len, double* part, double* slots) {
+                     part[0] =
+                         kernels::gs_update(m, basis, c, qscale, q, h, wscale, w, lo, len, slots);
+                 });
+    return w ? a.global_sum(sum) : 0.0;
 }
 
 /// ||x||_2, accumulated in double. Non-finite entries give a non-finite result.
