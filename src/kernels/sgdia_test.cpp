@@ -29,6 +29,7 @@ const Case kCases[] = {
     {"3d27", 1, {7, 5, 6}}, {"3d27", 1, {13, 1, 4}},  {"3d7", 3, {7, 5, 6}},
     {"3d27", 3, {5, 4, 3}}, {"3d19", 1, {600, 2, 2}}, {"3d27", 3, {200, 1, 2}},
     {"3d7", 2, {7, 5, 6}},  {"3d27", 4, {5, 4, 3}},   {"3d7", 5, {4, 3, 3}},
+    {"3d27", 3, {6, 7, 5}},  // 35 lines: groups of 16 whole lines and a remainder
 };
 
 template <class P>
@@ -52,6 +53,13 @@ TYPED_TEST(SgDiaKernels, SpmvAndResidualMatchReference) {
         kernels::spmv(g, a.values().data(), x.data(), y.data(), 0, half_lines);
         kernels::spmv(g, a.values().data(), x.data(), y.data(), half_lines, g.lines());
         kernels::residual(g, a.values().data(), b.data(), x.data(), r.data(), 0, g.lines());
+
+        // Blocks are taken a group of whole lines at a time: the same bits as line by line.
+        std::vector<C> y1(y.size());
+        for (std::int64_t l = 0; l < g.lines(); ++l) {
+            kernels::spmv(g, a.values().data(), x.data(), y1.data(), l, l + 1);
+        }
+        ASSERT_EQ(y1, y);
 
         std::vector<double> y_ref(y.size()), r_ref(y.size());
         reference::spmv(a, xd.data(), y_ref.data());

@@ -106,7 +106,8 @@ TYPED_TEST(KrylovGmres, HappyBreakdownIsSuccess) {
 // converging (checked: the float case fails when the second projection is dropped).
 TYPED_TEST(KrylovGmres, EstimateTracksTheTrueResidual) {
     using K = TypeParam;
-    const Sparse a = diagonal(400, [](std::int64_t i) { return std::pow(10.0, 0.01 * i); });
+    const Sparse a =
+        diagonal(400, [](std::int64_t i) { return std::pow(10.0, 0.01 * static_cast<double>(i)); });
     SparseOp<K> op(a);
     const std::vector<K> b = rhs<K>(a.n);
     KrylovOptions opt;
