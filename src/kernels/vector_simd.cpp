@@ -114,83 +114,6 @@ HWY_INLINE hn::Vec<D> widen(D d, hn::Vec<hn::Rebind<K, D>> v) {
     }
 }
 
-/// Adds f(k), the double products of elements [k, k + N), of every whole group of eight into
-/// slots[0..8) (slot = k mod 8); returns where the groups end.
-template <class F>
-HWY_INLINE std::int64_t groups(std::int64_t n, double* slots, F&& f) {
-    const D d;
-    const auto N = static_cast<std::int64_t>(hn::Lanes(d));
-    const std::int64_t end = n - n % kSlots;
-    auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
-    for (std::int64_t k = 0; k < end; k += kSlots) {
-        a0 = hn::Add(a0, f(k));
-        if (N < 8) a1 = hn::Add(a1, f(k + N));
-        if (N < 4) {
-            a2 = hn::Add(a2, f(k + 2 * N));
-            a3 = hn::Add(a3, f(k + 3 * N));
-        }
-        if (N < 2) {
-            a4 = hn::Add(a4, f(k + 4));
-            a5 = hn::Add(a5, f(k + 5));
-            a6 = hn::Add(a6, f(k + 6));
-            a7 = hn::Add(a7, f(k + 7));
-        }
-    }
-    hn::StoreU(a0, d, slots);
-    if (N < 8) hn::StoreU(a1, d, slots + N);
-    if (N < 4) {
-        hn::StoreU(a2, d, slots + 2 * N);
-        hn::StoreU(a3, d, slots + 3 * N);
-    }
-    if (N < 2) {
-        hn::StoreU(a4, d, slots + 4);
-        hn::StoreU(a5, d, slots + 5);
-        hn::StoreU(a6, d, slots + 6);
-        hn::StoreU(a7, d, slots + 7);
-    }
-    return end;
-}
-
-/// Whether this target's vectors tile a group of eight (always on fixed-width targets; a
-/// scalable vector of another length takes the scalar path, with the same result).
-HWY_INLINE bool tiles() { return kSlots % static_cast<std::int64_t>(hn::Lanes(D())) == 0; }
-
-template <class K>
-double dot_t(const K* x, const K* y, std::int64_t n) {
-    const D d;
-    const hn::Rebind<K, D> dk;
-    double slots[kSlots] = {};
-    std::int64_t done = 0;
-    if (tiles()) {
-        done = groups(n, slots, [&](std::int64_t k) HWY_ATTR {
-            return hn::Mul(widen<K>(d, hn::LoadU(dk, x + k)), widen<K>(d, hn::LoadU(dk, y + k)));
-        });
-    }
-    vec_detail::dot_tail(done, n, x, y, slots);
-    return vec_detail::sum_slots(slots);
-}
-
-template <class K>
-double axpy_dot_t(double alpha, const K* x, K* y, const K* z, std::int64_t n) {
-    const D d;
-    const hn::Rebind<K, D> dk;
-    const K a = static_cast<K>(alpha);
-    const auto va = hn::Set(dk, a);
-    double slots[kSlots] = {};
-    std::int64_t done = 0;
-    if (tiles()) {
-        const bool self = z == y;
-        done = groups(n, slots, [&](std::int64_t k) HWY_ATTR {
-            const auto yk = hn::Add(hn::LoadU(dk, y + k), hn::Mul(va, hn::LoadU(dk, x + k)));
-            hn::StoreU(yk, dk, y + k);
-            const auto wy = widen<K>(d, yk);
-            return hn::Mul(wy, self ? wy : widen<K>(d, hn::LoadU(dk, z + k)));
-        });
-    }
-    vec_detail::axpy_dot_tail(done, n, a, x, y, z, slots);
-    return vec_detail::sum_slots(slots);
-}
-
 /// Adds f(k), the double products of elements [k, k + N), of the groups of eight starting at
 /// from, from + 8, ... (below to) into slots[0..8): groups() resumed from the slots' values.
 template <class F>
@@ -235,6 +158,55 @@ HWY_INLINE void accumulate(std::int64_t from, std::int64_t to, double* slots, F&
         hn::StoreU(a6, d, slots + 6);
         hn::StoreU(a7, d, slots + 7);
     }
+}
+
+/// Adds f(k), the double products of elements [k, k + N), of every whole group of eight into
+/// slots[0..8) (slot = k mod 8); returns where the groups end.
+template <class F>
+HWY_INLINE std::int64_t groups(std::int64_t n, double* slots, F&& f) {
+    const std::int64_t end = n - n % kSlots;
+    accumulate(0, end, slots, f);
+    return end;
+}
+
+/// Whether this target's vectors tile a group of eight (always on fixed-width targets; a
+/// scalable vector of another length takes the scalar path, with the same result).
+HWY_INLINE bool tiles() { return kSlots % static_cast<std::int64_t>(hn::Lanes(D())) == 0; }
+
+template <class K>
+double dot_t(const K* x, const K* y, std::int64_t n) {
+    const D d;
+    const hn::Rebind<K, D> dk;
+    double slots[kSlots] = {};
+    std::int64_t done = 0;
+    if (tiles()) {
+        done = groups(n, slots, [&](std::int64_t k) HWY_ATTR {
+            return hn::Mul(widen<K>(d, hn::LoadU(dk, x + k)), widen<K>(d, hn::LoadU(dk, y + k)));
+        });
+    }
+    vec_detail::dot_tail(done, n, x, y, slots);
+    return vec_detail::sum_slots(slots);
+}
+
+template <class K>
+double axpy_dot_t(double alpha, const K* x, K* y, const K* z, std::int64_t n) {
+    const D d;
+    const hn::Rebind<K, D> dk;
+    const K a = static_cast<K>(alpha);
+    const auto va = hn::Set(dk, a);
+    double slots[kSlots] = {};
+    std::int64_t done = 0;
+    if (tiles()) {
+        const bool self = z == y;
+        done = groups(n, slots, [&](std::int64_t k) HWY_ATTR {
+            const auto yk = hn::Add(hn::LoadU(dk, y + k), hn::Mul(va, hn::LoadU(dk, x + k)));
+            hn::StoreU(yk, dk, y + k);
+            const auto wy = widen<K>(d, yk);
+            return hn::Mul(wy, self ? wy : widen<K>(d, hn::LoadU(dk, z + k)));
+        });
+    }
+    vec_detail::axpy_dot_tail(done, n, a, x, y, z, slots);
+    return vec_detail::sum_slots(slots);
 }
 
 /// Basis vectors read together in the block Gram-Schmidt passes. One core of the Zen 5 VM reads

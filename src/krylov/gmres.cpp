@@ -111,12 +111,17 @@ enum class Step { ok, happy, stop };
 /// Applies the earlier rotations to column j, then the new one that zeroes h(j+1, j), and
 /// updates the rotated right-hand side g. Returns false (and fills res) on breakdown.
 template <class K>
-bool rotate(GmresWork<K>& w, int j, int k, KrylovResult& res) {
+void apply_rotations(GmresWork<K>& w, int j) {
     for (int i = 0; i < j; ++i) {
         const double t = w.at(w.cs, i) * w.hij(i, j) + w.at(w.sn, i) * w.hij(i + 1, j);
         w.hij(i + 1, j) = -w.at(w.sn, i) * w.hij(i, j) + w.at(w.cs, i) * w.hij(i + 1, j);
         w.hij(i, j) = t;
     }
+}
+
+template <class K>
+bool rotate(GmresWork<K>& w, int j, int k, KrylovResult& res) {
+    apply_rotations(w, j);
     const double d = std::hypot(w.hij(j, j), w.hij(j + 1, j));
     if (!std::isfinite(d) || d == 0.0) {
         stop(res, d == 0.0 ? SolveStatus::breakdown : SolveStatus::non_finite,
@@ -135,16 +140,14 @@ bool rotate(GmresWork<K>& w, int j, int k, KrylovResult& res) {
     return true;
 }
 
-/// |g_{j+1}| if column j of H were col[0..j+1]: the rotations so far applied to a copy.
+/// |g_{j+1}| if column j of H were h[0..j+1]: the rotations so far applied to it, in H's
+/// column j (free until the column is committed, which writes it anew).
 template <class K>
-double tentative_residual(GmresWork<K>& w, int j, std::vector<double>& col) {
-    for (int i = 0; i < j; ++i) {
-        const double t = w.at(w.cs, i) * w.at(col, i) + w.at(w.sn, i) * w.at(col, i + 1);
-        w.at(col, i + 1) = -w.at(w.sn, i) * w.at(col, i) + w.at(w.cs, i) * w.at(col, i + 1);
-        w.at(col, i) = t;
-    }
-    const double d = std::hypot(w.at(col, j), w.at(col, j + 1));
-    return d > 0.0 ? std::abs(w.at(col, j + 1) / d * w.at(w.g, j)) : std::abs(w.at(w.g, j));
+double tentative_residual(GmresWork<K>& w, int j, const double* h) {
+    for (int i = 0; i <= j + 1; ++i) w.hij(i, j) = h[i];
+    apply_rotations(w, j);
+    const double d = std::hypot(w.hij(j, j), w.hij(j + 1, j));
+    return d > 0.0 ? std::abs(w.hij(j + 1, j) / d * w.at(w.g, j)) : std::abs(w.at(w.g, j));
 }
 
 /// Pass 1: completes q_j against v_0..v_{j-1} (w.ctot, w.c, w.alpha) and, when target is not
@@ -263,7 +266,7 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
     std::vector<double>& col = w.c;  // free until the next pass 1
     for (int i = 0; i <= j; ++i) w.at(col, i) = w.at(w.hp, i);
     w.at(col, j + 1) = hnext;
-    *est = tentative_residual(w, j, col) / bnorm;
+    *est = tentative_residual(w, j, col.data()) / bnorm;
     return Step::ok;
 }
 

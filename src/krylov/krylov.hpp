@@ -57,7 +57,8 @@ template <class K>
 KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K* x,
                 const KrylovOptions& opt);
 
-/// Right-preconditioned restarted GMRES(restart) with modified Gram-Schmidt and Givens rotations.
+/// Right-preconditioned (flexible) restarted GMRES(restart): classical Gram-Schmidt twice with
+/// the second projection delayed (DCGS2, gmres.cpp) and Givens rotations.
 template <class K>
 KrylovResult gmres(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K* x,
                    const KrylovOptions& opt);

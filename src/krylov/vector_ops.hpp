@@ -72,8 +72,7 @@ double dot(std::int64_t n, const K* x, const K* y) {
 }
 
 /// y <- y + alpha x, then returns (y, z) over all processes of a's distribution; z may be y.
-/// One pass over the vectors (modified Gram-Schmidt's update and next inner product; CG's
-/// residual update and norm).
+/// One pass over the vectors (CG's residual update and norm).
 template <class K>
 double axpy_dot(const LinearOperator<K>& a, double alpha, const K* x, K* y, const K* z) {
     return a.global_sum(sum_blocks(a.size(), [&](std::int64_t lo, std::int64_t len) {
