@@ -150,27 +150,36 @@ double tentative_residual(GmresWork<K>& w, int j, const double* h) {
     return d > 0.0 ? std::abs(w.hij(j + 1, j) / d * w.at(w.g, j)) : std::abs(w.at(w.g, j));
 }
 
+/// Checks w.dots[from, from + count); false (and res filled) when one is not finite.
+template <class K>
+bool finite_dots(GmresWork<K>& w, int from, int count, int k, KrylovResult& res) {
+    for (int i = from; i < from + count; ++i) {
+        if (!std::isfinite(w.at(w.dots, i))) {
+            stop(res, SolveStatus::non_finite,
+                 fmt::format("gmres: iteration {}: an inner product of the Arnoldi vectors is {} "
+                             "— the preconditioner output or the operator is not finite",
+                             k, w.at(w.dots, i)));
+            return false;
+        }
+    }
+    return true;
+}
+
 /// Pass 1: completes q_j against v_0..v_{j-1} (w.ctot, w.c, w.alpha) and, when target is not
 /// null, leaves its products in w.dots: (v_i, target) at j + 1 + i, (q_j, target) at 2j + 1,
-/// (target, target) at 2j + 2. q_j that lost more than half its norm to the basis (one
-/// projection was not enough: a cancellation near eps) is projected again explicitly, at most
-/// twice more. Returns false (and fills res) on a non-finite product or a lost q_j.
+/// (target, target) at 2j + 2 (not checked here). q_j that lost more than half its norm to the
+/// basis (one projection was not enough: a cancellation near eps) is projected again
+/// explicitly, at most twice more. Returns false (and fills res) on a non-finite product of q_j
+/// or a lost q_j.
 template <class K>
 bool complete(const LinearOperator<K>& a, GmresWork<K>& w, int j, K* target, int k,
               KrylovResult& res) {
     std::fill(w.ctot.begin(), w.ctot.begin() + j, 0.0);
     for (int round = 0;; ++round) {
         multi_dot(a, j + 1, w.columns(j + 1), w.vcol(j), target, w.dots.data(), w.scratch);
-        const int count = target ? 2 * j + 3 : j + 1;
-        for (int i = 0; i < count; ++i) {
-            if (!std::isfinite(w.at(w.dots, i))) {
-                stop(res, SolveStatus::non_finite,
-                     fmt::format("gmres: iteration {}: an inner product of Krylov vector {} is "
-                                 "{} — the preconditioner output or the operator is not finite",
-                                 k, j, w.at(w.dots, i)));
-                return false;
-            }
-        }
+        // q_j's own products (the target's are checked by the caller, after q_j has completed
+        // the last column: a non-finite A z_j still leaves every earlier iteration usable).
+        if (!finite_dots(w, 0, j + 1, k, res)) return false;
         double cc = 0.0;
         for (int i = 0; i < j; ++i) {
             w.at(w.c, i) = w.at(w.dots, i);
@@ -224,6 +233,7 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
         if (gj < 0.0) return Step::stop;
         res.history.back() = gj / bnorm;
     }
+    if (!finite_dots(w, j + 1, j + 2, k, res)) return Step::stop;  // (v_i, w), (q_j, w), (w, w)
     // w's coefficients on v_0..v_j: (v_j, w) = ((q_j, w) - sum c_i (v_i, w)) / alpha.
     const double* b = w.dots.data() + j + 1;
     double hj = b[j];

@@ -135,6 +135,29 @@ TYPED_TEST(KrylovGmres, EstimateTracksTheTrueResidual) {
     }
 }
 
+// A non-finite A M^-1 q_j ends the solve with every earlier iteration in x: the column that
+// was still waiting for q_j's second projection is completed first. So a run whose third
+// preconditioner application is NaN returns the iterate of a clean run stopped after two.
+TYPED_TEST(KrylovGmres, NanKeepsEveryGoodIteration) {
+    using K = TypeParam;
+    const Sparse a = convdiff_problem();
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    KrylovOptions opt;
+    Jacobi<K> bad(a, /*nan_at=*/3);
+    std::vector<K> x(a.n, K(0));
+    const KrylovResult r = gmres<K>(op, &bad, b.data(), x.data(), opt);
+    ASSERT_EQ(r.status, SolveStatus::non_finite) << r.message;
+    EXPECT_EQ(r.iterations, 2);
+    Jacobi<K> good(a);
+    std::vector<K> x2(a.n, K(0));
+    opt.max_iter = 2;
+    const KrylovResult r2 = gmres<K>(op, &good, b.data(), x2.data(), opt);
+    EXPECT_EQ(r2.iterations, 2);
+    EXPECT_EQ(x, x2);
+    EXPECT_EQ(r.relative_residual, r2.relative_residual);
+}
+
 // GMRES(4) from x = 0 on the 12 x 12 cyclic shift plus `shift` I with b = e_0: without the
 // shift GMRES(m) for m < n makes no progress at all; with 1e-3 each cycle gains ~1e-9 of the
 // residual, some progress but hopeless (before kMinCycleReduction that ran to max_iter).
