@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include <fmt/format.h>
@@ -55,8 +56,9 @@ struct GmresWork {
     GmresWork(std::int64_t n_in, int mr_in, bool preconditioned)
         : n(n_in),
           mr(mr_in),
-          v(static_cast<std::size_t>(n_in) * static_cast<std::size_t>(mr_in + 1)),
-          z(preconditioned ? static_cast<std::size_t>(n_in) * static_cast<std::size_t>(mr_in) : 0),
+          v(new K[static_cast<std::size_t>(n_in) * static_cast<std::size_t>(mr_in + 1)]),
+          z(preconditioned ? new K[static_cast<std::size_t>(n_in) * static_cast<std::size_t>(mr_in)]
+                           : nullptr),
           u(static_cast<std::size_t>(n_in)),
           h(static_cast<std::size_t>((mr_in + 1) * mr_in)),
           t(static_cast<std::size_t>(mr_in * mr_in)),
@@ -70,8 +72,8 @@ struct GmresWork {
           dots(static_cast<std::size_t>(2 * (mr_in + 1) + 1)),
           basis(static_cast<std::size_t>(mr_in + 1)) {}
 
-    K* vcol(int i) { return v.data() + static_cast<std::int64_t>(i) * n; }
-    K* zcol(int i) { return z.empty() ? vcol(i) : z.data() + static_cast<std::int64_t>(i) * n; }
+    K* vcol(int i) { return v.get() + static_cast<std::int64_t>(i) * n; }
+    K* zcol(int i) { return z ? z.get() + static_cast<std::int64_t>(i) * n : vcol(i); }
     double& hij(int i, int j) { return h[static_cast<std::size_t>(j * (mr + 1) + i)]; }
     double& tij(int i, int j) { return t[static_cast<std::size_t>(j * mr + i)]; }
     double& at(std::vector<double>& s, int i) { return s[static_cast<std::size_t>(i)]; }
@@ -88,12 +90,15 @@ struct GmresWork {
     }
 
     std::int64_t n;
-    int mr;                 ///< columns per cycle: min(restart, max_iter)
-    std::vector<K> v;       ///< Krylov basis v_0..v_mr, column-major; column j holds q_j first
-    std::vector<K> z;       ///< z_j = M^{-1} q_j (empty when M = I: z_j is q_j)
-    std::vector<K> u;       ///< the cycle's correction Z y
-    std::vector<double> h;  ///< Hessenberg (mr+1) x mr, reduced to R by the rotations
-    std::vector<double> t;  ///< q_j = sum_i t(i, j) v_i (upper triangular; for M = I)
+    int mr;  ///< columns per cycle: min(restart, max_iter)
+    // The basis and its images are not zero-filled (each column is written before it is read:
+    // v_0 by the residual, v_{j+1} by A z_j, z_j by M): a cycle that ends early never touches
+    // its later columns, and no pass clears memory about to be overwritten.
+    std::unique_ptr<K[]> v;  ///< Krylov basis v_0..v_mr, column-major; column j holds q_j first
+    std::unique_ptr<K[]> z;  ///< z_j = M^{-1} q_j (null when M = I: z_j is q_j)
+    std::vector<K> u;        ///< the cycle's correction Z y
+    std::vector<double> h;   ///< Hessenberg (mr+1) x mr, reduced to R by the rotations
+    std::vector<double> t;   ///< q_j = sum_i t(i, j) v_i (upper triangular; for M = I)
     std::vector<double> cs, sn, g, y;
     std::vector<double> hp;    ///< the pending column: A z_{j-1} = sum_i hp_i v_i + beta q_j
     double beta = 0.0;         ///< its scale
@@ -300,7 +305,7 @@ double update_and_residual(const LinearOperator<K>& a, const K* b, K* x, GmresWo
         }
     }
     // u = Z y in one pass over Z; with M = I, Z = Q = V T, so u = V (T y).
-    if (w.z.empty()) {
+    if (!w.z) {
         for (int i = 0; i < cols; ++i) {
             double t = 0.0;
             for (int l = i; l < cols; ++l) t += w.tij(i, l) * w.at(w.y, l);
@@ -310,8 +315,8 @@ double update_and_residual(const LinearOperator<K>& a, const K* b, K* x, GmresWo
         for (int i = 0; i < cols; ++i) w.at(w.c, i) = -w.at(w.y, i);
     }
     set_zero(n, w.u.data());
-    gs_update(a, cols, w.z.empty() ? w.columns(cols) : w.zcolumns(cols), w.c.data(), 1.0,
-              w.u.data(), nullptr, 1.0, static_cast<K*>(nullptr), w.scratch);
+    gs_update(a, cols, !w.z ? w.columns(cols) : w.zcolumns(cols), w.c.data(), 1.0, w.u.data(),
+              nullptr, 1.0, static_cast<K*>(nullptr), w.scratch);
     axpy(n, 1.0, w.u.data(), x);
     residual(a, b, x, w.vcol(0), false);
     const double rel = norm2(a, w.vcol(0)) / bnorm;
