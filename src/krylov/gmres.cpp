@@ -253,9 +253,10 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
     const double ww = w.at(w.dots, 2 * j + 2);
     const double norm0 = std::sqrt(ww);
     // ||w - V h||^2 = ||w||^2 - ||h||^2 while V is orthonormal; trusted unless the cancellation
-    // is within a few eps of ||w||^2, where w is scaled by 1 / ||w|| and measured instead.
+    // is within a few eps of ||w||^2, where w is scaled by 1 / ||w|| and measured instead
+    // (w = 0, a singular operator, is left as it is and ends in the breakdown below).
     const double rem2 = ww - hh;
-    double s = rem2 > 64.0 * eps * ww ? 1.0 / std::sqrt(rem2) : 1.0 / norm0;
+    double s = rem2 > 64.0 * eps * ww ? 1.0 / std::sqrt(rem2) : norm0 > 0.0 ? 1.0 / norm0 : 1.0;
     const double nu2 = gs_update(a, j, w.columns(j), w.c.data(), 1.0 / w.alpha, w.vcol(j),
                                  w.hp.data(), s, next, w.scratch);
     const double hnext = std::sqrt(nu2) / s;  // ||w - V_j h||

@@ -135,6 +135,19 @@ TYPED_TEST(KrylovGmres, EstimateTracksTheTrueResidual) {
     }
 }
 
+// A M^-1 v = 0 (here A = 0) is a breakdown, reported as such, not a non-finite value.
+TYPED_TEST(KrylovGmres, ZeroOperatorIsABreakdown) {
+    using K = TypeParam;
+    const Sparse a = diagonal(12, [](std::int64_t) { return 0.0; });
+    SparseOp<K> op(a);
+    const std::vector<K> b(12, K(1));
+    std::vector<K> x(12, K(0));
+    const KrylovResult r = gmres<K>(op, nullptr, b.data(), x.data(), KrylovOptions{});
+    EXPECT_EQ(r.status, SolveStatus::breakdown) << r.message;
+    EXPECT_NE(r.message.find("singular"), std::string::npos) << r.message;
+    EXPECT_TRUE(all_finite(x));
+}
+
 // A non-finite A M^-1 q_j ends the solve with every earlier iteration in x: the column that
 // was still waiting for q_j's second projection is completed first. So a run whose third
 // preconditioner application is NaN returns the iterate of a clean run stopped after two.
