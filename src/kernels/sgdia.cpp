@@ -94,22 +94,30 @@ void accumulate(int r, const S* ad, const C* x, C* acc, std::int64_t c0, int i0,
     accumulate_r<false>(r, n, av, xv, out, nx);
 }
 
+/// acc += (offset d's part of A x) for the cells [i0, i1) of line `line` (acc holds those
+/// cells), unless the offset's neighbour line is outside the box or `upper_only` leaves out an
+/// offset whose cell comes before the cell.
+template <class S, class C>
+void add_offset(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_t line, int i0,
+                int i1, int d, bool upper_only) {
+    const int j = static_cast<int>(line % g.ny);
+    const int k = static_cast<int>(line / g.ny);
+    Span s;
+    if (!offset_span(g, g.offsets[d], j, k, i0, i1, s)) return;
+    if (upper_only && s.shift <= 0) return;
+    const bool mirrored = g.mirror_lower && s.shift < 0;
+    accumulate(g.block, a + (mirrored ? g.ndiag - 1 - d : d) * g.diag_stride, x, acc, line * g.nx,
+               i0, s, g.nx, mirrored);
+}
+
 /// acc = (A x) for the cells [i0, i1) of line `line`, optionally leaving out offsets, and with
 /// `upper_only` only the offsets whose cell comes after the cell (shift > 0).
 template <class S, class C>
 void apply_chunk(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_t line, int i0,
                  int i1, int skip1 = -1, int skip2 = -1, bool upper_only = false) {
-    const int j = static_cast<int>(line % g.ny);
-    const int k = static_cast<int>(line / g.ny);
-    const std::int64_t c0 = line * g.nx;
     std::fill(acc, acc + std::int64_t{i1 - i0} * g.block, C{0});
     for (int d = 0; d < g.ndiag; ++d) {
-        Span s;
-        if (d == skip1 || d == skip2 || !offset_span(g, g.offsets[d], j, k, i0, i1, s)) continue;
-        if (upper_only && s.shift <= 0) continue;
-        const bool mirrored = g.mirror_lower && s.shift < 0;
-        accumulate(g.block, a + (mirrored ? g.ndiag - 1 - d : d) * g.diag_stride, x, acc, c0, i0, s,
-                   g.nx, mirrored);
+        if (d != skip1 && d != skip2) add_offset(g, a, x, acc, line, i0, i1, d, upper_only);
     }
 }
 
@@ -176,15 +184,7 @@ void apply_lines(const SgDiaGeom& g, const S* a, const C* x, C* acc, std::int64_
     std::fill(acc, acc + lines * per_line, C{0});
     for (int d = 0; d < g.ndiag; ++d) {
         for (int l = 0; l < lines; ++l) {
-            const std::int64_t line = line0 + l;
-            const int j = static_cast<int>(line % g.ny);
-            const int k = static_cast<int>(line / g.ny);
-            Span s;
-            if (!offset_span(g, g.offsets[d], j, k, 0, g.nx, s)) continue;
-            if (upper_only && s.shift <= 0) continue;
-            const bool mirrored = g.mirror_lower && s.shift < 0;
-            accumulate(g.block, a + (mirrored ? g.ndiag - 1 - d : d) * g.diag_stride, x,
-                       acc + l * per_line, line * g.nx, 0, s, g.nx, mirrored);
+            add_offset(g, a, x, acc + l * per_line, line0 + l, 0, g.nx, d, upper_only);
         }
     }
 }

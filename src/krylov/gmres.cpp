@@ -19,10 +19,11 @@
 // Modified Gram-Schmidt (the textbook loop this replaced) read the basis four times per
 // iteration (update and next product fused); DCGS2 keeps the orthogonality of Gram-Schmidt
 // twice and reads it twice. That decides GMRES's cost off the preconditioner: oil n = 140, 54
-// iterations, spent 2.7 s of its 6.1 s K64P32D16 solve orthogonalising. The block passes
-// stream slower per byte than single vectors on one core (22-28 GB/s against 35-45 on the Zen 5
-// VM, kernels/vector_simd.cpp), so the time fell by about a third, not a half: 16 basis
-// vectors of 2.7M doubles, 31 ms against 53 ms; oil's "other" 2.9 -> 2.2 s in bench e2e.
+// iterations, spent 2.7 s of its 6.1 s K64P32D16 solve outside the preconditioner, mostly
+// orthogonalising. The block passes stream slower per byte than single vectors on one core
+// (22-28 GB/s against 35-45 on the Zen 5 VM, kernels/vector_simd.cpp), so the time fell by
+// about a third, not a half: 16 basis vectors of 2.7M doubles, 31 ms against 47 ms for MGS's
+// fused passes alone (a throwaway driver); oil's "other" 2.9 -> 2.2 s in bench e2e.
 // Column j of H is final only when pass 1 of iteration j + 1 has completed q_{j+1}; the
 // iteration's stop test uses the estimate with q_{j+1} taken as orthogonal (it differs from
 // the final one by the second projection, O(eps / cancellation)), and a cycle's last column is
@@ -145,11 +146,10 @@ bool rotate(GmresWork<K>& w, int j, int k, KrylovResult& res) {
     return true;
 }
 
-/// |g_{j+1}| if column j of H were h[0..j+1]: the rotations so far applied to it, in H's
-/// column j (free until the column is committed, which writes it anew).
+/// |g_{j+1}| with column j of H as it stands: the rotations so far applied to it in place, the
+/// new one only computed (the column is rewritten when it is committed).
 template <class K>
-double tentative_residual(GmresWork<K>& w, int j, const double* h) {
-    for (int i = 0; i <= j + 1; ++i) w.hij(i, j) = h[i];
+double tentative_residual(GmresWork<K>& w, int j) {
     apply_rotations(w, j);
     const double d = std::hypot(w.hij(j, j), w.hij(j + 1, j));
     return d > 0.0 ? std::abs(w.hij(j + 1, j) / d * w.at(w.g, j)) : std::abs(w.at(w.g, j));
@@ -266,10 +266,12 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
                          j, hnext));
         return Step::stop;
     }
+    // Column j as it stands with q_{j+1} taken as orthogonal: final on a happy breakdown (no
+    // q_{j+1} follows), else the tentative estimate's, rewritten when q_{j+1} completes it.
+    for (int i = 0; i <= j; ++i) w.hij(i, j) = w.at(w.hp, i);
+    w.hij(j + 1, j) = hnext;
     // Happy breakdown: A M^-1 q_j lies in the Krylov space, the cycle's solution is exact.
     if (hnext <= eps * norm0) {
-        for (int i = 0; i <= j; ++i) w.hij(i, j) = w.at(w.hp, i);
-        w.hij(j + 1, j) = hnext;
         if (!rotate(w, j, k, res)) return Step::stop;
         return Step::happy;
     }
@@ -279,10 +281,7 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
         s /= nu;
     }
     w.beta = 1.0 / s;
-    std::vector<double>& col = w.c;  // free until the next pass 1
-    for (int i = 0; i <= j; ++i) w.at(col, i) = w.at(w.hp, i);
-    w.at(col, j + 1) = hnext;
-    *est = tentative_residual(w, j, col.data()) / bnorm;
+    *est = tentative_residual(w, j) / bnorm;
     return Step::ok;
 }
 

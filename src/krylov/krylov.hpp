@@ -22,7 +22,7 @@ public:
     /// product and norm, so each process sees the same scalars and takes the same branches.
     virtual double global_sum(double local) const { return local; }
     /// values[i] <- global_sum(values[i]) for i < count; a distributed operator reduces them
-    /// in one message (GMRES's block Gram-Schmidt sums up to 2 restart + 1 products at once).
+    /// in one message (GMRES's block Gram-Schmidt sums up to 2 (restart + 1) + 1 products at once).
     virtual void global_sums(double* values, int count) const {
         for (int i = 0; i < count; ++i) values[i] = global_sum(values[i]);
     }
