@@ -98,13 +98,47 @@ TEST(Cli, KrylovOperatorStorageIsReported) {
     EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K32P32D16"), "fp16 from 1");
     // Full64: level 0 keeps FP64, so the copy waits for the 7th product (8 iterations here).
     EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P64D64"), "fp16 from 7");
-    // laplace27e8 converges in fewer than 17 products: no FP32 copy is worth making ...
-    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16"), "fp64 from 1");
-    // ... unless the solve runs longer (Richardson with Jacobi, 18 iterations).
-    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16 --smoother jacobi "
-                      "--solver richardson --rtol 1e-13"),
+    // laplace27e8 is 1e8 times an FP16 matrix: level 0 shares that copy, the products scale by
+    // 1e8; under Full64 the copy comes at the 7th product.
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16"), "fp16 from 1");
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P64D64"), "fp16 from 7");
+    EXPECT_EQ(nlohmann::json::parse(slurp(json))["krylov_operator_scale"].get<double>(), 1e8);
+    // K = FP32 reads A truncated to FP32, and the exact FP16 multiple from the 7th product.
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K32P32D32"), "fp16 from 7");
+    // A 7-point stencil whose diagonal 6 + 2^-20 FP32 holds but no FP16 multiple does:
+    // CG converges in fewer than 17 products, so no FP32 copy is worth making ...
+    const fs::path f32 = temp_dir() / "fp32_exact.mtx";
+    {
+        constexpr int n = 16;
+        std::ofstream out(f32);
+        out << "%%MatrixMarket matrix coordinate real general\n";
+        std::ostringstream entries;
+        int count = 0;
+        const auto at = [](int i, int j, int k) { return 1 + i + n * (j + n * k); };
+        for (int k = 0; k < n; ++k) {
+            for (int j = 0; j < n; ++j) {
+                for (int i = 0; i < n; ++i) {
+                    entries << at(i, j, k) << " " << at(i, j, k) << " 6.00000095367431640625\n";
+                    ++count;
+                    const int d[6][3] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                         {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
+                    for (const auto& o : d) {
+                        const int a = i + o[0], b = j + o[1], c = k + o[2];
+                        if (a < 0 || a >= n || b < 0 || b >= n || c < 0 || c >= n) continue;
+                        entries << at(i, j, k) << " " << at(a, b, c) << " -1\n";
+                        ++count;
+                    }
+                }
+            }
+        }
+        out << n * n * n << " " << n * n * n << " " << count << "\n" << entries.str();
+    }
+    const std::string file = "--matrix " + f32.string() + " --grid 16,16,16";
+    EXPECT_EQ(storage(file + " --precision K64P32D16"), "fp64 from 1");
+    // ... unless the solve runs longer (Richardson with Jacobi, 44 iterations).
+    EXPECT_EQ(storage(file + " --precision K64P32D16 --smoother jacobi --solver richardson "
+                             "--rtol 1e-13"),
               "fp32 from 17");
-    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K32P32D32"), "fp32 from 1");
     EXPECT_EQ(storage("--problem rhd --n 12 --precision K64P32D16"), "fp64 from 1");
     EXPECT_EQ(storage("--problem rhd --n 12 --precision K32P32D16"), "fp32 from 1");
     const CliRun r = mpmg("solve --problem laplace27 --n 12 --precision K64P64D64");
@@ -124,7 +158,7 @@ TEST(Cli, KrylovMirroredProductsAreReported) {
         return nlohmann::json::parse(slurp(json))["krylov_operator_mirrored_from_product"]
             .get<int>();
     };
-    EXPECT_EQ(from("--problem laplace27e8 --n 12"), 2);
+    EXPECT_EQ(from("--problem rhd --n 12"), 2);
     // The FP16 copy that level 0 shares is not worth the check (as fast mirrored or not) ...
     EXPECT_EQ(from("--problem laplace27 --n 12 --precision K64P32D16"), 0);
     // ... but under Full64 it comes only at the 7th product, after the check.

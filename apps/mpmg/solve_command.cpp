@@ -128,14 +128,17 @@ void print_hierarchy(const SolveResult& r) {
                r.levels.size(), r.grid_complexity, r.operator_complexity,
                r.reordered.empty() ? "" : fmt::format(", unknowns renumbered ({})", r.reordered));
     if (r.operator_storage != r.options.precision.krylov) {
+        const std::string what =
+            r.operator_scale != 1.0 ? fmt::format("A / {:g}", r.operator_scale) : "A";
         fmt::print(
-            "Krylov products: A stored in {} (holds every value of A exactly){}, computed in "
-            "{}\n",
-            to_string(r.operator_storage),
+            "Krylov products: {} stored in {} (holds every value of {} exactly){}, computed in "
+            "{}{}\n",
+            what, to_string(r.operator_storage), what,
             r.operator_storage_from > 1
                 ? fmt::format(" from product {} on", r.operator_storage_from)
                 : std::string(),
-            to_string(r.options.precision.krylov));
+            to_string(r.options.precision.krylov),
+            r.operator_scale != 1.0 ? fmt::format(", times {:g}", r.operator_scale) : "");
     }
     if (r.operator_mirrored_from > 0) {
         fmt::print(
@@ -154,7 +157,8 @@ void print_hierarchy(const SolveResult& r) {
                                                    v.block > 1 ? fmt::format("x{}", v.block) : "");
         fmt::print("  {:>3} {:>15} {:>6} {:>10} {:>11} {:>5} {:>5} {:>6} {:>8} {:>8} {:>8}  {}{}\n",
                    l, grid, v.stencil, v.rows, v.nnz, to_string(v.compute), to_string(v.storage),
-                   v.scaled ? "yes" : "no", v.scaled ? fmt::format("{:g}", v.scale_g) : "-",
+                   v.scaled ? "yes" : "no",
+                   v.scaled && v.scale_g > 0.0 ? fmt::format("{:g}", v.scale_g) : "-",
                    v.overflow_count, v.underflow_count, v.solve,
                    v.note.empty() ? "" : "; " + v.note);
     }

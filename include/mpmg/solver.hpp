@@ -66,6 +66,9 @@ struct SolveResult {
     /// ... from this product on (1: all of them; a copy that level 0 does not share is made only
     /// once the solve has run long enough to pay for it).
     int operator_storage_from = 1;
+    /// The copy holds A / operator_scale (FP16 holds a scalar multiple of A exactly; the
+    /// products multiply by it); 1 otherwise.
+    double operator_scale = 1.0;
     /// The first product that read only the centre and the offsets after it, A being exactly
     /// symmetric (the lower offsets' values taken from their mirrors: the same products from
     /// about half the matrix bytes; structured serial path); 0 when none did.

@@ -16,6 +16,7 @@
 #include "distributed/dist_read.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
+#include "krylov/vector_ops.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/amg_hierarchy.hpp"
@@ -41,11 +42,21 @@ constexpr int kProductsBeforeSingleCopy = 16;
 /// product saves 4-17 ms, so it has paid for itself 3-9 products later.
 constexpr int kProductsBeforeSymmetryCheck = 1;
 
+/// y <- c y (the scale of an exact FP16 multiple's products).
+template <class K>
+void scale_in_place(double c, K* y, std::int64_t n) {
+    const K k = static_cast<K>(c);
+#pragma omp parallel for schedule(static) if (n >= krylov_ops::kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) y[i] *= k;
+}
+
 /// A on the structured path in iterative precision K: the problem's own FP64 matrix when K is
 /// FP64 (no copy), else a truncated copy. When a narrower storage holds every value of A
 /// exactly (FP16, or FP32 under FP64; constant-coefficient stencils such as Laplace's 26 and
 /// -1), the products run on a copy in that storage, computing in K: the same products from a
-/// quarter (half) of the matrix bytes of FP64, which dominate the memory-bound SpMV. The FP16
+/// quarter (half) of the matrix bytes of FP64, which dominate the memory-bound SpMV. FP16 also
+/// takes A = c M with M exact in FP16 (the same stencil times 1/h^2 or a material constant):
+/// the products read M and multiply by c, one more pass over y (exact_multiple). The FP16
 /// copy is made when the hierarchy's level 0 asks for it (exact_half(): it then stores that
 /// same matrix instead of truncating its own, so the copy costs nothing extra); otherwise the
 /// copies are tried only once a solve has run long enough to pay for them. When A is exactly
@@ -88,29 +99,34 @@ public:
         };
         if (half_) {
             product_of(*half_);
+            if (half_scale_ != 1.0) scale_in_place(half_scale_, y, a_.rows());  // A x = c (M x)
         } else if (single_) {
             product_of(*single_);
         } else if constexpr (std::is_same_v<K, double>) {
             product_of(a_);
         }
     }
-    /// The exact FP16 copy of A, made on the first call, or null when FP16 does not hold every
-    /// value of A (or there is no memory for it). The products read it from then on.
-    std::shared_ptr<const SgDiaMatrix<half>> exact_half() const {
+    /// The exact FP16 copy of A, or of A / c (exact_multiple), made on the first call; null
+    /// when FP16 holds neither (or there is no memory for it). The products read it from then
+    /// on, times c.
+    ExactHalf exact_half() const {
         if (!tried_half_) {
             tried_half_ = true;
-            if (std::optional<SgDiaMatrix<half>> h = exact_copy_if_memory<half>(a_)) {
-                half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
+            if (std::optional<ExactHalfMultiple> h = exact_multiple_if_memory(a_)) {
+                half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(h->m));
+                half_scale_ = h->scale;
                 half_from_ = products_ + 1;
             }
         }
-        return half_;
+        return {half_, half_scale_};
     }
     /// The storage of the matrix the last products read (K's own unless an exact copy is
     /// narrower).
     Precision storage() const {
         return half_ ? Precision::fp16 : single_ ? Precision::fp32 : Precision::fp64;
     }
+    /// The scale of that storage's copy (A = scale x copy; 1 for FP64, FP32 and A's own FP16).
+    double storage_scale() const { return half_ ? half_scale_ : 1.0; }
     /// The first product that read that storage (1: every product).
     int storage_from_product() const { return half_ ? half_from_ : single_ ? single_from_ : 1; }
     /// The first product that read only the upper half of the offsets (A exactly symmetric),
@@ -121,7 +137,8 @@ private:
     const SgDiaMatrix<double>& a_;
     mutable int products_ = 0;
     mutable bool tried_half_ = false, tried_single_ = false, tried_symmetry_ = false;
-    mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< exact FP16 copy
+    mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< A / half_scale_, exact
+    mutable double half_scale_ = 1.0;
     /// Exact FP32 copy (K = FP64), or A truncated to K = FP32.
     mutable std::optional<SgDiaMatrix<float>> single_;
     mutable int half_from_ = 1, single_from_ = 1, mirrored_from_ = 0;
@@ -160,6 +177,7 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     run_guarded<K>(a, p.b, build, o, SmootherKind::jacobi, out);
     out.operator_storage = a.storage();
     out.operator_storage_from = a.storage_from_product();
+    out.operator_scale = a.storage_scale();
     out.operator_mirrored_from = a.mirrored_from_product();
 }
 

@@ -51,9 +51,16 @@ TEST(Laplace27e8, SetupThenScaleConvergesLikeFull64) {
     ASSERT_TRUE(full.converged);
     ASSERT_TRUE(half.converged) << half.message;
     EXPECT_LE(half.iterations, full.iterations + 1);
+    // A is 1e8 times Laplace's stencil: level 0 stores A / 1e8 exactly (scaled by that scalar)
+    // and the Krylov products read the same FP16 matrix; the coarse levels are scaled by G.
     EXPECT_TRUE(half.levels.front().scaled);
     EXPECT_EQ(half.levels.front().storage, Precision::fp16);
-    EXPECT_LT(half.levels.front().scale_g, half.levels.front().scale_g_max);
+    EXPECT_NE(half.levels.front().note.find("exact in FP16"), std::string::npos)
+        << half.levels.front().note;
+    EXPECT_EQ(half.operator_storage, Precision::fp16);
+    ASSERT_GE(half.levels.size(), 2u);
+    EXPECT_TRUE(half.levels[1].scaled);
+    EXPECT_LT(half.levels[1].scale_g, half.levels[1].scale_g_max);
     expect_finite(half);
 }
 

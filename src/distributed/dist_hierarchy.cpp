@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -102,7 +103,8 @@ private:
 LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, int l,
                                    const MultigridOptions& mg, const PrecisionPlan& plan,
                                    MPI_Comm comm, const SgDiaMatrix<double>* block,
-                                   TruncationCounts& ghost, LevelReport& rep) {
+                                   TruncationCounts& ghost, LevelReport& rep,
+                                   const ExactHalfSource* exact = nullptr) {
     LevelSetup s;
     if (block != nullptr) {
         s.source = block;
@@ -117,14 +119,31 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
     // itself (as level_setup).
     const bool may_scale =
         mg.scaling != ScalingKind::none && mg.scaling != ScalingKind::scale_then_setup;
-    StorageDecision dec = decide_storage(rows.a, plan.level(l), may_scale, plan.automatic,
-                                         mg.setup_fallback, false, &red);
+    // As level_setup: A = c M with M exact in FP16 is stored as M, scaled by the scalar c (the
+    // operator's copy; c is one for all processes, and so is the decision).
+    ExactHalf multiple;
+    if (exact != nullptr && *exact && may_scale && plan.level(l).storage == Precision::fp16) {
+        multiple = (*exact)();  // collective
+        if (multiple.scale == 1.0) multiple = {};
+    }
+    StorageDecision dec;
+    if (multiple.m) {
+        dec.precision = plan.level(l);
+        dec.scaled = true;
+        dec.s.assign(static_cast<std::size_t>(rows.a.rows()), std::sqrt(multiple.scale));
+        dec.note = fmt::format("scaled by 1/{:g}: A / {:g} is exact in FP16", multiple.scale,
+                               multiple.scale);
+    } else {
+        dec = decide_storage(rows.a, plan.level(l), may_scale, plan.automatic, mg.setup_fallback,
+                             false, &red);
+    }
     rep.nnz = red.nnz();  // before the block may move into shared_fp64 below
     s.precision = dec.precision;
     if (dec.scaled) {
-        s.scale_in_truncation = true;
+        s.scale_in_truncation = !multiple.m;
         s.s = own_values(dec.s, rows, p);
     }
+    s.shared_half = std::move(multiple);
     s.boundary = std::make_shared<HaloBoundary>(rows.a, rows.lo, p, s.precision.storage, comm,
                                                 ghost, dec.scaled ? &dec.s : nullptr);
     keep_fp64_block(s, block);
@@ -211,8 +230,9 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         }
         LevelReport rep;
         TruncationCounts ghost;
-        LevelSetup setup = distributed_level_setup(*cur, pl, l, mg_, plan, comm_,
-                                                   l == 0 ? block0 : nullptr, ghost, rep);
+        LevelSetup setup = distributed_level_setup(
+            *cur, pl, l, mg_, plan, comm_, l == 0 ? block0 : nullptr, ghost, rep,
+            l == 0 && block0 != nullptr && exact_half0 ? &exact_half0 : nullptr);
         if (l == 0 && block0 != nullptr) setup.exact_half = exact_half0;
         if (l == 0 && scale_first) {  // as level_setup: level 0 carries the scaling
             setup.s = own_values(s0, rows0, pl);

@@ -8,9 +8,15 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include <cmath>
+#include <limits>
+#include <new>
+#include <optional>
+
 #include "api/guarded_solve.hpp"
 #include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_hierarchy.hpp"
+#include "krylov/vector_ops.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/truncate.hpp"
 #include "structured/coarsen.hpp"
@@ -58,6 +64,12 @@ public:
         halo_.exchange(x);
         if (half_) {
             spmv(*half_, x, y);
+            if (half_scale_ != 1.0) {  // A x = c (M x) on this process's rows
+                const K c = static_cast<K>(half_scale_);
+                const std::int64_t n = a_.rows();
+#pragma omp parallel for schedule(static) if (n >= krylov_ops::kParallelMin)
+                for (std::int64_t i = 0; i < n; ++i) y[i] *= c;
+            }
         } else {
             spmv(a_, x, y);
         }
@@ -67,25 +79,51 @@ public:
     void global_sums(double* values, int count) const override {
         allreduce_sums(values, count, comm_);
     }
-    /// The exact FP16 copy of this process's block, made on the first call, or null when FP16
-    /// does not hold every value of the block (or there is no memory for it). Decided per
-    /// process: a product from the copy equals one from the block either way, and level 0
-    /// shares the copy only for this process's block (the coupling to other processes stays
-    /// in K, and in the level's own storage).
-    std::shared_ptr<const SgDiaMatrix<half>> exact_half() const {
-        if (tried_half_) return half_;
+    /// The exact FP16 copy of this process's block, or of the block / c with one c for all
+    /// processes (exact_multiple), made on the first call (collective: every process calls it
+    /// at the same point, from level 0's setup or at the same product); null when FP16 holds
+    /// neither. A copy of the block itself is decided per process: a product from it equals
+    /// one from the block either way, and level 0 shares it only for this process's block (the
+    /// coupling to other processes stays in K, and in the level's own storage). A multiple is
+    /// taken only when every process holds its block / c (level 0 then stores them, scaled by
+    /// the scalar c, on every process alike).
+    ExactHalf exact_half() const {
+        if (tried_half_) return {half_, half_scale_};
         tried_half_ = true;
+        std::optional<SgDiaMatrix<double>> own;
+        const SgDiaMatrix<double>* block = nullptr;
         std::optional<SgDiaMatrix<half>> h;
-        if constexpr (std::is_same_v<K, double>) {
-            h = exact_copy_if_memory<half>(a_);
-        } else {
-            h = exact_copy_if_memory<half>(own_block(rows_, p_));
+        try {
+            if constexpr (std::is_same_v<K, double>) {
+                block = &a_;
+            } else {
+                block = &own.emplace(own_block(rows_, p_));
+            }
+            h.emplace(block->box(), block->stencil(), block->block());
+        } catch (const std::bad_alloc&) {
+            h.reset();  // no copy here; the collectives below still run
+        }
+        const bool itself = h && holds_multiple(*block, 1.0, *h);
+        int some_not = itself ? 0 : 1;
+        MPI_Allreduce(MPI_IN_PLACE, &some_not, 1, MPI_INT, MPI_LOR, comm_);
+        double c = 1.0;
+        if (some_not != 0) {
+            c = h ? sampled_scale(*block) : std::numeric_limits<double>::infinity();
+            MPI_Allreduce(MPI_IN_PLACE, &c, 1, MPI_DOUBLE, MPI_MIN, comm_);
+            int all = h && std::isfinite(c) && c != 1.0 && holds_multiple(*block, c, *h);
+            MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_);
+            if (all == 0) {
+                c = 1.0;
+                if (itself) (void)holds_multiple(*block, 1.0, *h);  // the try with c wrote h
+                if (!itself) h.reset();
+            }
         }
         if (h) {
             half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
+            half_scale_ = c;
             half_from_ = products_ + 1;
         }
-        return half_;
+        return {half_, half_scale_};
     }
     /// The storage the last products read, and the first product that read it.
     Precision storage() const {
@@ -94,6 +132,8 @@ public:
                                            : Precision::fp32;
     }
     int storage_from_product() const { return half_ ? half_from_ : 1; }
+    /// The scale of the FP16 copy (the block = scale x copy), 1 without one.
+    double storage_scale() const { return half_ ? half_scale_ : 1.0; }
 
 private:
     const GhostedRows& rows_;
@@ -104,7 +144,8 @@ private:
     GhostCoupling coupling_;
     mutable int products_ = 0, half_from_ = 1;
     mutable bool tried_half_ = false;
-    mutable std::shared_ptr<const SgDiaMatrix<half>> half_;
+    mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< this block / half_scale_
+    mutable double half_scale_ = 1.0;
 };
 
 /// How the last DistHierarchy built came out (for the partition report).
@@ -168,6 +209,7 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)
     out.operator_storage_from = a.storage_from_product();
+    out.operator_scale = a.storage_scale();
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).
     std::vector<double> all, buf;
     gather(out.x, part, r, comm, all, buf);

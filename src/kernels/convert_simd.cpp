@@ -174,37 +174,47 @@ TruncationCounts narrow_scaled_b(const double* src, const double* si, const doub
 /// value it does not and returns false (dst then partly written). A value is exact when the
 /// narrowed one, widened as the kernels widen it (load_conv), equals it and it is finite (Inf
 /// and NaN never are; a value outside S's range or between its steps is not, whatever the
-/// narrowing made of it).
-template <class S>
-bool narrow_exact_any(const double* HWY_RESTRICT src, S* HWY_RESTRICT dst, std::int64_t n) {
+/// narrowing made of it). kMultiple: the values are q = src / c, and each must also give src
+/// back as q c (the FP64 product).
+template <bool kMultiple, class S>
+bool narrow_exact_any(const double* HWY_RESTRICT src, double c, S* HWY_RESTRICT dst,
+                      std::int64_t n) {
     const hn::ScalableTag<double> d;
     const std::int64_t nl = static_cast<std::int64_t>(hn::Lanes(d));
     constexpr std::int64_t kChunkVecs = 64;  // vectors between checks of the equality mask
+    const auto vc = hn::Set(d, c);
     std::int64_t i = 0;
     while (i + nl <= n) {
         auto same = hn::Eq(hn::Zero(d), hn::Zero(d));
         const std::int64_t end = std::min(n - nl, i + (kChunkVecs - 1) * nl);
         for (; i <= end; i += nl) {
-            const auto x = hn::LoadU(d, src + i);
+            const auto v = hn::LoadU(d, src + i);
+            const auto x = kMultiple ? hn::Div(v, vc) : v;
             store_narrow(d, x, dst + i);
             same = hn::And(same,
                            hn::And(hn::IsFinite(x),
                                    hn::Eq(mpmg::kernels::HWY_NAMESPACE::load_conv(d, dst + i), x)));
+            if constexpr (kMultiple) same = hn::And(same, hn::Eq(hn::Mul(x, vc), v));
         }
         if (!hn::AllTrue(d, same)) return false;
     }
     for (; i < n; ++i) {
-        dst[i] = from_double<S>(src[i]);
-        if (!std::isfinite(src[i]) || !(to_double(dst[i]) == src[i])) return false;
+        const double x = kMultiple ? src[i] / c : src[i];
+        dst[i] = from_double<S>(x);
+        if (!std::isfinite(x) || !(to_double(dst[i]) == x)) return false;
+        if (kMultiple && !(x * c == src[i])) return false;
     }
     return true;
 }
 
 bool narrow_exact_f(const double* src, float* dst, std::int64_t n) {
-    return narrow_exact_any(src, dst, n);
+    return narrow_exact_any<false>(src, 1.0, dst, n);
 }
 bool narrow_exact_h(const double* src, half* dst, std::int64_t n) {
-    return narrow_exact_any(src, dst, n);
+    return narrow_exact_any<false>(src, 1.0, dst, n);
+}
+bool narrow_exact_multiple_h(const double* src, double c, half* dst, std::int64_t n) {
+    return narrow_exact_any<true>(src, c, dst, n);
 }
 std::int64_t current_target() { return HWY_TARGET; }
 
@@ -224,6 +234,7 @@ HWY_EXPORT(narrow_scaled_h);
 HWY_EXPORT(narrow_scaled_b);
 HWY_EXPORT(narrow_exact_f);
 HWY_EXPORT(narrow_exact_h);
+HWY_EXPORT(narrow_exact_multiple_h);
 HWY_EXPORT(current_target);
 
 }  // namespace convert
@@ -245,6 +256,9 @@ bool narrow_exact(const double* src, float* dst, std::int64_t n) {
 }
 bool narrow_exact(const double* src, half* dst, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_h)(src, dst, n);
+}
+bool narrow_exact_multiple(const double* src, double c, half* dst, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_multiple_h)(src, c, dst, n);
 }
 TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, half* dst,
                                std::int64_t n, double* largest) {

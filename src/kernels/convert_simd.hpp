@@ -43,6 +43,12 @@ TruncationCounts narrow(const double* src, bfloat16* dst, std::int64_t n);
 bool narrow_exact(const double* src, float* dst, std::int64_t n);
 bool narrow_exact(const double* src, half* dst, std::int64_t n);
 
+/// narrow_exact of the values q_k = src[k] / c (FP64 division), which must also give src[k]
+/// back as q_k c: true when src = c x (n values FP16 holds exactly), dst then holding them.
+/// A scalar multiple of an FP16 matrix (a constant-coefficient stencil times 1/h^2 or a
+/// material constant) is stored exactly this way (multigrid/truncate.hpp exact_multiple).
+bool narrow_exact_multiple(const double* src, double c, half* dst, std::int64_t n);
+
 /// dst[k] = S(src[k] / (si[k] sj[k])) for k < n: the symmetric scaling of setup-then-scale
 /// inside the narrowing (bit for bit narrow() of scale_counted's output, without writing the
 /// FP64 scaled values anywhere), with the counts of the scaled values. With `largest`, raises

@@ -249,6 +249,55 @@ TEST(ConvertSimd, ExactNarrowingOnEveryTarget) {
     });
 }
 
+// narrow_exact_multiple: true exactly when every q = src / c is finite, held by FP16 and gives
+// src back as q c (the scalar definition, value by value), then the FP16 values of q; one value
+// anywhere (vector part, chunk boundary, scalar tail) that breaks it makes it false.
+TEST(ConvertSimd, ExactMultipleNarrowingOnEveryTarget) {
+    std::mt19937_64 gen(21);
+    const std::vector<double> odd = corpus<half>(22);
+    for (const double c : {1e8, 3.0, 1.0 / 3.0, 0x1p-30, 6.02e23}) {
+        std::vector<double> base(600);
+        for (std::size_t i = 0; i < base.size(); ++i) {
+            const double q = std::ldexp(static_cast<double>(static_cast<int>(i % 97) - 48),
+                                        -(static_cast<int>(i) % 5));
+            base[i] = q * c;
+        }
+        const auto holds = [&](double x) {
+            const double q = x / c;
+            return std::isfinite(q) && to_double(from_double<half>(q)) == q && q * c == x;
+        };
+        std::vector<half> out(base.size());
+        testing::on_every_target([&](std::int64_t /*t*/) {
+            const auto run = [&](std::size_t len) {
+                return kernels::narrow_exact_multiple(base.data(), c, out.data(),
+                                                      static_cast<std::int64_t>(len));
+            };
+            bool all = true;
+            for (double x : base) all = all && holds(x);
+            ASSERT_EQ(run(base.size()), all) << c;
+            if (all) {
+                for (std::size_t i = 0; i < base.size(); ++i) {
+                    ASSERT_EQ(bits_of(out[i]), bits_of(from_double<half>(base[i] / c))) << i;
+                }
+            }
+            for (std::size_t k = 0; k < 200; ++k) {
+                // A value of the corpus times c, or one ulp off such a product.
+                double x = odd[gen() % odd.size()] * c;
+                if (k % 3 == 0) x = std::nextafter(x, 0.0);
+                const std::size_t len = 1 + gen() % base.size();
+                const std::size_t at = gen() % len;
+                const double keep = base[at];
+                base[at] = x;
+                bool want = true;
+                for (std::size_t i = 0; i < len; ++i) want = want && holds(base[i]);
+                const bool got = run(len);
+                base[at] = keep;
+                ASSERT_EQ(got, want) << "c = " << c << ", x = " << x << " at " << at;
+            }
+        });
+    }
+}
+
 // Every finite binary16 value is held exactly, in one long array (many chunks).
 TEST(ConvertSimd, ExactNarrowingHoldsEveryHalf) {
     std::vector<double> v;

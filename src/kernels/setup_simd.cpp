@@ -130,6 +130,26 @@ double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
     return s;
 }
 
+bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const auto vg = hn::Set(d, g), zero = hn::Zero(d);
+    auto ok = all_lanes(d);
+    std::int64_t k = 0;
+    for (; k + lanes <= n; k += lanes) {
+        const auto x = hn::LoadU(d, v + k);
+        ok = hn::And(ok, hn::And(hn::Gt(x, zero), hn::IsFinite(x)));  // NaN fails both
+        hn::StoreU(hn::Sqrt(hn::Div(x, vg)), d, s + k);
+    }
+    bool good = hn::AllTrue(d, ok);
+    for (; k < n; ++k) {
+        const double x = v[k];
+        good = good && x > 0.0 && std::isfinite(x);
+        s[k] = std::sqrt(x / g);
+    }
+    return good;
+}
+
 std::int64_t current_target() { return HWY_TARGET; }
 
 }  // namespace HWY_NAMESPACE
@@ -146,6 +166,7 @@ HWY_EXPORT(min_ratio);
 HWY_EXPORT(count_scaled);
 HWY_EXPORT(scale_counted);
 HWY_EXPORT(sum_abs);
+HWY_EXPORT(sqrt_over);
 HWY_EXPORT(current_target);
 
 }  // namespace setup
@@ -166,6 +187,9 @@ TruncationCounts count_scaled(const double* a, const double* si, const double* s
 TruncationCounts scale_counted(const double* a, const double* si, const double* sj, double* out,
                                std::int64_t n, const RangeLimits& lim) {
     return HWY_DYNAMIC_DISPATCH(setup::scale_counted)(a, si, sj, out, n, lim);
+}
+bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
+    return HWY_DYNAMIC_DISPATCH(setup::sqrt_over)(v, n, g, s);
 }
 double sum_abs(const double* v, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(setup::sum_abs)(v, n);

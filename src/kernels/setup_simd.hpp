@@ -33,6 +33,10 @@ TruncationCounts scale_counted(const double* a, const double* si, const double* 
 TruncationCounts count_scaled(const double* a, const double* si, const double* sj, std::int64_t n,
                               const RangeLimits& lim);
 
+/// s[k] = sqrt(v[k] / g) for k < n (IEEE division and square root: the scalar loop's bits);
+/// true when every v[k] is positive and finite. s may be v (in place).
+bool sqrt_over(const double* v, std::int64_t n, double g, double* s);
+
 /// sum over k < n of |v[k]|, accumulated in SIMD lanes: the order differs from a sequential
 /// sum (the result may differ in the last bits), but not between threads or runs.
 double sum_abs(const double* v, std::int64_t n);

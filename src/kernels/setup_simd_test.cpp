@@ -128,10 +128,41 @@ void check_target() {
     EXPECT_EQ(kernels::sum_abs(v.data(), 0), 0.0);
 }
 
+// sqrt_over: the scalar loop's bits for s = sqrt(v / g), in place too; false exactly when some
+// value (vector part or tail) is zero, negative, NaN or infinite.
+void check_sqrt_over() {
+    const std::vector<double> mags = random_values(203, -300, 300, 5);
+    std::vector<double> v(mags.size());
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::fabs(mags[i]) + 0x1p-1000;
+    const auto n = static_cast<std::int64_t>(v.size());
+    for (const double g : {16384.0, 1.0, 0x1p-7}) {
+        std::vector<double> s(v.size(), -1.0);
+        ASSERT_TRUE(kernels::sqrt_over(v.data(), n, g, s.data()));
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            ASSERT_EQ(std::bit_cast<std::uint64_t>(s[i]),
+                      std::bit_cast<std::uint64_t>(std::sqrt(v[i] / g)))
+                << i;
+        }
+        std::vector<double> in_place = v;
+        ASSERT_TRUE(kernels::sqrt_over(in_place.data(), n, g, in_place.data()));
+        EXPECT_EQ(in_place, s);
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (const double bad : {0.0, -1.0, nan, inf, -0.0}) {
+        for (std::size_t at : {std::size_t{0}, std::size_t{9}, v.size() - 1}) {
+            std::vector<double> w = v, s(v.size());
+            w[at] = bad;
+            EXPECT_FALSE(kernels::sqrt_over(w.data(), n, 2.0, s.data())) << bad << " at " << at;
+        }
+    }
+}
+
 TEST(SetupSimd, EveryTargetMatchesScalarLoops) {
     testing::on_every_target([&](std::int64_t t) {
         ASSERT_STREQ(kernels::setup_target_name(), hwy::TargetName(t));
         check_target();
+        check_sqrt_over();
     });
 }
 

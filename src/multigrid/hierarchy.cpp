@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <memory>
+#include <optional>
+
 #include "mpmg/errors.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/level_precision.hpp"
@@ -56,7 +60,8 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
 }
 
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
-                       const PrecisionPlan& plan, LevelReport& rep, bool pretruncate) {
+                       const PrecisionPlan& plan, LevelReport& rep, bool pretruncate,
+                       const ExactHalfSource* exact) {
     // Scale-then-setup: every level is coarsened from the scaled level 0 (none scales itself);
     // level 0 carries the scaling (a tail that starts later has no level 0).
     const bool scaled_before = mg.scaling == ScalingKind::scale_then_setup;
@@ -79,6 +84,26 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         rep.solve = "direct (LU, fp64)";
     } else {
         const bool may_scale = mg.scaling != ScalingKind::none && !scaled_before;
+        if (exact != nullptr && *exact && may_scale &&
+            plan.level(index).storage == Precision::fp16) {
+            if (ExactHalf e = (*exact)(); e.m && e.scale != 1.0) {
+                // A = c M with M exact in FP16: the scalar scaling Q = c I stores M as it is.
+                // It needs no G (Â's diagonal is A's over c) and rounds nothing, where the
+                // diagonal scaling would round every value (Laplace's -1 / 26 is not in FP16).
+                setup.precision = plan.level(index);
+                setup.source = &m;
+                setup.s.assign(static_cast<std::size_t>(m.rows()), std::sqrt(e.scale));
+                rep.scaled = true;
+                rep.note =
+                    fmt::format("scaled by 1/{:g}: A / {:g} is exact in FP16", e.scale, e.scale);
+                rep.solve =
+                    last ? fmt::format("{} smoother sweeps", 2 * g.coarse_sweeps) : "smoother";
+                setup.shared_half = std::move(e);
+                rep.storage = setup.precision.storage;
+                rep.compute = setup.precision.compute;
+                return setup;
+            }
+        }
         // Â is never built as an FP64 matrix: the level scales inside its truncation, ILU(0)
         // factors included (LevelImpl::truncate_factors_scaled).
         StorageDecision dec = decide_storage(m, plan.level(index), may_scale, plan.automatic,
@@ -130,15 +155,24 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
                      std::shared_ptr<const SgDiaMatrix<double>> shared_a)
     : mg_(mg) {
     GalerkinLevels g = galerkin_levels(a, mg);
+    if (exact_half) {  // level 0 asks for a multiple, then for A itself: one call of the source
+        auto got = std::make_shared<std::optional<ExactHalf>>();
+        exact_half = [source = std::move(exact_half), got] {
+            if (!*got) *got = source();
+            return **got;
+        };
+    }
     coarse_sweeps_ = g.coarse_sweeps;
     transfers_ = std::move(g.transfers);
     const int nl = static_cast<int>(g.mats.size());
     for (int l = 0; l < nl; ++l) {
         const bool last = l == nl - 1;
         LevelReport rep;
-        LevelSetup setup = level_setup(g, l, mg, plan, rep, /*pretruncate=*/true);
+        const bool is_a = l == 0 && g.mats[0] == &a;
+        LevelSetup setup = level_setup(g, l, mg, plan, rep, /*pretruncate=*/true,
+                                       is_a && exact_half ? &exact_half : nullptr);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
-        if (l == 0 && g.mats[0] == &a) setup.exact_half = exact_half;
+        if (is_a) setup.exact_half = exact_half;
         setup.shared_fp64 = fp64_to_share(g, l, a, shared_a, setup);
         levels_.push_back(make_level(l, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);

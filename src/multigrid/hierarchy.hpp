@@ -49,9 +49,12 @@ GalerkinLevels galerkin_levels_from(const SgDiaMatrix<double>& a, int first,
 /// A scaled level scales inside its truncation (LevelSetup::scale_in_truncation; its ILU(0)
 /// factors too, no FP64 Â is built), or, with `pretruncate`, takes the FP16 matrix the decision
 /// truncated while counting (LevelSetup::truncated; the serial hierarchy, whose levels are the
-/// whole grid).
+/// whole grid). With `exact` (level 0, a's ExactHalfSource), an FP16 level that may scale
+/// first asks it for A as c x (a matrix FP16 holds exactly): when c is not 1, the level stores
+/// that matrix, scaled by the scalar c (LevelSetup::shared_half), and no value is rounded.
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
-                       const PrecisionPlan& plan, LevelReport& rep, bool pretruncate = false);
+                       const PrecisionPlan& plan, LevelReport& rep, bool pretruncate = false,
+                       const ExactHalfSource* exact = nullptr);
 
 /// The level's FP64 operator for LevelSetup::shared_fp64 when level l stores it unscaled in FP64
 /// (else null: the level copies): `shared_a` for level 0 when it points to `a` itself, else the
@@ -63,8 +66,9 @@ std::shared_ptr<const SgDiaMatrix<double>> fp64_to_share(
 class Hierarchy {
 public:
     /// Builds all levels from the FP64 finest operator. `exact_half`, when given, makes a's
-    /// values in FP16 if FP16 holds them exactly: level 0 asks for them if it stores FP16
-    /// unscaled, and shares them (LevelSetup::exact_half). `shared_a`, when given, points to a
+    /// values in FP16 if FP16 holds them exactly, or those of A / c: level 0 asks for them if
+    /// it stores FP16 and shares them, unscaled (LevelSetup::exact_half) or scaled by the
+    /// scalar c (LevelSetup::shared_half). `shared_a`, when given, points to a
     /// itself, kept alive as long as the hierarchy (an owner, or none when the caller keeps a
     /// alive): level 0 reads it if it stores FP64 unscaled, instead of a copy. Coarse FP64
     /// levels always keep their Galerkin matrix instead of a copy.

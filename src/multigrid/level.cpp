@@ -35,11 +35,15 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
             counts += setup.truncated_counts;
             return setup.truncated;
         }
+        if (setup.shared_half.m) {  // A / c, exact: what truncate<half> would count on it
+            counts.subnormal += subnormal_count(*setup.shared_half.m);
+            return setup.shared_half.m;
+        }
         if (setup.exact_half && setup.s.empty() && !setup.owns) {
-            if (std::shared_ptr<const SgDiaMatrix<half>> m = setup.exact_half()) {
+            if (ExactHalf e = setup.exact_half(); e.m && e.scale == 1.0) {
                 // What truncate<half> would count on values half holds exactly.
-                counts.subnormal += subnormal_count(*m);
-                return m;
+                counts.subnormal += subnormal_count(*e.m);
+                return e.m;
             }
         }
     }

@@ -58,8 +58,15 @@ public:
     virtual double global_max(double local) { return local; }
 };
 
-/// Makes or returns an exact FP16 copy of a level's matrix (null when FP16 does not hold it).
-using ExactHalfSource = std::function<std::shared_ptr<const SgDiaMatrix<half>>()>;
+/// A level's matrix in FP16 without rounding: A = scale x m, value by value (scale 1 when FP16
+/// holds A itself; multigrid/truncate.hpp exact_multiple).
+struct ExactHalf {
+    std::shared_ptr<const SgDiaMatrix<half>> m;  ///< null: FP16 holds no such multiple of A
+    double scale = 1.0;
+};
+
+/// Makes or returns the ExactHalf of a level's matrix (the Krylov operator's copy of A).
+using ExactHalfSource = std::function<ExactHalf()>;
 
 /// A pointer to `m` that owns nothing (LevelSetup::shared_fp64 of a matrix that outlives the
 /// level, such as the caller's A).
@@ -87,8 +94,14 @@ struct LevelSetup {
     /// Gives the level's matrix in FP16 if FP16 holds it exactly (equal to
     /// truncate<half>(matrix())), else null: the Krylov operator's exact copy of A
     /// (api/solve.cpp). A level that stores FP16 unscaled asks for it and shares it instead of
-    /// truncating a second copy; empty: no such source.
+    /// truncating a second copy (a copy with a scale other than 1 is not A's: it is
+    /// `shared_half`'s); empty: no such source.
     ExactHalfSource exact_half;
+    /// A / c held exactly in FP16 (the Krylov operator's copy, scale c): the level stores it
+    /// as it is, scaled by the scalar Q = c I (s = sqrt(c) on every row), without rounding a
+    /// value. Set by level_setup for a level 0 whose A is such a multiple (Laplace's stencil
+    /// times 1/h^2 or a material constant); null: not so.
+    ExactHalf shared_half;
     /// The level's FP64 operator itself, for a level that stores it unscaled in FP64: the level
     /// holds this pointer (shared ownership, or none where the owner outlives the level, as the
     /// caller's A for level 0) instead of copying the matrix. Null: the level copies.

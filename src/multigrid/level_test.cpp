@@ -194,7 +194,7 @@ TEST(HierarchySharing, Level0TakesTheExactFp16CopyOnlyWhenItStoresFp16Unscaled) 
     int asked = 0;
     const ExactHalfSource source = [&] {
         ++asked;
-        return exact;
+        return ExactHalf{exact, 1.0};
     };
     MultigridOptions mg;
     mg.smoother = SmootherKind::symgs;
@@ -211,7 +211,7 @@ TEST(HierarchySharing, Level0TakesTheExactFp16CopyOnlyWhenItStoresFp16Unscaled) 
     shared.apply(r.data(), z1.data());
     own.apply(r.data(), z2.data());
     EXPECT_EQ(z1, z2);
-    Hierarchy without(a, mg, fp16, [] { return std::shared_ptr<const SgDiaMatrix<half>>(); });
+    Hierarchy without(a, mg, fp16, [] { return ExactHalf{}; });
     without.apply(r.data(), z3.data());
     EXPECT_EQ(z3, z2) << "a source without a copy: the level truncates A itself";
     asked = 0;
@@ -219,13 +219,63 @@ TEST(HierarchySharing, Level0TakesTheExactFp16CopyOnlyWhenItStoresFp16Unscaled) 
         Hierarchy fp32(a, mg, parse_precision("K64P32D32"), source);
         EXPECT_EQ(asked, 0) << "an FP32 level 0 truncates A itself";
     }
-    // Values far outside FP16: level 0 is scaled and does not ask (a copy of A is not a copy
-    // of the scaled A).
+    // Values far outside FP16: level 0 asks once whether A is c times an exact FP16 matrix; a
+    // copy with c = 1 is no help to a level that must scale (a copy of A is not a copy of the
+    // scaled A), so it scales A itself and does not hold the copy.
     const SgDiaMatrix<double> big = laplace27(Box{12, 11, 10}, 1e8);
     EXPECT_FALSE(exact_copy<half>(big));
     Hierarchy scaled(big, mg, fp16, source);
     ASSERT_TRUE(scaled.report().front().scaled);
+    EXPECT_EQ(asked, 1);
+    EXPECT_EQ(exact.use_count(), 2) << "held by `shared` only";
+}
+
+// A = c M with M exact in FP16 (Laplace times 1e8): exact_multiple finds c = 1e8, and level 0
+// stores M itself, scaled by the scalar c, sharing the source's object. Its cycle is the cycle
+// of M's hierarchy divided by c, up to the rounding of the coarse levels (A's are scaled by
+// their diagonals, M's are stored as they are).
+TEST(HierarchySharing, Level0StoresAnExactMultipleScaledByItsScalar) {
+    const Box box{12, 11, 10};
+    const SgDiaMatrix<double> big = laplace27(box, 1e8);
+    std::optional<ExactHalfMultiple> multiple = exact_multiple(big);
+    ASSERT_TRUE(multiple);
+    EXPECT_EQ(multiple->scale, 1e8);
+    const auto m = std::make_shared<const SgDiaMatrix<half>>(std::move(multiple->m));
+    int asked = 0;
+    const ExactHalfSource source = [&] {
+        ++asked;
+        return ExactHalf{m, 1e8};
+    };
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::symgs;
+    const PrecisionPlan fp16 = parse_precision("K64P32D16");
+    Hierarchy shared(big, mg, fp16, source);
+    EXPECT_EQ(asked, 1);
+    EXPECT_EQ(m.use_count(), 2) << "level 0 holds the copy";
+    const LevelReport& rep = shared.report().front();
+    EXPECT_TRUE(rep.scaled);
+    EXPECT_EQ(rep.storage, Precision::fp16);
+    EXPECT_EQ(rep.counts.overflow + rep.counts.underflow + rep.counts.subnormal, 0);
+    EXPECT_NE(rep.note.find("exact"), std::string::npos) << rep.note;
+    const SgDiaMatrix<double> a = laplace27(box);
+    Hierarchy plain(a, mg, fp16);
+    const std::vector<double> r = random_vector(static_cast<std::size_t>(a.rows()), 4);
+    std::vector<double> z_big(r.size()), z(r.size());
+    shared.apply(r.data(), z_big.data());
+    plain.apply(r.data(), z.data());
+    double worst = 0.0, top = 0.0;
+    for (std::size_t i = 0; i < z.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(z_big[i]));
+        worst = std::max(worst, std::fabs(z_big[i] * 1e8 - z[i]));
+        top = std::max(top, std::fabs(z[i]));
+    }
+    EXPECT_LT(worst, 1e-3 * top);
+    // Under --scaling none the level may not scale: it neither asks nor holds the copy.
+    mg.scaling = ScalingKind::none;
+    asked = 0;
+    Hierarchy unscaled(big, mg, fp16, source);
     EXPECT_EQ(asked, 0);
+    EXPECT_EQ(m.use_count(), 2);
 }
 
 // A block level (r = 2..4) runs every product and sweep on its block layout and lets its SG-DIA

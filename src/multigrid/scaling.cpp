@@ -32,10 +32,24 @@ std::vector<double> positive_diagonal(const SgDiaMatrix<double>& a, LevelScaling
     return diag;
 }
 
+/// s[i] = sqrt(v[i] / g) for i < n (kernels::sqrt_over, in parallel parts); false when some
+/// v[i] is not a positive finite number. s may be v.
+bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
+    constexpr std::int64_t kPart = std::int64_t{1} << 16;
+    const std::int64_t parts = (n + kPart - 1) / kPart;
+    bool good = true;
+#pragma omp parallel for schedule(static) reduction(&& : good) if (parts > 1)
+    for (std::int64_t q = 0; q < parts; ++q) {
+        const std::int64_t lo = q * kPart;
+        good = kernels::sqrt_over(v + lo, std::min(kPart, n - lo), g, s + lo) && good;
+    }
+    return good;
+}
+
 void set_s(const std::vector<double>& diag, LevelScaling& out) {
     out.s.resize(diag.size());
-    for (std::size_t i = 0; i < diag.size(); ++i) out.s[i] = std::sqrt(diag[i] / out.g);
-    out.ok = true;
+    (void)sqrt_over(diag.data(), static_cast<std::int64_t>(diag.size()), out.g, out.s.data());
+    out.ok = true;  // diag is positive (positive_diagonal)
 }
 
 }  // namespace
@@ -75,10 +89,25 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max,
 
 LevelScaling scaling_for(const SgDiaMatrix<double>& a, double g) {
     LevelScaling out;
-    const std::vector<double> diag = positive_diagonal(a, out);
-    if (!out.problem.empty()) return out;
     out.g = g;
-    set_s(diag, out);
+    out.s.resize(static_cast<std::size_t>(a.rows()));
+    const int r = a.block();
+    const double* diag = a.diagonal(a.stencil().center());  // r = 1: the diagonal itself
+    if (r > 1) {  // the centre blocks' diagonals, gathered into s and rooted in place
+        const std::int64_t cells = a.box().cells();
+        for (std::int64_t c = 0; c < cells; ++c) {
+            for (int k = 0; k < r; ++k) {
+                out.s[static_cast<std::size_t>(c * r + k)] = a.value(a.stencil().center(), c, k, k);
+            }
+        }
+        diag = out.s.data();
+    }
+    if (!sqrt_over(diag, a.rows(), g, out.s.data())) {
+        out.s.clear();
+        (void)positive_diagonal(a, out);  // names the first bad row
+        return out;
+    }
+    out.ok = true;
     return out;
 }
 

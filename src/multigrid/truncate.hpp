@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -147,6 +148,75 @@ std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
     }
     if (!exact.load()) return std::nullopt;
     return out;
+}
+
+/// A matrix that is a scalar multiple of one FP16 holds exactly: A = scale x m, value by value
+/// (m = A / scale, and m scale gives A back in FP64).
+struct ExactHalfMultiple {
+    SgDiaMatrix<half> m;
+    double scale = 1.0;
+};
+
+/// The scale exact_multiple tries when A itself is not exact in FP16: the smallest nonzero
+/// |a_ij| among the first values of each offset (a sample; a wrong guess only fails the check).
+/// For a constant-coefficient stencil times a constant (Laplace's 26 and -1 times 1/h^2 or a
+/// material's coefficient) it is that constant times the smallest coefficient. +inf when the
+/// sample holds no nonzero finite value.
+inline double sampled_scale(const SgDiaMatrix<double>& a) {
+    constexpr std::int64_t kSample = 4096;  // values per offset
+    const std::int64_t per = std::min(kSample, a.box().cells() * a.block() * a.block());
+    double c = std::numeric_limits<double>::infinity();
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        const double* v = a.diagonal(d);
+        for (std::int64_t k = 0; k < per; ++k) {
+            const double x = std::fabs(v[k]);
+            if (x > 0.0 && x < c) c = x;  // NaN and 0 never
+        }
+    }
+    return c;
+}
+
+/// out = A / c, true when FP16 holds every such value whose neighbour is inside the box exactly
+/// (and each gives a_ij back times c; kernels::narrow_exact_multiple). Stops at the first run
+/// with a value it does not hold (out then partly written). `out` has a's shape.
+inline bool holds_multiple(const SgDiaMatrix<double>& a, double c, SgDiaMatrix<half>& out) {
+    const std::int64_t rr = std::int64_t{a.block()} * a.block();
+    std::atomic<bool> exact{true};
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        const double* src = a.diagonal(d);
+        half* dst = out.diagonal(d);
+        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
+            if (!exact.load(std::memory_order_relaxed)) return;
+            const std::int64_t at = first * rr, n = cells * rr;
+            const bool ok = c == 1.0 ? kernels::narrow_exact(src + at, dst + at, n)
+                                     : kernels::narrow_exact_multiple(src + at, c, dst + at, n);
+            if (!ok) exact.store(false, std::memory_order_relaxed);
+        });
+    }
+    return exact.load();
+}
+
+/// A as scale x m with m exact in FP16: scale 1 when FP16 holds A itself (exact_copy<half>),
+/// else the sampled_scale, or nothing when neither holds every value whose neighbour is inside
+/// the box. Each try stops at the first run with a value it does not hold.
+inline std::optional<ExactHalfMultiple> exact_multiple(const SgDiaMatrix<double>& a) {
+    ExactHalfMultiple out{SgDiaMatrix<half>(a.box(), a.stencil(), a.block()), 1.0};
+    if (holds_multiple(a, 1.0, out.m)) return out;
+    const double c = sampled_scale(a);
+    if (!std::isfinite(c) || c == 1.0 || !holds_multiple(a, c, out.m)) return std::nullopt;
+    out.scale = c;
+    return out;
+}
+
+/// exact_multiple(a), or nothing when its memory cannot be allocated either (the Krylov
+/// operators' copy, which only speeds products up).
+inline std::optional<ExactHalfMultiple> exact_multiple_if_memory(const SgDiaMatrix<double>& a) {
+    try {
+        return exact_multiple(a);
+    } catch (const std::bad_alloc&) {
+        return std::nullopt;
+    }
 }
 
 /// exact_copy<S>(a), or nothing when its memory cannot be allocated either: for an exact copy
