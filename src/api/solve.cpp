@@ -70,41 +70,10 @@ public:
         if constexpr (!std::is_same_v<K, double>) single_ = truncate<float>(a, counts);
     }
     std::int64_t size() const override { return a_.rows(); }
-    void apply(const K* x, K* y) const override {
-        const int product = products_ + 1;
-        if (!tried_half_ && product > kProductsBeforeHalfCopy) (void)exact_half();
-        if constexpr (std::is_same_v<K, double>) {
-            if (!half_ && !tried_single_ && product > kProductsBeforeSingleCopy) {
-                tried_single_ = true;
-                if ((single_ = exact_copy_if_memory<float>(a_))) single_from_ = product;
-            }
-        }
-        if (!tried_symmetry_ && product > kProductsBeforeSymmetryCheck) {
-            // On the matrix the products read: an exact copy is symmetric exactly when A is, a
-            // truncated one (K = FP32) whenever it is itself, and a later exact copy holds A's
-            // values. Not for the FP16 copy: its products convert every value and take as long
-            // mirrored (laplace27 n = 128: 21.9 and 21.4 ms), so the check would not pay.
-            tried_symmetry_ = true;
-            if (!half_ && (single_ ? exactly_symmetric(*single_) : exactly_symmetric(a_))) {
-                mirrored_from_ = product;
-            }
-        }
-        products_ = product;
-        const auto product_of = [&](const auto& m) {
-            if (mirrored_from_ > 0) {
-                spmv_mirrored(m, x, y);
-            } else {
-                spmv(m, x, y);
-            }
-        };
-        if (half_) {
-            product_of(*half_);
-            if (half_scale_ != 1.0) scale_in_place(half_scale_, y, a_.rows());  // A x = c (M x)
-        } else if (single_) {
-            product_of(*single_);
-        } else if constexpr (std::is_same_v<K, double>) {
-            product_of(a_);
-        }
+    void apply(const K* x, K* y) const override { multiply(x, y, nullptr); }
+    bool apply_dot(const K* x, K* y, double* local_dot) const override {
+        multiply(x, y, local_dot);
+        return true;
     }
     /// The exact FP16 copy of A, or of A / c (exact_multiple), made on the first call; null
     /// when FP16 holds neither (or there is no memory for it). The products read it from then
@@ -134,6 +103,51 @@ public:
     int mirrored_from_product() const { return mirrored_from_; }
 
 private:
+    /// y = A x, and *dot = (x, y) when dot is not null, from the matrix the products read now:
+    /// first the copies and the symmetry check that this product's number asks for.
+    void multiply(const K* x, K* y, double* dot) const {
+        const int product = products_ + 1;
+        if (!tried_half_ && product > kProductsBeforeHalfCopy) (void)exact_half();
+        if constexpr (std::is_same_v<K, double>) {
+            if (!half_ && !tried_single_ && product > kProductsBeforeSingleCopy) {
+                tried_single_ = true;
+                if ((single_ = exact_copy_if_memory<float>(a_))) single_from_ = product;
+            }
+        }
+        if (!tried_symmetry_ && product > kProductsBeforeSymmetryCheck) {
+            // On the matrix the products read: an exact copy is symmetric exactly when A is, a
+            // truncated one (K = FP32) whenever it is itself, and a later exact copy holds A's
+            // values. Not for the FP16 copy: its products convert every value and take as long
+            // mirrored (laplace27 n = 128: 21.9 and 21.4 ms), so the check would not pay.
+            tried_symmetry_ = true;
+            if (!half_ && (single_ ? exactly_symmetric(*single_) : exactly_symmetric(a_))) {
+                mirrored_from_ = product;
+            }
+        }
+        products_ = product;
+        // scale: A x = c (M x) for the FP16 multiple.
+        const auto product_of = [&](const auto& m, double scale) {
+            const bool mirrored = mirrored_from_ > 0;
+            if (dot != nullptr) {
+                *dot = spmv_dot(m, x, y, mirrored, scale);
+                return;
+            }
+            if (mirrored) {
+                spmv_mirrored(m, x, y);
+            } else {
+                spmv(m, x, y);
+            }
+            if (scale != 1.0) scale_in_place(scale, y, a_.rows());
+        };
+        if (half_) {
+            product_of(*half_, half_scale_);
+        } else if (single_) {
+            product_of(*single_, 1.0);
+        } else if constexpr (std::is_same_v<K, double>) {
+            product_of(a_, 1.0);
+        }
+    }
+
     const SgDiaMatrix<double>& a_;
     mutable int products_ = 0;
     mutable bool tried_half_ = false, tried_single_ = false, tried_symmetry_ = false;

@@ -2,6 +2,11 @@
 // preconditioner once (z = M^{-1} r_{k-1}), so iterations == preconditioner applications. Every
 // scalar is checked before x is touched, so a solve that stops hands back the last finite
 // iterate. The history is the recurrence residual ||r_k|| / ||b||.
+//
+// Passes over the vectors, fused where the order of operations allows (the same values, bit
+// for bit, as the textbook sequence): x += alpha_k p_k waits for the next iteration's update
+// of p, which reads p_k anyway (x and p in one pass; settled before any return), and the
+// operator forms (p, A p) while it writes A p where it can (LinearOperator::apply_dot).
 #include <cmath>
 #include <vector>
 
@@ -74,31 +79,42 @@ KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K*
     if (!begin("cg", a, b, x, r.data(), opt, res, &bnorm)) return res;
 
     double rz_old = 1.0;
+    double pending = 0.0;  // x += pending p is still to be done (0: nothing pending)
+    const auto settle = [&] {
+        if (pending != 0.0) axpy(n, pending, p.data(), x);
+        pending = 0.0;
+    };
     for (int k = 1; k <= opt.max_iter; ++k) {
         if (m != nullptr) apply_timed(*m, r.data(), z, &res.preconditioner_seconds);
         const double rz = dot(a, r.data(), z);
-        if (!check_rz(res, k, rz)) return res;
+        if (!check_rz(res, k, rz)) {
+            settle();
+            return res;
+        }
         if (k == 1) {
             copy(n, z, p.data());
-        } else {
-            xpby(n, z, rz / rz_old, p.data());  // rz_old > 0 and both finite
+        } else {  // x += alpha_{k-1} p_{k-1}, then p = z + beta p: one pass
+            axpy_xpby(n, pending, z, rz / rz_old, p.data(), x);  // rz_old > 0, both finite
+            pending = 0.0;
         }
         rz_old = rz;
-        a.apply(p.data(), q.data());
-        const double pap = dot(a, p.data(), q.data());
+        const double pap = apply_dot(a, p.data(), q.data());
         const double alpha = rz / pap;
         if (!check_pap(res, k, pap, alpha)) return res;
-        axpy(n, alpha, p.data(), x);
         const double rel = std::sqrt(axpy_dot(a, -alpha, q.data(), r.data(), r.data())) / bnorm;
-        if (!std::isfinite(rel)) {
-            axpy(n, -alpha, p.data(), x);  // back to the last finite iterate
+        if (!std::isfinite(rel)) {  // x is the last finite iterate: alpha p was never added
             return stop(res, SolveStatus::non_finite,
                         fmt::format("cg: iteration {}: ||r|| / ||b|| = {} — the update overflows "
                                     "precision K",
                                     k, rel));
         }
-        if (!record(res, "cg", k, rel, opt.rtol)) return res;
+        pending = alpha;
+        if (!record(res, "cg", k, rel, opt.rtol)) {
+            settle();
+            return res;
+        }
     }
+    settle();
     return out_of_iterations(res, "cg", opt.max_iter, opt.rtol);
 }
 

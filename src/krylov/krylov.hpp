@@ -17,6 +17,14 @@ public:
     virtual ~LinearOperator() = default;
     virtual std::int64_t size() const = 0;
     virtual void apply(const K* x, K* y) const = 0;
+    /// y = A x and *local_dot = this process's part of (x, y), formed while y is written (in
+    /// cache), returning true; false (y written, no dot) when the operator cannot: the caller
+    /// then takes the dot itself (krylov_ops::apply_dot).
+    virtual bool apply_dot(const K* x, K* y, double* local_dot) const {
+        (void)local_dot;
+        apply(x, y);
+        return false;
+    }
     /// The sum over all processes of a local partial inner product (distributed operators
     /// reduce over MPI; a serial operator returns `local`). The solvers call it on every inner
     /// product and norm, so each process sees the same scalars and takes the same branches.

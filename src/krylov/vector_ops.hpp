@@ -148,6 +148,27 @@ void xpby(std::int64_t n, const K* x, double beta, K* y) {
     }
 }
 
+/// x <- x + alpha p, then p <- z + beta p, in one pass (CG's deferred update of x: the same
+/// values as axpy then xpby).
+template <class K>
+void axpy_xpby(std::int64_t n, double alpha, const K* z, double beta, K* p, K* x) {
+    const K a = static_cast<K>(alpha), b = static_cast<K>(beta);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (std::int64_t i = 0; i < n; ++i) {
+        x[i] += a * p[i];
+        p[i] = z[i] + b * p[i];
+    }
+}
+
+/// y <- A x and returns (x, y) over all processes of a's distribution: in the same pass when
+/// the operator can (LinearOperator::apply_dot), else by a dot after the product.
+template <class K>
+double apply_dot(const LinearOperator<K>& a, const K* x, K* y) {
+    double local = 0.0;
+    if (a.apply_dot(x, y, &local)) return a.global_sum(local);
+    return dot(a, x, y);
+}
+
 /// y <- alpha x.
 template <class K>
 void scale_copy(std::int64_t n, double alpha, const K* x, K* y) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/sgdia.hpp"
+#include "kernels/vector_simd.hpp"
 #include "structured/gs_order.hpp"
 
 namespace mpmg {
@@ -126,6 +127,40 @@ void spmv(const SgDiaMatrix<S>& a, const C* x, C* y) {
 template <class S, class C>
 void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y) {
     spmv_lines(a, x, y, true);
+}
+
+template <class S, class C>
+double spmv_dot(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower, double scale) {
+    constexpr std::int64_t kGroupRows = 4096;  // per dot: x and y (32 KiB each) still in L2
+    kernels::SgDiaGeom g = kernels::geometry(a);
+    g.mirror_lower = mirror_lower;
+    const S* v = a.values().data();
+    const std::int64_t line_rows = std::int64_t{g.nx} * g.block;
+    const std::int64_t group = std::max<std::int64_t>(1, kGroupRows / line_rows);
+    const C c = static_cast<C>(scale);
+    const auto lines_dot = [&](std::int64_t lb, std::int64_t le) {
+        double s = 0.0;
+        for (std::int64_t l0 = lb; l0 < le; l0 += group) {
+            const std::int64_t l1 = std::min(le, l0 + group);
+            kernels::spmv(g, v, x, y, l0, l1);
+            C* yl = y + l0 * line_rows;
+            const std::int64_t n = (l1 - l0) * line_rows;
+            if (scale != 1.0) {
+                for (std::int64_t i = 0; i < n; ++i) yl[i] *= c;
+            }
+            s += kernels::dot(x + l0 * line_rows, yl, n);
+        }
+        return s;
+    };
+    if (run_serial(a.box())) return lines_dot(0, g.lines());
+    double sum = 0.0;
+#pragma omp parallel reduction(+ : sum)
+    {
+        const std::int64_t t = omp_get_thread_num();
+        const std::int64_t nt = omp_get_num_threads();
+        sum += lines_dot(g.lines() * t / nt, g.lines() * (t + 1) / nt);
+    }
+    return sum;
 }
 
 namespace {
@@ -287,6 +322,19 @@ template bool exactly_symmetric<float>(const SgDiaMatrix<float>&);
 template bool exactly_symmetric<half>(const SgDiaMatrix<half>&);
 
 template void spmv_mirrored<double, double>(const SgDiaMatrix<double>&, const double*, double*);
+template double spmv_dot<double, double>(const SgDiaMatrix<double>&, const double*, double*, bool,
+                                         double);
+template double spmv_dot<float, double>(const SgDiaMatrix<float>&, const double*, double*, bool,
+                                        double);
+template double spmv_dot<half, double>(const SgDiaMatrix<half>&, const double*, double*, bool,
+                                       double);
+template double spmv_dot<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*,
+                                           bool, double);
+template double spmv_dot<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*, bool,
+                                          double);
+template double spmv_dot<float, float>(const SgDiaMatrix<float>&, const float*, float*, bool,
+                                       double);
+template double spmv_dot<half, float>(const SgDiaMatrix<half>&, const float*, float*, bool, double);
 template void spmv_mirrored<float, double>(const SgDiaMatrix<float>&, const double*, double*);
 template void spmv_mirrored<half, double>(const SgDiaMatrix<half>&, const double*, double*);
 template void spmv_mirrored<float, float>(const SgDiaMatrix<float>&, const float*, float*);

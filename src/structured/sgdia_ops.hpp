@@ -43,6 +43,14 @@ bool exactly_symmetric(const SgDiaMatrix<S>& a);
 template <class S, class C>
 void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y);
 
+/// y = scale (A x) (spmv, or spmv_mirrored with `mirror_lower`; scale 1: no multiply) and
+/// returns (x, y), accumulated in double: each thread's lines in groups of about 4096 rows,
+/// each group's products summed (kernels::dot) while its x and y are in cache, instead of a
+/// second pass over both vectors. The sum's order depends on the grouping, so its last bits
+/// may differ from dot(x, y).
+template <class S, class C>
+double spmv_dot(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower, double scale);
+
 /// r = b - A x.
 template <class S, class C>
 void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <omp.h>
+#include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include <string>
 #include <vector>
@@ -56,6 +58,38 @@ private:
 template <class P>
 class SgDiaOps : public ::testing::Test {};
 TYPED_TEST_SUITE(SgDiaOps, testing::SupportedPairs);
+
+// spmv_dot: y bit for bit spmv's (times the scale, as a multiply of each value), and the
+// returned (x, y) equal to a sum in another order up to rounding, on 1 to 3 threads.
+TYPED_TEST(SgDiaOps, ProductWithDotIsTheProductAndItsDot) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 31;
+    for (const Case& cs : kCases) {
+        SCOPED_TRACE(describe(cs));
+        const auto a = random_matrix<S>(cs.box, Stencil::named(cs.stencil), cs.block, ++seed);
+        const auto n = static_cast<std::size_t>(a.rows());
+        const auto x = random_vector<C>(a.rows(), ++seed);
+        std::vector<C> want(n), got(n);
+        spmv(a, x.data(), want.data());
+        for (const double scale : {1.0, 3.0}) {
+            std::vector<C> scaled = want;
+            for (C& v : scaled) v *= static_cast<C>(scale);
+            long double exact = 0.0L, size = 0.0L;
+            for (std::size_t i = 0; i < n; ++i) {
+                exact += static_cast<long double>(x[i]) * scaled[i];
+                size += std::fabs(static_cast<long double>(x[i]) * scaled[i]);
+            }
+            for (int threads = 1; threads <= 3; ++threads) {
+                const Threads scope(threads);
+                const double d = spmv_dot(a, x.data(), got.data(), false, scale);
+                EXPECT_EQ(got, scaled) << threads << " threads, scale " << scale;
+                EXPECT_NEAR(d, static_cast<double>(exact), 1e-14 * static_cast<double>(size))
+                    << threads << " threads, scale " << scale;
+            }
+        }
+    }
+}
 
 TYPED_TEST(SgDiaOps, ProductsMatchReferenceAndAreThreadCountIndependent) {
     using S = typename TypeParam::Storage;
