@@ -124,32 +124,74 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
                static_cast<unsigned>(y) < static_cast<unsigned>(box.ny) &&
                static_cast<unsigned>(z) < static_cast<unsigned>(box.nz);
     };
-    int cx = 0, cy = 0, cz = 0;  // the coordinates of cell c
-    for (std::int64_t c = 0; c < box.cells(); ++c) {
-        const bool interior =
-            cx > 0 && cx + 1 < box.nx && cy > 0 && cy + 1 < box.ny && cz > 0 && cz + 1 < box.nz;
-        for (int dk = 0; dk < center; ++dk) {  // lower offsets in increasing order
-            const Offset& ok = a.stencil()[dk];
-            if (!interior && !inside(cx + ok.dx, cy + ok.dy, cz + ok.dz)) continue;
-            const std::int64_t k = c + shift[static_cast<std::size_t>(dk)];
-            // L_ck = A_ck U_kk^{-1}
-            double* ack = block(dk, c);
-            std::fill(lik.begin(), lik.end(), 0.0);
-            sub_mul(lik.data(), ack, &pivot_inv[static_cast<std::size_t>(k * rr)], r);
-            for (int t = 0; t < rr; ++t) ack[t] = -lik[static_cast<std::size_t>(t)];
-            // A_cj -= L_ck U_kj for the upper entries of row k that are in row c's pattern
-            for (const Update& u : updates[static_cast<std::size_t>(dk)]) {
-                if (!interior && !inside(cx + u.oc.dx, cy + u.oc.dy, cz + u.oc.dz)) continue;
-                sub_mul(block(u.d, c), ack, block(u.dj, k), r);
+    if constexpr (R == 1) {
+        // Point stencils: row c in registers (a local copy), so the updates of one entry do
+        // not wait on each other through memory; the same operations in the same order as
+        // the block code below, so the same bits (L_ck = -(0 - a_ck / u_kk) keeps the sign
+        // of a zero as the block code's fill-then-subtract does).
+        std::array<double*, 27> col{};
+        for (int d = 0; d < nd; ++d) col[static_cast<std::size_t>(d)] = block(d, 0);
+        std::array<double, 27> row{};
+        int cx = 0, cy = 0, cz = 0;  // the coordinates of cell c
+        for (std::int64_t c = 0; c < box.cells(); ++c) {
+            const bool interior =
+                cx > 0 && cx + 1 < box.nx && cy > 0 && cy + 1 < box.ny && cz > 0 && cz + 1 < box.nz;
+            for (int d = 0; d < nd; ++d) {
+                row[static_cast<std::size_t>(d)] = col[static_cast<std::size_t>(d)][c];
+            }
+            for (int dk = 0; dk < center; ++dk) {
+                const Offset& ok = a.stencil()[dk];
+                if (!interior && !inside(cx + ok.dx, cy + ok.dy, cz + ok.dz)) continue;
+                const std::int64_t k = c + shift[static_cast<std::size_t>(dk)];
+                double& ack = row[static_cast<std::size_t>(dk)];
+                ack = -(0.0 - ack * pivot_inv[static_cast<std::size_t>(k)]);
+                for (const Update& u : updates[static_cast<std::size_t>(dk)]) {
+                    if (!interior && !inside(cx + u.oc.dx, cy + u.oc.dy, cz + u.oc.dz)) continue;
+                    row[static_cast<std::size_t>(u.d)] -=
+                        ack * col[static_cast<std::size_t>(u.dj)][k];
+                }
+            }
+            for (int d = 0; d < nd; ++d) {
+                col[static_cast<std::size_t>(d)][c] = row[static_cast<std::size_t>(d)];
+            }
+            double p = row[static_cast<std::size_t>(center)];
+            invert(&p, 1, &pivot_inv[static_cast<std::size_t>(c)], c);
+            if (++cx == box.nx) {
+                cx = 0;
+                if (++cy == box.ny) {
+                    cy = 0;
+                    ++cz;
+                }
             }
         }
-        std::copy(block(center, c), block(center, c) + rr, piv.begin());
-        invert(piv.data(), r, &pivot_inv[static_cast<std::size_t>(c * rr)], c * r);
-        if (++cx == box.nx) {
-            cx = 0;
-            if (++cy == box.ny) {
-                cy = 0;
-                ++cz;
+    } else {
+        int cx = 0, cy = 0, cz = 0;  // the coordinates of cell c
+        for (std::int64_t c = 0; c < box.cells(); ++c) {
+            const bool interior =
+                cx > 0 && cx + 1 < box.nx && cy > 0 && cy + 1 < box.ny && cz > 0 && cz + 1 < box.nz;
+            for (int dk = 0; dk < center; ++dk) {  // lower offsets in increasing order
+                const Offset& ok = a.stencil()[dk];
+                if (!interior && !inside(cx + ok.dx, cy + ok.dy, cz + ok.dz)) continue;
+                const std::int64_t k = c + shift[static_cast<std::size_t>(dk)];
+                // L_ck = A_ck U_kk^{-1}
+                double* ack = block(dk, c);
+                std::fill(lik.begin(), lik.end(), 0.0);
+                sub_mul(lik.data(), ack, &pivot_inv[static_cast<std::size_t>(k * rr)], r);
+                for (int t = 0; t < rr; ++t) ack[t] = -lik[static_cast<std::size_t>(t)];
+                // A_cj -= L_ck U_kj for the upper entries of row k that are in row c's pattern
+                for (const Update& u : updates[static_cast<std::size_t>(dk)]) {
+                    if (!interior && !inside(cx + u.oc.dx, cy + u.oc.dy, cz + u.oc.dz)) continue;
+                    sub_mul(block(u.d, c), ack, block(u.dj, k), r);
+                }
+            }
+            std::copy(block(center, c), block(center, c) + rr, piv.begin());
+            invert(piv.data(), r, &pivot_inv[static_cast<std::size_t>(c * rr)], c * r);
+            if (++cx == box.nx) {
+                cx = 0;
+                if (++cy == box.ny) {
+                    cy = 0;
+                    ++cz;
+                }
             }
         }
     }
