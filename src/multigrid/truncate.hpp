@@ -127,12 +127,13 @@ inline long long subnormal_count(const SgDiaMatrix<half>& a) {
     return count;
 }
 
-/// An exact copy of a in storage S (float or half) if S holds every entry whose neighbour is
-/// inside the box exactly (kernels::narrow_exact), else nothing; stops at the first diagonal
-/// with a value it does not hold. Constant-coefficient stencils (Laplace's 26 and -1) pass.
-template <class S>
-std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
-    SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
+namespace detail {
+
+/// narrow(src, dst, n) over the values of every offset of `a` whose neighbour is inside the box,
+/// into `out` (a's shape), in parallel over the offsets; true when every call returned true.
+/// Stops at the first run whose call returns false (out then partly written).
+template <class S, class Narrow>
+bool narrow_all_exact(const SgDiaMatrix<double>& a, SgDiaMatrix<S>& out, Narrow narrow) {
     const std::int64_t rr = std::int64_t{a.block()} * a.block();
     std::atomic<bool> exact{true};
 #pragma omp parallel for schedule(dynamic, 1)
@@ -141,12 +142,28 @@ std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
         S* dst = out.diagonal(d);
         for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
             if (!exact.load(std::memory_order_relaxed)) return;
-            if (!kernels::narrow_exact(src + first * rr, dst + first * rr, cells * rr)) {
+            const std::int64_t at = first * rr;
+            if (!narrow(src + at, dst + at, cells * rr)) {
                 exact.store(false, std::memory_order_relaxed);
             }
         });
     }
-    if (!exact.load()) return std::nullopt;
+    return exact.load();
+}
+
+}  // namespace detail
+
+/// An exact copy of a in storage S (float or half) if S holds every entry whose neighbour is
+/// inside the box exactly (kernels::narrow_exact), else nothing; stops at the first diagonal
+/// with a value it does not hold. Constant-coefficient stencils (Laplace's 26 and -1) pass.
+template <class S>
+std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
+    SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
+    const bool exact =
+        detail::narrow_all_exact(a, out, [](const double* src, S* dst, std::int64_t n) {
+            return kernels::narrow_exact(src, dst, n);
+        });
+    if (!exact) return std::nullopt;
     return out;
 }
 
@@ -180,21 +197,10 @@ inline double sampled_scale(const SgDiaMatrix<double>& a) {
 /// (and each gives a_ij back times c; kernels::narrow_exact_multiple). Stops at the first run
 /// with a value it does not hold (out then partly written). `out` has a's shape.
 inline bool holds_multiple(const SgDiaMatrix<double>& a, double c, SgDiaMatrix<half>& out) {
-    const std::int64_t rr = std::int64_t{a.block()} * a.block();
-    std::atomic<bool> exact{true};
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int d = 0; d < a.stencil().size(); ++d) {
-        const double* src = a.diagonal(d);
-        half* dst = out.diagonal(d);
-        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
-            if (!exact.load(std::memory_order_relaxed)) return;
-            const std::int64_t at = first * rr, n = cells * rr;
-            const bool ok = c == 1.0 ? kernels::narrow_exact(src + at, dst + at, n)
-                                     : kernels::narrow_exact_multiple(src + at, c, dst + at, n);
-            if (!ok) exact.store(false, std::memory_order_relaxed);
-        });
-    }
-    return exact.load();
+    return detail::narrow_all_exact(a, out, [c](const double* src, half* dst, std::int64_t n) {
+        return c == 1.0 ? kernels::narrow_exact(src, dst, n)
+                        : kernels::narrow_exact_multiple(src, c, dst, n);
+    });
 }
 
 /// A as scale x m with m exact in FP16: scale 1 when FP16 holds A itself (exact_copy<half>),
