@@ -42,14 +42,6 @@ constexpr int kProductsBeforeSingleCopy = 16;
 /// product saves 4-17 ms, so it has paid for itself 3-9 products later.
 constexpr int kProductsBeforeSymmetryCheck = 1;
 
-/// y <- c y (the scale of an exact FP16 multiple's products).
-template <class K>
-void scale_in_place(double c, K* y, std::int64_t n) {
-    const K k = static_cast<K>(c);
-#pragma omp parallel for schedule(static) if (n >= krylov_ops::kParallelMin)
-    for (std::int64_t i = 0; i < n; ++i) y[i] *= k;
-}
-
 /// A on the structured path in iterative precision K: the problem's own FP64 matrix when K is
 /// FP64 (no copy), else a truncated copy. When a narrower storage holds every value of A
 /// exactly (FP16, or FP32 under FP64; constant-coefficient stencils such as Laplace's 26 and
@@ -137,7 +129,7 @@ private:
             } else {
                 spmv(m, x, y);
             }
-            if (scale != 1.0) scale_in_place(scale, y, a_.rows());
+            if (scale != 1.0) krylov_ops::scale_copy(a_.rows(), scale, y, y);
         };
         if (half_) {
             product_of(*half_, half_scale_);

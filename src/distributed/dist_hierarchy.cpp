@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -121,22 +120,11 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
         mg.scaling != ScalingKind::none && mg.scaling != ScalingKind::scale_then_setup;
     // As level_setup: A = c M with M exact in FP16 is stored as M, scaled by the scalar c (the
     // operator's copy; c is one for all processes, and so is the decision).
-    ExactHalf multiple;
-    if (exact != nullptr && *exact && may_scale && plan.level(l).storage == Precision::fp16) {
-        multiple = (*exact)();  // collective
-        if (multiple.scale == 1.0) multiple = {};
-    }
-    StorageDecision dec;
-    if (multiple.m) {
-        dec.precision = plan.level(l);
-        dec.scaled = true;
-        dec.s.assign(static_cast<std::size_t>(rows.a.rows()), std::sqrt(multiple.scale));
-        dec.note = fmt::format("scaled by 1/{:g}: A / {:g} is exact in FP16", multiple.scale,
-                               multiple.scale);
-    } else {
-        dec = decide_storage(rows.a, plan.level(l), may_scale, plan.automatic, mg.setup_fallback,
-                             false, &red);
-    }
+    ExactHalf multiple = exact_multiple_for(exact, plan.level(l), may_scale);  // collective
+    StorageDecision dec = multiple.m
+                              ? scalar_scaling(plan.level(l), multiple.scale, rows.a.rows())
+                              : decide_storage(rows.a, plan.level(l), may_scale, plan.automatic,
+                                               mg.setup_fallback, false, &red);
     rep.nnz = red.nnz();  // before the block may move into shared_fp64 below
     s.precision = dec.precision;
     if (dec.scaled) {

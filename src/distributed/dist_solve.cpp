@@ -64,12 +64,8 @@ public:
         halo_.exchange(x);
         if (half_) {
             spmv(*half_, x, y);
-            if (half_scale_ != 1.0) {  // A x = c (M x) on this process's rows
-                const K c = static_cast<K>(half_scale_);
-                const std::int64_t n = a_.rows();
-#pragma omp parallel for schedule(static) if (n >= krylov_ops::kParallelMin)
-                for (std::int64_t i = 0; i < n; ++i) y[i] *= c;
-            }
+            // A x = c (M x) on this process's rows
+            if (half_scale_ != 1.0) krylov_ops::scale_copy(a_.rows(), half_scale_, y, y);
         } else {
             spmv(a_, x, y);
         }

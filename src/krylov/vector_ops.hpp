@@ -169,7 +169,7 @@ double apply_dot(const LinearOperator<K>& a, const K* x, K* y) {
     return dot(a, x, y);
 }
 
-/// y <- alpha x.
+/// y <- alpha x (x may be y).
 template <class K>
 void scale_copy(std::int64_t n, double alpha, const K* x, K* y) {
     const K a = static_cast<K>(alpha);

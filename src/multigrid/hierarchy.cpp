@@ -59,6 +59,26 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
     return g;
 }
 
+ExactHalf exact_multiple_for(const ExactHalfSource* exact, const LevelPrecision& p,
+                             bool may_scale) {
+    if (exact == nullptr || !*exact || !may_scale || p.storage != Precision::fp16) return {};
+    ExactHalf e = (*exact)();
+    if (e.scale == 1.0) return {};  // A itself: the level shares it unscaled, if at all
+    return e;
+}
+
+StorageDecision scalar_scaling(const LevelPrecision& p, double c, std::int64_t rows) {
+    // A = c M with M exact in FP16: the scalar scaling Q = c I stores M as it is. It needs no G
+    // (Â's diagonal is A's over c) and rounds nothing, where the diagonal scaling would round
+    // every value (Laplace's -1 / 26 is not in FP16).
+    StorageDecision dec;
+    dec.precision = p;
+    dec.scaled = true;
+    dec.s.assign(static_cast<std::size_t>(rows), std::sqrt(c));
+    dec.note = fmt::format("scaled by 1/{:g}: A / {:g} is exact in FP16", c, c);
+    return dec;
+}
+
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
                        const PrecisionPlan& plan, LevelReport& rep, bool pretruncate,
                        const ExactHalfSource* exact) {
@@ -84,33 +104,17 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         rep.solve = "direct (LU, fp64)";
     } else {
         const bool may_scale = mg.scaling != ScalingKind::none && !scaled_before;
-        if (exact != nullptr && *exact && may_scale &&
-            plan.level(index).storage == Precision::fp16) {
-            if (ExactHalf e = (*exact)(); e.m && e.scale != 1.0) {
-                // A = c M with M exact in FP16: the scalar scaling Q = c I stores M as it is.
-                // It needs no G (Â's diagonal is A's over c) and rounds nothing, where the
-                // diagonal scaling would round every value (Laplace's -1 / 26 is not in FP16).
-                setup.precision = plan.level(index);
-                setup.source = &m;
-                setup.s.assign(static_cast<std::size_t>(m.rows()), std::sqrt(e.scale));
-                rep.scaled = true;
-                rep.note =
-                    fmt::format("scaled by 1/{:g}: A / {:g} is exact in FP16", e.scale, e.scale);
-                rep.solve =
-                    last ? fmt::format("{} smoother sweeps", 2 * g.coarse_sweeps) : "smoother";
-                setup.shared_half = std::move(e);
-                rep.storage = setup.precision.storage;
-                rep.compute = setup.precision.compute;
-                return setup;
-            }
-        }
         // Â is never built as an FP64 matrix: the level scales inside its truncation, ILU(0)
-        // factors included (LevelImpl::truncate_factors_scaled).
-        StorageDecision dec = decide_storage(m, plan.level(index), may_scale, plan.automatic,
-                                             mg.setup_fallback, pretruncate);
+        // factors included (LevelImpl::truncate_factors_scaled), or stores A / c as it is.
+        ExactHalf multiple = exact_multiple_for(exact, plan.level(index), may_scale);
+        StorageDecision dec = multiple.m
+                                  ? scalar_scaling(plan.level(index), multiple.scale, m.rows())
+                                  : decide_storage(m, plan.level(index), may_scale, plan.automatic,
+                                                   mg.setup_fallback, pretruncate);
         setup.precision = dec.precision;
         setup.source = &m;
-        if (dec.scaled) {
+        setup.shared_half = std::move(multiple);
+        if (dec.scaled && !setup.shared_half.m) {
             setup.scale_in_truncation = true;
             setup.truncated = std::move(dec.truncated);
             setup.truncated_counts = dec.truncated_counts;

@@ -12,6 +12,7 @@
 #include "mpmg/sgdia_matrix.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/level.hpp"
+#include "multigrid/level_precision.hpp"
 #include "structured/coarsen.hpp"
 
 namespace mpmg {
@@ -52,6 +53,15 @@ GalerkinLevels galerkin_levels_from(const SgDiaMatrix<double>& a, int first,
 /// whole grid). With `exact` (level 0, a's ExactHalfSource), an FP16 level that may scale
 /// first asks it for A as c x (a matrix FP16 holds exactly): when c is not 1, the level stores
 /// that matrix, scaled by the scalar c (LevelSetup::shared_half), and no value is rounded.
+/// What `exact` (a's ExactHalfSource) gives for a level with precision `p`: A as c x (a matrix
+/// FP16 holds exactly) when c is not 1, the level stores FP16 and may scale (it then stores
+/// that matrix, LevelSetup::shared_half, under scalar_scaling); else nothing (nothing asked).
+ExactHalf exact_multiple_for(const ExactHalfSource* exact, const LevelPrecision& p, bool may_scale);
+
+/// The storage decision of a level that stores A / c exactly: `p`, scaled by the scalar
+/// Q = c I (s = sqrt(c) on each of `rows` rows), no G.
+StorageDecision scalar_scaling(const LevelPrecision& p, double c, std::int64_t rows);
+
 LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& mg,
                        const PrecisionPlan& plan, LevelReport& rep, bool pretruncate = false,
                        const ExactHalfSource* exact = nullptr);

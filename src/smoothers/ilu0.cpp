@@ -128,7 +128,9 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a) {
         // Point stencils: row c in registers (a local copy), so the updates of one entry do
         // not wait on each other through memory; the same operations in the same order as
         // the block code below, so the same bits (L_ck = -(0 - a_ck / u_kk) keeps the sign
-        // of a zero as the block code's fill-then-subtract does).
+        // of a zero as the block code's fill-then-subtract does). The block loop on a local
+        // row (a vector, through sub_mul) was tried for r = 1 too: weather n = 121 setup
+        // 0.42 -> 0.61-0.69 s, slower than before either change (0.58 s).
         std::array<double*, 27> col{};
         for (int d = 0; d < nd; ++d) col[static_cast<std::size_t>(d)] = block(d, 0);
         std::array<double, 27> row{};
