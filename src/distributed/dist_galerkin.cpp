@@ -5,13 +5,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <vector>
 
 #include "distributed/dist_ops.hpp"
+#include "kernels/convert_simd.hpp"
 #include "kernels/setup_simd.hpp"
+#include "multigrid/truncate.hpp"
 #include "structured/sgdia_ops.hpp"
 
 namespace mpmg::dist {
@@ -192,6 +196,81 @@ SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p) {
     return out;
 }
 
+namespace {
+
+/// Calls f(rc, cell, n) for each x-run of this process's cells whose neighbour at offset d lies
+/// inside its block (the entries own_block keeps), in own-cell order: `rc` the run's first cell
+/// in g's rows, `cell` in the block, `n` its cells. Stops when f returns false.
+template <class F>
+void for_each_own_run(const GhostedRows& g, const Partition& p, int d, F&& f) {
+    const Region own = owned(p, p.rank());
+    const Box& b = own.box;
+    const Box& rb = g.a.box();
+    const Offset& o = g.a.stencil()[d];
+    const int i0 = std::max(0, -o.dx), i1 = std::min(b.nx, b.nx - o.dx);
+    const int j0 = std::max(0, -o.dy), j1 = std::min(b.ny, b.ny - o.dy);
+    const int k0 = std::max(0, -o.dz), k1 = std::min(b.nz, b.nz - o.dz);
+    if (i1 <= i0) return;
+    for (int k = k0; k < k1; ++k) {
+        for (int j = j0; j < j1; ++j) {
+            const std::int64_t cell = (std::int64_t{k} * b.ny + j) * b.nx + i0;
+            const std::int64_t rc =
+                (std::int64_t{k + own.lo[2] - g.lo[2]} * rb.ny + (j + own.lo[1] - g.lo[1])) *
+                    rb.nx +
+                (i0 + own.lo[0] - g.lo[0]);
+            if (!f(rc, cell, std::int64_t{i1 - i0})) return;
+        }
+    }
+}
+
+}  // namespace
+
+bool own_block_holds_multiple(const GhostedRows& g, const Partition& p, double c,
+                              SgDiaMatrix<half>& out) {
+    if (out.box() != p.local() || out.stencil().offsets() != g.a.stencil().offsets() ||
+        out.block() != g.a.block()) {
+        throw std::logic_error("own_block_holds_multiple: out is not shaped as the block");
+    }
+    const std::int64_t rr = std::int64_t{g.a.block()} * g.a.block();
+    std::atomic<bool> exact{true};
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int d = 0; d < g.a.stencil().size(); ++d) {
+        const double* src = g.a.diagonal(d);
+        half* dst = out.diagonal(d);
+        for_each_own_run(g, p, d, [&](std::int64_t rc, std::int64_t cell, std::int64_t n) {
+            if (!exact.load(std::memory_order_relaxed)) return false;
+            const double* from = src + rc * rr;
+            half* to = dst + cell * rr;
+            const bool ok = c == 1.0 ? kernels::narrow_exact(from, to, n * rr)
+                                     : kernels::narrow_exact_multiple(from, c, to, n * rr);
+            if (!ok) exact.store(false, std::memory_order_relaxed);
+            return ok;
+        });
+    }
+    return exact.load();
+}
+
+double own_block_sampled_scale(const GhostedRows& g, const Partition& p) {
+    const std::int64_t rr = std::int64_t{g.a.block()} * g.a.block();
+    const std::int64_t per = std::min(kScaleSample, p.local().cells() * rr);
+    double c = std::numeric_limits<double>::infinity();
+    for (int d = 0; d < g.a.stencil().size(); ++d) {
+        const double* v = g.a.diagonal(d);
+        // The block's first `per` values of offset d; those it zeroes (neighbour outside) are
+        // skipped, as sampled_scale skips zeros.
+        for_each_own_run(g, p, d, [&](std::int64_t rc, std::int64_t cell, std::int64_t n) {
+            if (cell * rr >= per) return false;
+            const std::int64_t m = std::min(n * rr, per - cell * rr);
+            for (std::int64_t k = 0; k < m; ++k) {
+                const double x = std::fabs(v[rc * rr + k]);
+                if (x > 0.0 && x < c) c = x;  // NaN and 0 never
+            }
+            return true;
+        });
+    }
+    return c;
+}
+
 std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& g,
                                const Partition& p) {
     const Region own = owned(p, p.rank());
@@ -202,19 +281,21 @@ std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& 
 }
 
 std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm) {
-    // This process's rows: entries to its own cells (per offset, the cells whose neighbour
-    // stays in the block), plus those to other processes' cells.
+    // This process's rows: per offset, the own cells whose neighbour lies inside the grid
+    // (whether this process or another owns it), counted per direction.
     const long long rr = std::int64_t{g.a.block()} * g.a.block();
-    const Box own = p.local();
+    const Box own = p.local(), grid = p.global();
+    const auto lo = p.lo();
+    const auto inside = [&](int d, int shift) {  // own i along d with 0 <= i + shift < grid
+        const int first = std::max(lo[static_cast<std::size_t>(d)], -shift);
+        const int last =
+            std::min(lo[static_cast<std::size_t>(d)] + own.extent(d), grid.extent(d) - shift);
+        return std::max(0LL, 0LL + last - first);
+    };
     long long n = 0, all = 0;
     for (const Offset& o : g.a.stencil().offsets()) {
-        n += std::max(0LL, 0LL + own.nx - std::abs(o.dx)) *
-             std::max(0LL, 0LL + own.ny - std::abs(o.dy)) *
-             std::max(0LL, 0LL + own.nz - std::abs(o.dz)) * rr;
+        n += inside(0, o.dx) * inside(1, o.dy) * inside(2, o.dz) * rr;
     }
-    for_each_coupling(
-        g.a, g.lo, p,
-        [&](int, std::int64_t, std::int64_t, std::int64_t, const std::array<int, 3>&) { n += rr; });
     MPI_Allreduce(&n, &all, 1, MPI_LONG_LONG, MPI_SUM, comm);
     return all;
 }

@@ -35,6 +35,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/float16.hpp"
 #include "distributed/dist_ops.hpp"
 #include "distributed/partition.hpp"
 #include "mpmg/sgdia_matrix.hpp"
@@ -76,6 +77,15 @@ std::array<double, 3> direction_strengths(const GhostedRows& g, const Partition&
 /// This process's block of the operator (its own rows, entries to other processes' cells
 /// zero), what its level is built from.
 SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p);
+
+/// Whether FP16 holds every entry of own_block(g, p) divided by c exactly (as
+/// holds_multiple(own_block(g, p), c, out)), read from g without making the FP64 block; `out`
+/// (shaped as the block, zero) then holds them. Stops at the first entry it does not hold.
+bool own_block_holds_multiple(const GhostedRows& g, const Partition& p, double c,
+                              SgDiaMatrix<half>& out);
+
+/// sampled_scale(own_block(g, p)), read from g without making the block.
+double own_block_sampled_scale(const GhostedRows& g, const Partition& p);
 
 /// The own cells' entries of `v` (block values per cell of g's box).
 std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& g,

@@ -13,6 +13,7 @@
 #include "distributed/dist_galerkin.hpp"
 #include "distributed/mpi_test_util.hpp"
 #include "io/problems.hpp"
+#include "multigrid/truncate.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -188,6 +189,40 @@ TEST(DistGalerkinGhosts, FilledFromTheOwnersAsFromTheWholeOperator) {
         }
         fill_ghost_rows(g, p, margin, MPI_COMM_WORLD);
         EXPECT_EQ(differences(g, a), 0);
+    }
+}
+
+// What the Krylov operator and level 0 take from a process's rows without making its FP64
+// block equals what they took from the block: the exact FP16 copy (of A and of A / c), the
+// sampled scale, and the whole operator's nonzeros.
+TEST(DistOwnBlock, ReadFromTheRowsAsFromTheBlock) {
+    for (const char* name : {"laplace27", "laplace27e8", "rhd", "oil4c", "solid3d"}) {
+        SCOPED_TRACE(name);
+        ProblemOptions po;
+        po.name = name;
+        po.n = 13;
+        const StructuredProblem prob = make_problem(po);
+        const Partition p(prob.a.box(), size(), rank(), direction_strengths(prob.a));
+        const GhostedRows g = ghosted_from_global(prob.a, p, kGalerkinMargin);
+        const SgDiaMatrix<double> block = own_block(g, p);
+        EXPECT_EQ(global_nnz(g, p, MPI_COMM_WORLD), prob.a.nnz());
+        const double c = sampled_scale(block);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(own_block_sampled_scale(g, p)),
+                  std::bit_cast<std::uint64_t>(c));
+        for (double scale : {1.0, c}) {
+            SCOPED_TRACE(scale);
+            SgDiaMatrix<half> want(block.box(), block.stencil(), block.block());
+            SgDiaMatrix<half> got(block.box(), block.stencil(), block.block());
+            const bool holds = holds_multiple(block, scale, want);
+            EXPECT_EQ(own_block_holds_multiple(g, p, scale, got), holds);
+            if (!holds) continue;
+            ASSERT_EQ(got.values().size(), want.values().size());
+            std::int64_t bad = 0;
+            for (std::size_t k = 0; k < got.values().size(); ++k) {
+                bad += got.values()[k].bits != want.values()[k].bits;
+            }
+            EXPECT_EQ(bad, 0);
+        }
     }
 }
 

@@ -30,12 +30,12 @@ using level_vectors::to_level;
 // hierarchy is agglomerated onto rank 0.
 constexpr std::int64_t kMinLocalCells = 512;
 
-// An unscaled FP64 level keeps its block instead of a copy: the caller's `block` (which
-// outlives the hierarchy: no owner), or the one the setup owns.
-void keep_fp64_block(LevelSetup& s, const SgDiaMatrix<double>* block) {
+// An unscaled FP64 level keeps its block instead of a copy: the caller's (which outlives the
+// hierarchy: no owner), or the one the setup owns.
+void keep_fp64_block(LevelSetup& s) {
     if (s.precision.storage != Precision::fp64 || !s.s.empty()) return;
-    if (block != nullptr) {
-        s.shared_fp64 = not_owned(*block);
+    if (!s.owns) {
+        s.shared_fp64 = not_owned(*s.source);
         return;
     }
     auto m = std::make_shared<const SgDiaMatrix<double>>(std::move(s.owned));
@@ -49,11 +49,10 @@ void keep_fp64_block(LevelSetup& s, const SgDiaMatrix<double>* block) {
 /// block (SIMD passes) plus its coupling to other processes.
 class Reductions final : public LevelReductions {
 public:
-    /// `own`: this process's block of `rows`, which only counts() reads (may be null when
-    /// counts() is not asked for).
-    Reductions(const GhostedRows& rows, const Partition& p, const SgDiaMatrix<double>* own,
-               MPI_Comm comm)
-        : rows_(rows), p_(p), own_(own), comm_(comm) {}
+    /// `own`: gives this process's block of `rows`, which only counts() reads (may be empty
+    /// when counts() is not asked for).
+    Reductions(const GhostedRows& rows, const Partition& p, Fp64BlockSource own, MPI_Comm comm)
+        : rows_(rows), p_(p), own_(std::move(own)), comm_(comm) {}
     bool any(bool local) const override {
         int in = local ? 1 : 0, out = 0;
         MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm_);
@@ -72,11 +71,12 @@ public:
 private:
     template <class S>
     TruncationCounts counts_as(const std::vector<double>* s) const {
-        if (own_ == nullptr) throw std::logic_error("Reductions: counts() without the block");
-        TruncationCounts c = s != nullptr ? count_scaled_truncation(
-                                                *own_, own_values(*s, rows_, p_), range_limits<S>())
-                                          : count_truncation<S>(*own_);
-        const int r = own_->block();
+        if (!own_) throw std::logic_error("Reductions: counts() without the block");
+        const SgDiaMatrix<double>& own = *own_();
+        TruncationCounts c = s != nullptr ? count_scaled_truncation(own, own_values(*s, rows_, p_),
+                                                                    range_limits<S>())
+                                          : count_truncation<S>(own);
+        const int r = own.block();
         for_each_coupling(
             rows_.a, rows_.lo, p_,
             [&](int d, std::int64_t, std::int64_t rc, std::int64_t rn, const std::array<int, 3>&) {
@@ -91,29 +91,36 @@ private:
 
     const GhostedRows& rows_;
     const Partition& p_;
-    const SgDiaMatrix<double>* own_;
+    Fp64BlockSource own_;
     MPI_Comm comm_;
 };
 
 /// Level l's setup on this process's rows (the distributed setup): the storage decision of
 /// the whole level (decide_storage with Reductions), the level built from this process's block
-/// (`block` when the caller has it, else taken from `rows`), the HaloBoundary for the rest.
-/// `ghost` receives the boundary's truncation counts; `rep` the level's report (whole level).
+/// (from `block` when the caller has it, else taken from `rows`; not at all when the level
+/// shares `exact`'s FP16 copy of it), the HaloBoundary for the rest. `ghost` receives the
+/// boundary's truncation counts; `rep` the level's report (whole level).
 LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, int l,
                                    const MultigridOptions& mg, const PrecisionPlan& plan,
-                                   MPI_Comm comm, const SgDiaMatrix<double>* block,
+                                   MPI_Comm comm, const Fp64BlockSource& block,
                                    TruncationCounts& ghost, LevelReport& rep,
                                    const ExactHalfSource* exact = nullptr) {
     LevelSetup s;
-    if (block != nullptr) {
-        s.source = block;
-    } else {
-        s.owned = own_block(rows, p);
-        s.owns = true;
-    }
+    // The FP64 block, made on first use (s.source or s.owned).
+    const Fp64BlockSource get_block = [&]() -> const SgDiaMatrix<double>* {
+        if (s.source == nullptr && !s.owns) {
+            if (block) {
+                s.source = block();
+            } else {
+                s.owned = own_block(rows, p);
+                s.owns = true;
+            }
+        }
+        return &s.matrix();
+    };
     s.smoother = mg.smoother;
     s.jacobi_weight = mg.jacobi_weight;
-    const Reductions red(rows, p, &s.matrix(), comm);
+    const Reductions red(rows, p, get_block, comm);
     // Scale-then-setup: the levels are coarsened from the scaled level 0 and none scales
     // itself (as level_setup).
     const bool may_scale =
@@ -134,7 +141,19 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
     s.shared_half = std::move(multiple);
     s.boundary = std::make_shared<HaloBoundary>(rows.a, rows.lo, p, s.precision.storage, comm,
                                                 ghost, dec.scaled ? &dec.s : nullptr);
-    keep_fp64_block(s, block);
+    // A level that stores the exact FP16 copy, A / c scaled by c or A itself unscaled (the
+    // level's truncation takes it, LevelSetup::exact_half), reads no FP64 block unless ILU(0)
+    // factors it; any other level does. (The same on every process: the decision is the whole
+    // level's, and so is the copy.)
+    const bool shares_exact =
+        exact != nullptr && *exact && !dec.scaled && s.precision.storage == Precision::fp16 && [&] {
+            const ExactHalf e = (*exact)();  // collective on first call
+            return e.m != nullptr && e.scale == 1.0;
+        }();
+    if (s.smoother == SmootherKind::ilu0 || !(s.shared_half.m || shares_exact)) {
+        (void)get_block();
+    }
+    keep_fp64_block(s);
     const Box g = p.global();
     rep.box = g;
     rep.block = rows.a.block();
@@ -160,10 +179,10 @@ std::int64_t min_local_cells(const Partition& p) {
 
 DistHierarchy::DistHierarchy(const GhostedRows& rows0, const Partition& p,
                              const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
-                             const SgDiaMatrix<double>* block0, ExactHalfSource exact_half0)
+                             Fp64BlockSource block0, ExactHalfSource exact_half0)
     : comm_(comm), mg_(mg), block_(rows0.a.block()) {
-    if (block0 == nullptr) exact_half0 = {};  // it is block0's copy
-    setup(rows0, p, plan, block0, exact_half0);
+    if (!block0) exact_half0 = {};  // it is block0's copy
+    setup(rows0, p, plan, std::move(block0), exact_half0);
     for (std::size_t i = 0; i < report_.size(); ++i) {
         const LevelReport& rep = report_[i];
         if (rep.counts.overflow > 0 && mg.setup_fallback) {
@@ -174,7 +193,7 @@ DistHierarchy::DistHierarchy(const GhostedRows& rows0, const Partition& p,
 }
 
 void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
-                          const SgDiaMatrix<double>* block0, const ExactHalfSource& exact_half0) {
+                          Fp64BlockSource block0, const ExactHalfSource& exact_half0) {
     const CoarseningOptions copt{
         .semi_threshold = mg_.semi_threshold,
         .operator_dependent = mg_.interpolation == InterpolationKind::operator_dependent};
@@ -188,7 +207,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
     std::vector<double> s0;  // on rows0's box
     double g0 = 0.0, g0_max = 0.0;
     if (scale_first) {
-        const Reductions red(rows0, p, nullptr, comm_);
+        const Reductions red(rows0, p, {}, comm_);
         LevelScaling sc = compute_scaling(rows0.a, kHalfMax, &red);
         if (!sc.ok) throw InvalidInput(fmt::format("--scaling scale-then-setup: {}", sc.problem));
         rows = GhostedRows{rows0.lo, scale_matrix(rows0.a, sc.s)};
@@ -196,7 +215,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         s0 = std::move(sc.s);
         g0 = sc.g;
         g0_max = sc.g_max;
-        block0 = nullptr;  // level 0 is not A
+        block0 = {};  // level 0 is not A
     }
     parts_.push_back(p);
     int l = 0;
@@ -219,9 +238,9 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         LevelReport rep;
         TruncationCounts ghost;
         LevelSetup setup = distributed_level_setup(
-            *cur, pl, l, mg_, plan, comm_, l == 0 ? block0 : nullptr, ghost, rep,
-            l == 0 && block0 != nullptr && exact_half0 ? &exact_half0 : nullptr);
-        if (l == 0 && block0 != nullptr) setup.exact_half = exact_half0;
+            *cur, pl, l, mg_, plan, comm_, l == 0 ? block0 : Fp64BlockSource{}, ghost, rep,
+            l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr);
+        if (l == 0 && block0) setup.exact_half = exact_half0;
         if (l == 0 && scale_first) {  // as level_setup: level 0 carries the scaling
             setup.s = own_values(s0, rows0, pl);
             setup.scale_transfers = false;

@@ -20,6 +20,7 @@
 #include <mpi.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -32,17 +33,21 @@
 
 namespace mpmg::dist {
 
+/// Gives this process's FP64 block of an operator (made on the first call, then the same).
+using Fp64BlockSource = std::function<const SgDiaMatrix<double>*()>;
+
 class DistHierarchy {
 public:
     /// `rows0`: this process's rows of the fine operator grown by kGalerkinMargin
-    /// (dist_galerkin.hpp); `p`: the partition; `block0`: this
-    /// process's block of the operator when the caller has it (null: taken from rows0); it and
-    /// rows0 must outlive the hierarchy (an FP64 level 0 reads block0 instead of a copy).
-    /// `exact_half0`: block0 in FP16 when FP16 holds it exactly (the Krylov operator's copy,
-    /// LevelSetup::exact_half), shared by a level 0 that stores FP16 unscaled.
+    /// (dist_galerkin.hpp); `p`: the partition; `block0`: gives this process's block of the
+    /// operator when the caller has it (empty: taken from rows0), called only if level 0 reads
+    /// it; the block and rows0 must outlive the hierarchy (an FP64 level 0 reads the block
+    /// instead of a copy). `exact_half0`: the block in FP16 when FP16 holds it exactly (the
+    /// Krylov operator's copy, LevelSetup::exact_half), shared by a level 0 that stores FP16
+    /// unscaled, which then never asks for the FP64 block.
     DistHierarchy(const GhostedRows& rows0, const Partition& p, const MultigridOptions& mg,
-                  const PrecisionPlan& plan, MPI_Comm comm,
-                  const SgDiaMatrix<double>* block0 = nullptr, ExactHalfSource exact_half0 = {});
+                  const PrecisionPlan& plan, MPI_Comm comm, Fp64BlockSource block0 = {},
+                  ExactHalfSource exact_half0 = {});
     ~DistHierarchy();
     DistHierarchy(const DistHierarchy&) = delete;
     DistHierarchy& operator=(const DistHierarchy&) = delete;
@@ -59,7 +64,7 @@ public:
 
 private:
     void setup(const GhostedRows& rows0, const Partition& p, const PrecisionPlan& plan,
-               const SgDiaMatrix<double>* block0, const ExactHalfSource& exact_half0);
+               Fp64BlockSource block0, const ExactHalfSource& exact_half0);
     /// The agglomerated levels g.first, g.first + 1, ... (rank 0 builds them), their reports
     /// appended to `reports`.
     void build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& first,

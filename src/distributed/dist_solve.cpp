@@ -41,22 +41,22 @@ public:
           p_(p),
           comm_(comm),
           halo_(p, rows.a.block(), rows.a.stencil().offsets(), comm) {
-        if constexpr (std::is_same_v<K, double>) {
-            a_ = own_block(rows, p);  // no second copy
-        } else {
-            a_ = truncate<K>(own_block(rows, p), counts);
-        }
+        // K = FP64: the block is made when a product or the hierarchy first reads it; not at
+        // all when the products and level 0 read the exact FP16 copy (a copy of this
+        // process's rows, about as large as A's share of them, saved).
+        if constexpr (!std::is_same_v<K, double>) a_ = truncate<K>(own_block(rows, p), counts);
         coupling_ = GhostCoupling::build<K>(rows.a, rows.lo, p, halo_, counts);
     }
-    /// This process's FP64 block of A when K is FP64 (the hierarchy's level 0 reuses it).
+    /// This process's FP64 block of A when K is FP64, made on the first call (the hierarchy's
+    /// level 0 reuses it); null otherwise.
     const SgDiaMatrix<double>* fp64_block() const {
         if constexpr (std::is_same_v<K, double>) {
-            return &a_;
+            return &block();
         } else {
             return nullptr;
         }
     }
-    std::int64_t size() const override { return a_.rows(); }
+    std::int64_t size() const override { return p_.local().cells() * rows_.a.block(); }
     void apply(const K* x, K* y) const override {
         const int product = products_ + 1;
         if (!tried_half_ && product > kProductsBeforeHalfCopy) (void)exact_half();
@@ -65,9 +65,9 @@ public:
         if (half_) {
             spmv(*half_, x, y);
             // A x = c (M x) on this process's rows
-            if (half_scale_ != 1.0) krylov_ops::scale_copy(a_.rows(), half_scale_, y, y);
+            if (half_scale_ != 1.0) krylov_ops::scale_copy(size(), half_scale_, y, y);
         } else {
-            spmv(a_, x, y);
+            spmv(block(), x, y);
         }
         coupling_.add(halo_.values(), y, 1.0);
     }
@@ -86,31 +86,28 @@ public:
     ExactHalf exact_half() const {
         if (tried_half_) return {half_, half_scale_};
         tried_half_ = true;
-        std::optional<SgDiaMatrix<double>> own;
-        const SgDiaMatrix<double>* block = nullptr;
+        // Both tries read this process's rows as they are (own_block_holds_multiple), without
+        // making its FP64 block.
         std::optional<SgDiaMatrix<half>> h;
         try {
-            if constexpr (std::is_same_v<K, double>) {
-                block = &a_;
-            } else {
-                block = &own.emplace(own_block(rows_, p_));
-            }
-            h.emplace(block->box(), block->stencil(), block->block());
+            h.emplace(p_.local(), rows_.a.stencil(), rows_.a.block());
         } catch (const std::bad_alloc&) {
             h.reset();  // no copy here; the collectives below still run
         }
-        const bool itself = h && holds_multiple(*block, 1.0, *h);
+        const bool itself = h && own_block_holds_multiple(rows_, p_, 1.0, *h);
         int some_not = itself ? 0 : 1;
         MPI_Allreduce(MPI_IN_PLACE, &some_not, 1, MPI_INT, MPI_LOR, comm_);
         double c = 1.0;
         if (some_not != 0) {
-            c = h ? sampled_scale(*block) : std::numeric_limits<double>::infinity();
+            c = h ? own_block_sampled_scale(rows_, p_) : std::numeric_limits<double>::infinity();
             MPI_Allreduce(MPI_IN_PLACE, &c, 1, MPI_DOUBLE, MPI_MIN, comm_);
-            int all = h && std::isfinite(c) && c != 1.0 && holds_multiple(*block, c, *h);
+            int all =
+                h && std::isfinite(c) && c != 1.0 && own_block_holds_multiple(rows_, p_, c, *h);
             MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_);
             if (all == 0) {
                 c = 1.0;
-                if (itself) (void)holds_multiple(*block, 1.0, *h);  // the try with c wrote h
+                if (itself)
+                    (void)own_block_holds_multiple(rows_, p_, 1.0, *h);  // the try with c wrote h
                 if (!itself) h.reset();
             }
         }
@@ -135,8 +132,20 @@ private:
     const GhostedRows& rows_;
     const Partition& p_;
     MPI_Comm comm_;
+    /// The block in K: made in the constructor when K is FP32, on first use when FP64.
+    const SgDiaMatrix<K>& block() const {
+        if constexpr (std::is_same_v<K, double>) {
+            if (!a_made_) {
+                a_ = own_block(rows_, p_);
+                a_made_ = true;
+            }
+        }
+        return a_;
+    }
+
     mutable Halo halo_;  // receive buffers only
-    SgDiaMatrix<K> a_;
+    mutable SgDiaMatrix<K> a_;
+    mutable bool a_made_ = false;
     GhostCoupling coupling_;
     mutable int products_ = 0, half_from_ = 1;
     mutable bool tried_half_ = false;
@@ -154,8 +163,8 @@ class BuiltDist final : public BuiltPreconditioner {
 public:
     BuiltDist(const GhostedRows& rows0, const Partition& p, const MultigridOptions& mg,
               const PrecisionPlan& plan, MPI_Comm comm, HierarchyShape* shape,
-              const SgDiaMatrix<double>* block0, ExactHalfSource exact_half0)
-        : h_(rows0, p, mg, plan, comm, block0, std::move(exact_half0)) {
+              Fp64BlockSource block0, ExactHalfSource exact_half0)
+        : h_(rows0, p, mg, plan, comm, std::move(block0), std::move(exact_half0)) {
         shape->distributed_levels = h_.distributed_levels();
     }
     void apply(const double* r, double* z) override { h_.apply(r, z); }
@@ -200,7 +209,10 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
-            rows0, part, mg, plan, comm, shape, a.fp64_block(), [&a] { return a.exact_half(); }));
+            rows0, part, mg, plan, comm, shape,
+            std::is_same_v<K, double> ? Fp64BlockSource([&a] { return a.fp64_block(); })
+                                      : Fp64BlockSource{},
+            [&a] { return a.exact_half(); }));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)

@@ -238,14 +238,15 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
         out.g_max = sc.g_max;
         out.s = sc.s;
     }
-    if (dist != nullptr) {
-        c = dist->counts(st, out.scaled ? &out.s : nullptr);
-    } else if (out.truncated) {
+    // (None when unscaled and in range, distributed too: `outside` covers every process's
+    // rows, their coupling to other processes included.)
+    if (out.truncated) {
         c = out.truncated_counts;
     } else if (out.scaled) {
-        c = count_scaled_truncation(a, out.s, limits_for(st));
+        c = dist != nullptr ? dist->counts(st, &out.s)
+                            : count_scaled_truncation(a, out.s, limits_for(st));
     } else if (outside) {
-        c = count_for(st, a);
+        c = dist != nullptr ? dist->counts(st, nullptr) : count_for(st, a);
     }
     if (c.overflow > 0 && !fallback) {
         out.note = fmt::format("{} entries overflow {}; kept (setup_fallback off, ablation)",

@@ -174,14 +174,15 @@ struct ExactHalfMultiple {
     double scale = 1.0;
 };
 
+inline constexpr std::int64_t kScaleSample = 4096;  ///< values per offset sampled_scale reads
+
 /// The scale exact_multiple tries when A itself is not exact in FP16: the smallest nonzero
 /// |a_ij| among the first values of each offset (a sample; a wrong guess only fails the check).
 /// For a constant-coefficient stencil times a constant (Laplace's 26 and -1 times 1/h^2 or a
 /// material's coefficient) it is that constant times the smallest coefficient. +inf when the
 /// sample holds no nonzero finite value.
 inline double sampled_scale(const SgDiaMatrix<double>& a) {
-    constexpr std::int64_t kSample = 4096;  // values per offset
-    const std::int64_t per = std::min(kSample, a.box().cells() * a.block() * a.block());
+    const std::int64_t per = std::min(kScaleSample, a.box().cells() * a.block() * a.block());
     double c = std::numeric_limits<double>::infinity();
     for (int d = 0; d < a.stencil().size(); ++d) {
         const double* v = a.diagonal(d);
