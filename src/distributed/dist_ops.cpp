@@ -311,7 +311,7 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
     if (st.w.linear() && dir == 0 && r == 1) {
         // Along x with scalar unknowns: whole lines, the coarse halo only at the two ends.
         const LineView cv = line_view(cb, dir, st.coarse_halo);
-        const std::int64_t n = fb.nx, ncl = cb.nx;
+        const std::int64_t n = fb.nx, ncl = cb.nx, f00 = 2 * std::int64_t{clo[0]} - flo[0];
 #pragma omp parallel for schedule(static) if (fb.cells() > 32768)
         for (std::int64_t o = 0; o < cv.outer; ++o) {
             const double* x = coarse.data() + o * ncl;
@@ -324,7 +324,7 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
                 return c < 0 ? *lo : c >= ncl ? *hi : x[c];
             };
             double* y = fine.data() + o * n;
-            for (std::int64_t f = 0; f < n; ++f) {
+            const auto one = [&](std::int64_t f) {
                 const std::int64_t g = f + flo[0];
                 if (g % 2 == 1) {
                     y[f] = at((g - 1) / 2);
@@ -335,7 +335,21 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
                     if (ic < ncoarse) v += 0.5 * at(ic);
                     y[f] = v;
                 }
+            };
+            // Local coarse c in [a, b): fine f00 + 2c (from c - 1 and c) and f00 + 2c + 1 (from c)
+            // are local, and so are both coarse cells: no halo, no test per cell. The same
+            // operations as one().
+            std::int64_t a = 1;
+            while (a < ncl && f00 + 2 * a < 0) ++a;
+            std::int64_t b = ncl;
+            while (b > a && f00 + 2 * (b - 1) + 1 >= n) --b;
+            const std::int64_t f_a = b > a ? f00 + 2 * a : n, f_b = b > a ? f00 + 2 * b : n;
+            for (std::int64_t f = 0; f < f_a; ++f) one(f);
+            for (std::int64_t c = a; c < b; ++c) {
+                y[f00 + 2 * c] = (0.0 + 0.5 * x[c - 1]) + 0.5 * x[c];
+                y[f00 + 2 * c + 1] = x[c];
             }
+            for (std::int64_t f = f_b; f < n; ++f) one(f);
         }
         return;
     }
