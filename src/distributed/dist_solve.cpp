@@ -106,9 +106,11 @@ public:
             MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_);
             if (all == 0) {
                 c = 1.0;
-                if (itself)
+                if (itself) {
                     (void)own_block_holds_multiple(rows_, p_, 1.0, *h);  // the try with c wrote h
-                if (!itself) h.reset();
+                } else {
+                    h.reset();
+                }
             }
         }
         if (h) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,10 @@ struct LevelSetup {
     bool owns = false;
     /// The FP64 operator to build from: scaled already under scale-then-setup (level 0 keeps `s`
     /// for the vectors only), else `s`, when set, applies inside the truncations.
-    const SgDiaMatrix<double>& matrix() const { return owns ? owned : *source; }
+    const SgDiaMatrix<double>& matrix() const {
+        if (!owns && source == nullptr) throw std::logic_error("LevelSetup: no FP64 operator");
+        return owns ? owned : *source;
+    }
     std::vector<double> s;  ///< diag(Q^{1/2}); empty: unscaled
     /// Setup-then-scale without the FP64 Â: matrix() is A and the level truncates
     /// Q^{-1/2} A Q^{-1/2}, scaling each value inside the truncation (truncate_scaled).
