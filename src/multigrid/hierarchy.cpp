@@ -107,10 +107,17 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         // Â is never built as an FP64 matrix: the level scales inside its truncation, ILU(0)
         // factors included (LevelImpl::truncate_factors_scaled), or stores A / c as it is.
         ExactHalf multiple = exact_multiple_for(exact, plan.level(index), may_scale);
-        StorageDecision dec = multiple.m
-                                  ? scalar_scaling(plan.level(index), multiple.scale, m.rows())
-                                  : decide_storage(m, plan.level(index), may_scale, plan.automatic,
-                                                   mg.setup_fallback, pretruncate);
+        // A itself exact in FP16 (the copy an FP16 level 0 shares unscaled): its range check
+        // reads the copy. (Only where exact_multiple_for has asked the source already.)
+        std::shared_ptr<const SgDiaMatrix<half>> same;
+        if (!multiple.m && may_scale && exact != nullptr && *exact &&
+            plan.level(index).storage == Precision::fp16) {
+            if (ExactHalf e = (*exact)(); e.scale == 1.0) same = std::move(e.m);
+        }
+        StorageDecision dec =
+            multiple.m ? scalar_scaling(plan.level(index), multiple.scale, m.rows())
+                       : decide_storage(m, plan.level(index), may_scale, plan.automatic,
+                                        mg.setup_fallback, pretruncate, nullptr, same.get());
         setup.precision = dec.precision;
         setup.source = &m;
         setup.shared_half = std::move(multiple);

@@ -32,6 +32,8 @@ SgDiaMatrix<double> coupled_blocks(double eps) {
 }
 
 const LevelPrecision kP32D16{Precision::fp32, Precision::fp16};
+constexpr double kHalfMaxOver2 = 32752.0;           // kHalfMax / 2, FP16 0x77FF
+constexpr double kSubnormal = 1023.0 / 16777216.0;  // FP16's largest subnormal, 1023 x 2^-24
 
 TEST(LevelPrecision, NearlySingularBlocksStayInComputePrecision) {
     const StorageDecision bad = decide_storage(coupled_blocks(1e-5), kP32D16, true, false);
@@ -163,6 +165,41 @@ TEST(LevelPrecision, OnePassScaledFp16WidensWhatCannotBeScaled) {
         EXPECT_EQ(one.truncated, nullptr);
         EXPECT_EQ(one.note, two.note);
         EXPECT_NE(one.note.find("cannot scale"), std::string::npos) << one.note;
+    }
+}
+
+// The FP16 range check read from a matrix already in FP16 gives what the FP64 check gives on
+// the same values (the scalar reference: |v| against FP16's smallest normal and max / 2), at
+// every edge of the range, and decide_storage takes the same decision with the copy as without.
+TEST(LevelPrecision, RangeCheckOnTheExactFp16CopyIsTheFp64Ones) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const double values[] = {
+        0.0,        -0.0,  kHalfMinNormal, -kHalfMinNormal, kHalfMaxOver2, -32752.0, 1.0,  -26.0,
+        kSubnormal, -2e-5, 32768.0,        kHalfMax,        -kHalfMax,     inf,      -inf, nan};
+    for (const double v : values) {
+        SCOPED_TRACE(v);
+        SgDiaMatrix<double> a = laplace27(Box{6, 5, 4});
+        const int d = 5;
+        const std::int64_t cell = 37;
+        ASSERT_TRUE(a.neighbour_inside(cell, d));
+        a.value(d, cell, 0, 0) = v;
+        SgDiaMatrix<half> h(a.box(), a.stencil(), 1);
+        for (int k = 0; k < a.stencil().size(); ++k) {
+            for (std::int64_t c = 0; c < a.box().cells(); ++c) {
+                if (a.neighbour_inside(c, k))
+                    h.value(k, c, 0, 0) = half_from_double(a.value(k, c, 0, 0));
+            }
+        }
+        const double m = std::fabs(v);
+        const bool want = !(m <= kHalfMaxOver2) || (m != 0.0 && m < kHalfMinNormal);  // NaN: out
+        EXPECT_EQ(outside_half_range(h), want);
+        const StorageDecision from_a = decide_storage(a, kP32D16, true, false);
+        const StorageDecision from_h =
+            decide_storage(a, kP32D16, true, false, true, false, nullptr, &h);
+        EXPECT_EQ(from_h.scaled, from_a.scaled);
+        EXPECT_EQ(from_h.precision.storage, from_a.precision.storage);
+        EXPECT_EQ(from_h.note, from_a.note);
     }
 }
 

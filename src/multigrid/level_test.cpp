@@ -219,14 +219,22 @@ TEST(HierarchySharing, Level0TakesTheExactFp16CopyOnlyWhenItStoresFp16Unscaled) 
         Hierarchy fp32(a, mg, parse_precision("K64P32D32"), source);
         EXPECT_EQ(asked, 0) << "an FP32 level 0 truncates A itself";
     }
-    // Values far outside FP16: level 0 asks once whether A is c times an exact FP16 matrix; a
-    // copy with c = 1 is no help to a level that must scale (a copy of A is not a copy of the
-    // scaled A), so it scales A itself and does not hold the copy.
-    const SgDiaMatrix<double> big = laplace27(Box{12, 11, 10}, 1e8);
-    EXPECT_FALSE(exact_copy<half>(big));
-    Hierarchy scaled(big, mg, fp16, source);
+    // Values exact in FP16 but above the range it stores unscaled (Laplace times 2048: 53248 >
+    // FP16 max / 2): level 0 asks once whether A is c times an exact FP16 matrix; the copy
+    // (c = 1) is no help to a level that must scale (a copy of A is not a copy of the scaled
+    // A), so it scales A itself and does not hold the copy.
+    const SgDiaMatrix<double> big = laplace27(Box{12, 11, 10}, 2048.0);
+    std::optional<SgDiaMatrix<half>> big_copy = exact_copy<half>(big);
+    ASSERT_TRUE(big_copy);
+    const auto big_exact = std::make_shared<const SgDiaMatrix<half>>(std::move(*big_copy));
+    const ExactHalfSource big_source = [&] {
+        ++asked;
+        return ExactHalf{big_exact, 1.0};
+    };
+    Hierarchy scaled(big, mg, fp16, big_source);
     ASSERT_TRUE(scaled.report().front().scaled);
     EXPECT_EQ(asked, 1);
+    EXPECT_EQ(big_exact.use_count(), 1) << "the level does not hold the copy";
     EXPECT_EQ(exact.use_count(), 2) << "held by `shared` only";
 }
 
