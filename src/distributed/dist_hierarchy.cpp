@@ -127,7 +127,8 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
         mg.scaling != ScalingKind::none && mg.scaling != ScalingKind::scale_then_setup;
     // As level_setup: A = c M with M exact in FP16 is stored as M, scaled by the scalar c (the
     // operator's copy; c is one for all processes, and so is the decision).
-    ExactHalf multiple = exact_multiple_for(exact, plan.level(l), may_scale);  // collective
+    // (collective: the source is asked on every process alike)
+    ExactHalf multiple = scalar_multiple(exact_half_for(exact, plan.level(l), may_scale));
     StorageDecision dec = multiple.m
                               ? scalar_scaling(plan.level(l), multiple.scale, rows.a.rows())
                               : decide_storage(rows.a, plan.level(l), may_scale, plan.automatic,

@@ -59,12 +59,9 @@ GalerkinLevels galerkin_levels(const SgDiaMatrix<double>& a, const MultigridOpti
     return g;
 }
 
-ExactHalf exact_multiple_for(const ExactHalfSource* exact, const LevelPrecision& p,
-                             bool may_scale) {
+ExactHalf exact_half_for(const ExactHalfSource* exact, const LevelPrecision& p, bool may_scale) {
     if (exact == nullptr || !*exact || !may_scale || p.storage != Precision::fp16) return {};
-    ExactHalf e = (*exact)();
-    if (e.scale == 1.0) return {};  // A itself: the level shares it unscaled, if at all
-    return e;
+    return (*exact)();
 }
 
 StorageDecision scalar_scaling(const LevelPrecision& p, double c, std::int64_t rows) {
@@ -106,18 +103,15 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         const bool may_scale = mg.scaling != ScalingKind::none && !scaled_before;
         // Â is never built as an FP64 matrix: the level scales inside its truncation, ILU(0)
         // factors included (LevelImpl::truncate_factors_scaled), or stores A / c as it is.
-        ExactHalf multiple = exact_multiple_for(exact, plan.level(index), may_scale);
-        // A itself exact in FP16 (the copy an FP16 level 0 shares unscaled): its range check
-        // reads the copy. (Only where exact_multiple_for has asked the source already.)
-        std::shared_ptr<const SgDiaMatrix<half>> same;
-        if (!multiple.m && may_scale && exact != nullptr && *exact &&
-            plan.level(index).storage == Precision::fp16) {
-            if (ExactHalf e = (*exact)(); e.scale == 1.0) same = std::move(e.m);
-        }
-        StorageDecision dec =
-            multiple.m ? scalar_scaling(plan.level(index), multiple.scale, m.rows())
-                       : decide_storage(m, plan.level(index), may_scale, plan.automatic,
-                                        mg.setup_fallback, pretruncate, nullptr, same.get());
+        const ExactHalf asked = exact_half_for(exact, plan.level(index), may_scale);
+        ExactHalf multiple = scalar_multiple(asked);
+        // A itself exact in FP16 (the copy an FP16 level 0 shares unscaled): the range check
+        // reads the copy.
+        const SgDiaMatrix<half>* same = !multiple.m ? asked.m.get() : nullptr;
+        StorageDecision dec = multiple.m
+                                  ? scalar_scaling(plan.level(index), multiple.scale, m.rows())
+                                  : decide_storage(m, plan.level(index), may_scale, plan.automatic,
+                                                   mg.setup_fallback, pretruncate, nullptr, same);
         setup.precision = dec.precision;
         setup.source = &m;
         setup.shared_half = std::move(multiple);

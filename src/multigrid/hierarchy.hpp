@@ -53,10 +53,16 @@ GalerkinLevels galerkin_levels_from(const SgDiaMatrix<double>& a, int first,
 /// whole grid). With `exact` (level 0, a's ExactHalfSource), an FP16 level that may scale
 /// first asks it for A as c x (a matrix FP16 holds exactly): when c is not 1, the level stores
 /// that matrix, scaled by the scalar c (LevelSetup::shared_half), and no value is rounded.
-/// What `exact` (a's ExactHalfSource) gives for a level with precision `p`: A as c x (a matrix
-/// FP16 holds exactly) when c is not 1, the level stores FP16 and may scale (it then stores
-/// that matrix, LevelSetup::shared_half, under scalar_scaling); else nothing (nothing asked).
-ExactHalf exact_multiple_for(const ExactHalfSource* exact, const LevelPrecision& p, bool may_scale);
+/// What `exact` (a's ExactHalfSource) gives for a level with precision `p` that stores FP16 and
+/// may scale: A as c x (a matrix FP16 holds exactly). With c not 1 the level stores that matrix
+/// (LevelSetup::shared_half, under scalar_scaling); with c = 1 it is A itself, whose range the
+/// storage decision reads from it. Else nothing (nothing asked).
+ExactHalf exact_half_for(const ExactHalfSource* exact, const LevelPrecision& p, bool may_scale);
+
+/// The part of exact_half_for's answer a level stores scaled: A / c with c not 1, else nothing.
+inline ExactHalf scalar_multiple(const ExactHalf& e) {
+    return e.m && e.scale != 1.0 ? e : ExactHalf{};
+}
 
 /// The storage decision of a level that stores A / c exactly: `p`, scaled by the scalar
 /// Q = c I (s = sqrt(c) on each of `rows` rows), no G.
