@@ -76,10 +76,11 @@ public:
             if (std::optional<ExactHalfMultiple> h = exact_multiple_if_memory(a_)) {
                 half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(h->m));
                 half_scale_ = h->scale;
+                half_facts_ = h->facts;
                 half_from_ = products_ + 1;
             }
         }
-        return {half_, half_scale_};
+        return {half_, half_scale_, half_facts_};
     }
     /// The storage of the matrix the last products read (K's own unless an exact copy is
     /// narrower).
@@ -145,6 +146,7 @@ private:
     mutable bool tried_half_ = false, tried_single_ = false, tried_symmetry_ = false;
     mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< A / half_scale_, exact
     mutable double half_scale_ = 1.0;
+    mutable HalfFacts half_facts_;
     /// Exact FP32 copy (K = FP64), or A truncated to K = FP32.
     mutable std::optional<SgDiaMatrix<float>> single_;
     mutable int half_from_ = 1, single_from_ = 1, mirrored_from_ = 0;

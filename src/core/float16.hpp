@@ -25,6 +25,10 @@ struct bfloat16 {
 inline constexpr double kHalfMax = 65504.0;
 inline constexpr double kHalfMinNormal = 6.103515625e-05;            // 2^-14
 inline constexpr double kHalfMinSubnormal = 5.9604644775390625e-08;  // 2^-24
+/// On the bits of |h| (bits & 0x7fff): the smallest normal, 2^-14, and max / 2 = 32752 (the
+/// largest value a level keeps unscaled); Inf and NaN lie above.
+inline constexpr std::uint16_t kHalfMinNormalBits = 0x0400;
+inline constexpr std::uint16_t kHalfOfMaxBits = 0x77ff;
 inline constexpr double kBf16Max = 3.3895313892515355e38;
 inline constexpr double kBf16MinNormal = 1.1754943508222875e-38;
 
@@ -208,6 +212,20 @@ struct TruncationCounts {
         underflow += o.underflow;
         subnormal += o.subnormal;
         nonfinite_input += o.nonfinite_input;
+        return *this;
+    }
+};
+
+/// Facts of FP16 values that an exact narrowing (kernels::narrow_exact) wrote, found in the
+/// same pass: how many are subnormal (what truncate<half> counts on values FP16 holds exactly:
+/// nothing overflows or underflows then), and whether any nonzero one lies outside
+/// [min normal, max / 2], the range a level stores unscaled (multigrid/level_precision.hpp).
+struct HalfFacts {
+    long long subnormal = 0;
+    bool outside = false;
+    HalfFacts& operator+=(const HalfFacts& o) {
+        subnormal += o.subnormal;
+        outside = outside || o.outside;
         return *this;
     }
 };

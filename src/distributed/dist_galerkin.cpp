@@ -226,28 +226,34 @@ void for_each_own_run(const GhostedRows& g, const Partition& p, int d, F&& f) {
 }  // namespace
 
 bool own_block_holds_multiple(const GhostedRows& g, const Partition& p, double c,
-                              SgDiaMatrix<half>& out) {
+                              SgDiaMatrix<half>& out, HalfFacts* facts) {
     if (out.box() != p.local() || out.stencil().offsets() != g.a.stencil().offsets() ||
         out.block() != g.a.block()) {
         throw std::logic_error("own_block_holds_multiple: out is not shaped as the block");
     }
     const std::int64_t rr = std::int64_t{g.a.block()} * g.a.block();
     std::atomic<bool> exact{true};
+    std::vector<HalfFacts> per(static_cast<std::size_t>(g.a.stencil().size()));
 #pragma omp parallel for schedule(dynamic, 1)
     for (int d = 0; d < g.a.stencil().size(); ++d) {
         const double* src = g.a.diagonal(d);
         half* dst = out.diagonal(d);
+        HalfFacts* f = &per[static_cast<std::size_t>(d)];
         for_each_own_run(g, p, d, [&](std::int64_t rc, std::int64_t cell, std::int64_t n) {
             if (!exact.load(std::memory_order_relaxed)) return false;
             const double* from = src + rc * rr;
             half* to = dst + cell * rr;
-            const bool ok = c == 1.0 ? kernels::narrow_exact(from, to, n * rr)
-                                     : kernels::narrow_exact_multiple(from, c, to, n * rr);
+            const bool ok = c == 1.0 ? kernels::narrow_exact(from, to, n * rr, f)
+                                     : kernels::narrow_exact_multiple(from, c, to, n * rr, f);
             if (!ok) exact.store(false, std::memory_order_relaxed);
             return ok;
         });
     }
-    return exact.load();
+    if (!exact.load()) return false;
+    if (facts != nullptr) {
+        for (const HalfFacts& f : per) *facts += f;
+    }
+    return true;
 }
 
 double own_block_sampled_scale(const GhostedRows& g, const Partition& p) {

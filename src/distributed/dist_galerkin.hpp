@@ -80,9 +80,10 @@ SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p);
 
 /// Whether FP16 holds every entry of own_block(g, p) divided by c exactly (as
 /// holds_multiple(own_block(g, p), c, out)), read from g without making the FP64 block; `out`
-/// (shaped as the block, zero) then holds them. Stops at the first entry it does not hold.
+/// (shaped as the block, zero) then holds them, and `facts` (when not null) is added their
+/// HalfFacts. Stops at the first entry it does not hold.
 bool own_block_holds_multiple(const GhostedRows& g, const Partition& p, double c,
-                              SgDiaMatrix<half>& out);
+                              SgDiaMatrix<half>& out, HalfFacts* facts = nullptr);
 
 /// sampled_scale(own_block(g, p)), read from g without making the block.
 double own_block_sampled_scale(const GhostedRows& g, const Partition& p);

@@ -84,7 +84,7 @@ public:
     /// taken only when every process holds its block / c (level 0 then stores them, scaled by
     /// the scalar c, on every process alike).
     ExactHalf exact_half() const {
-        if (tried_half_) return {half_, half_scale_};
+        if (tried_half_) return {half_, half_scale_, half_facts_};
         tried_half_ = true;
         // Both tries read this process's rows as they are (own_block_holds_multiple), without
         // making its FP64 block.
@@ -94,17 +94,21 @@ public:
         } catch (const std::bad_alloc&) {
             h.reset();  // no copy here; the collectives below still run
         }
-        const bool itself = h && own_block_holds_multiple(rows_, p_, 1.0, *h);
+        HalfFacts facts;
+        const bool itself = h && own_block_holds_multiple(rows_, p_, 1.0, *h, &facts);
         int some_not = itself ? 0 : 1;
         MPI_Allreduce(MPI_IN_PLACE, &some_not, 1, MPI_INT, MPI_LOR, comm_);
         double c = 1.0;
         if (some_not != 0) {
             c = h ? own_block_sampled_scale(rows_, p_) : std::numeric_limits<double>::infinity();
             MPI_Allreduce(MPI_IN_PLACE, &c, 1, MPI_DOUBLE, MPI_MIN, comm_);
-            int all =
-                h && std::isfinite(c) && c != 1.0 && own_block_holds_multiple(rows_, p_, c, *h);
+            HalfFacts of_multiple;
+            int all = h && std::isfinite(c) && c != 1.0 &&
+                      own_block_holds_multiple(rows_, p_, c, *h, &of_multiple);
             MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_);
-            if (all == 0) {
+            if (all != 0) {
+                facts = of_multiple;
+            } else {
                 c = 1.0;
                 if (itself) {
                     (void)own_block_holds_multiple(rows_, p_, 1.0, *h);  // the try with c wrote h
@@ -116,9 +120,10 @@ public:
         if (h) {
             half_ = std::make_shared<const SgDiaMatrix<half>>(std::move(*h));
             half_scale_ = c;
+            half_facts_ = facts;
             half_from_ = products_ + 1;
         }
-        return {half_, half_scale_};
+        return {half_, half_scale_, half_facts_};
     }
     /// The storage the last products read, and the first product that read it.
     Precision storage() const {
@@ -153,6 +158,7 @@ private:
     mutable bool tried_half_ = false;
     mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< this block / half_scale_
     mutable double half_scale_ = 1.0;
+    mutable HalfFacts half_facts_;
 };
 
 /// How the last DistHierarchy built came out (for the partition report).

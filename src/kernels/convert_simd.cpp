@@ -170,22 +170,41 @@ TruncationCounts narrow_scaled_b(const double* src, const double* si, const doub
                                  bfloat16* dst, std::int64_t n, double* largest) {
     return narrow_any<true>(src, si, sj, dst, n, largest);
 }
+/// The facts (HalfFacts) of one FP16 value's bits.
+HWY_INLINE void add_half_facts(std::uint16_t bits, HalfFacts& f) {
+    const auto m = static_cast<std::uint16_t>(bits & 0x7fffu);
+    const bool subnormal = m != 0 && m < kHalfMinNormalBits;
+    f.subnormal += subnormal;
+    f.outside = f.outside || subnormal || m > kHalfOfMaxBits;
+}
+
 /// dst = S(src) if S holds every value exactly (returns true); stops at the first chunk with a
-/// value it does not and returns false (dst then partly written). A value is exact when the
+/// value it does not hold and returns false (dst then partly written). A value is exact when the
 /// narrowed one, widened as the kernels widen it (load_conv), equals it and it is finite (Inf
 /// and NaN never are; a value outside S's range or between its steps is not, whatever the
 /// narrowing made of it). kMultiple: the values are q = src / c, and each must also give src
-/// back as q c (the FP64 product).
+/// back as q c (the FP64 product). For half, `facts` (when not null) gets the HalfFacts of the
+/// values written, from their bits in the same pass: per chunk the largest |bits| (above
+/// max / 2?) and the smallest |bits| - 1 (a subnormal's is below 0x3ff; zero wraps to 0xffff),
+/// and a chunk with a subnormal is counted again value by value.
 template <bool kMultiple, class S>
 bool narrow_exact_any(const double* HWY_RESTRICT src, double c, S* HWY_RESTRICT dst,
-                      std::int64_t n) {
+                      std::int64_t n, HalfFacts* facts) {
+    constexpr bool kFacts = std::is_same_v<S, half>;
     const hn::ScalableTag<double> d;
+    const hn::Rebind<std::uint16_t, decltype(d)> du16;
     const std::int64_t nl = static_cast<std::int64_t>(hn::Lanes(d));
     constexpr std::int64_t kChunkVecs = 64;  // vectors between checks of the equality mask
     const auto vc = hn::Set(d, c);
+    const auto magnitude = hn::Set(du16, 0x7fff);
+    const auto one = hn::Set(du16, 1);
+    auto top = hn::Zero(du16);
+    HalfFacts f;
     std::int64_t i = 0;
     while (i + nl <= n) {
         auto same = hn::Eq(hn::Zero(d), hn::Zero(d));
+        auto low = hn::Set(du16, 0xffff);
+        const std::int64_t begin = i;
         const std::int64_t end = std::min(n - nl, i + (kChunkVecs - 1) * nl);
         for (; i <= end; i += nl) {
             const auto v = hn::LoadU(d, src + i);
@@ -195,26 +214,44 @@ bool narrow_exact_any(const double* HWY_RESTRICT src, double c, S* HWY_RESTRICT 
                            hn::And(hn::IsFinite(x),
                                    hn::Eq(mpmg::kernels::HWY_NAMESPACE::load_conv(d, dst + i), x)));
             if constexpr (kMultiple) same = hn::And(same, hn::Eq(hn::Mul(x, vc), v));
+            if constexpr (kFacts) {
+                const auto m = hn::And(
+                    hn::LoadU(du16, reinterpret_cast<const std::uint16_t*>(dst + i)), magnitude);
+                top = hn::Max(top, m);
+                low = hn::Min(low, hn::Sub(m, one));
+            }
         }
         if (!hn::AllTrue(d, same)) return false;
+        if constexpr (kFacts) {
+            if (!hn::AllFalse(du16, hn::Lt(low, hn::Set(du16, kHalfMinNormalBits - 1)))) {
+                for (std::int64_t k = begin; k < i; ++k) add_half_facts(dst[k].bits, f);
+            }
+        }
     }
     for (; i < n; ++i) {
         const double x = kMultiple ? src[i] / c : src[i];
         dst[i] = from_double<S>(x);
         if (!std::isfinite(x) || !(to_double(dst[i]) == x)) return false;
         if (kMultiple && !(x * c == src[i])) return false;
+        if constexpr (kFacts) add_half_facts(dst[i].bits, f);
+    }
+    if constexpr (kFacts) {
+        f.outside = f.outside || f.subnormal > 0 ||
+                    !hn::AllFalse(du16, hn::Gt(top, hn::Set(du16, kHalfOfMaxBits)));
+        if (facts != nullptr) *facts += f;
     }
     return true;
 }
 
 bool narrow_exact_f(const double* src, float* dst, std::int64_t n) {
-    return narrow_exact_any<false>(src, 1.0, dst, n);
+    return narrow_exact_any<false>(src, 1.0, dst, n, nullptr);
 }
-bool narrow_exact_h(const double* src, half* dst, std::int64_t n) {
-    return narrow_exact_any<false>(src, 1.0, dst, n);
+bool narrow_exact_h(const double* src, half* dst, std::int64_t n, HalfFacts* facts) {
+    return narrow_exact_any<false>(src, 1.0, dst, n, facts);
 }
-bool narrow_exact_multiple_h(const double* src, double c, half* dst, std::int64_t n) {
-    return narrow_exact_any<true>(src, c, dst, n);
+bool narrow_exact_multiple_h(const double* src, double c, half* dst, std::int64_t n,
+                             HalfFacts* facts) {
+    return narrow_exact_any<true>(src, c, dst, n, facts);
 }
 std::int64_t current_target() { return HWY_TARGET; }
 
@@ -254,11 +291,12 @@ TruncationCounts narrow(const double* src, bfloat16* dst, std::int64_t n) {
 bool narrow_exact(const double* src, float* dst, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_f)(src, dst, n);
 }
-bool narrow_exact(const double* src, half* dst, std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_h)(src, dst, n);
+bool narrow_exact(const double* src, half* dst, std::int64_t n, HalfFacts* facts) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_h)(src, dst, n, facts);
 }
-bool narrow_exact_multiple(const double* src, double c, half* dst, std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_multiple_h)(src, c, dst, n);
+bool narrow_exact_multiple(const double* src, double c, half* dst, std::int64_t n,
+                           HalfFacts* facts) {
+    return HWY_DYNAMIC_DISPATCH(convert::narrow_exact_multiple_h)(src, c, dst, n, facts);
 }
 TruncationCounts narrow_scaled(const double* src, const double* si, const double* sj, half* dst,
                                std::int64_t n, double* largest) {

@@ -39,15 +39,18 @@ TruncationCounts narrow(const double* src, bfloat16* dst, std::int64_t n);
 /// dst[k] = S(src[k]) for k < n if S holds every src[k] exactly (finite and
 /// to_double(from_double<S>(x)) == x): then returns true. Returns false at the first chunk of
 /// values with one S does not hold, with dst partly written. One pass: convert, widen back,
-/// compare.
+/// compare. For FP16, `facts` (when not null) is added the HalfFacts of the values written
+/// when they are exact, found in the same pass.
 bool narrow_exact(const double* src, float* dst, std::int64_t n);
-bool narrow_exact(const double* src, half* dst, std::int64_t n);
+bool narrow_exact(const double* src, half* dst, std::int64_t n, HalfFacts* facts = nullptr);
 
 /// narrow_exact of the values q_k = src[k] / c (FP64 division), which must also give src[k]
 /// back as q_k c: true when src = c x (n values FP16 holds exactly), dst then holding them.
 /// A scalar multiple of an FP16 matrix (a constant-coefficient stencil times 1/h^2 or a
 /// material constant) is stored exactly this way (multigrid/truncate.hpp exact_multiple).
-bool narrow_exact_multiple(const double* src, double c, half* dst, std::int64_t n);
+/// `facts` as narrow_exact's.
+bool narrow_exact_multiple(const double* src, double c, half* dst, std::int64_t n,
+                           HalfFacts* facts = nullptr);
 
 /// dst[k] = S(src[k] / (si[k] sj[k])) for k < n: the symmetric scaling of setup-then-scale
 /// inside the narrowing (bit for bit narrow() of scale_counted's output, without writing the

@@ -308,10 +308,60 @@ TEST(ConvertSimd, ExactNarrowingHoldsEveryHalf) {
     }
     std::vector<half> out(v.size());
     testing::on_every_target([&](std::int64_t /*t*/) {
-        ASSERT_TRUE(
-            kernels::narrow_exact(v.data(), out.data(), static_cast<std::int64_t>(v.size())));
+        HalfFacts facts;
+        ASSERT_TRUE(kernels::narrow_exact(v.data(), out.data(), static_cast<std::int64_t>(v.size()),
+                                          &facts));
         for (std::size_t i = 0; i < v.size(); ++i) ASSERT_EQ(to_double(out[i]), v[i]) << i;
+        EXPECT_EQ(facts.subnormal, 2 * 0x3ff);  // bits 1 .. 0x3ff, both signs
+        EXPECT_TRUE(facts.outside);
     });
+}
+
+/// The scalar reference of HalfFacts over values FP16 holds exactly (q = x / c).
+HalfFacts reference_facts(const std::vector<double>& x, std::size_t len, double c) {
+    HalfFacts f;
+    for (std::size_t i = 0; i < len; ++i) {
+        const double m = std::fabs(x[i] / c);
+        const bool subnormal = m != 0.0 && m < kHalfMinNormal;
+        f.subnormal += subnormal;
+        f.outside = f.outside || subnormal || m > kHalfMax / 2;
+    }
+    return f;
+}
+
+// The HalfFacts narrow_exact and narrow_exact_multiple find in their pass equal the scalar
+// reference (subnormals counted, nonzero values outside [min normal, max / 2] flagged) for
+// arrays of exact FP16 values with subnormals and large values placed anywhere (vector part,
+// chunk boundaries, scalar tail), on every target; they add to what `facts` holds.
+TEST(ConvertSimd, ExactNarrowingFindsTheHalfFacts) {
+    std::mt19937_64 gen(31);
+    const double specials[] = {kHalfMinSubnormal, -0x1p-15, 0x3ffp-24, kHalfMinNormal,
+                               32752.0,           32768.0,  -kHalfMax, 0.0};
+    for (const double c : {1.0, 3.0}) {
+        testing::on_every_target([&](std::int64_t /*t*/) {
+            for (int round = 0; round < 300; ++round) {
+                const std::size_t len = 1 + gen() % 1100;
+                std::vector<double> v(len);
+                for (std::size_t i = 0; i < len; ++i) {
+                    v[i] = c * std::ldexp(static_cast<double>(static_cast<int>(gen() % 97) - 48),
+                                          -static_cast<int>(gen() % 5));
+                }
+                const int put = static_cast<int>(gen() % 4);
+                for (int k = 0; k < put; ++k) v[gen() % len] = c * specials[gen() % 8];
+                std::vector<half> out(len);
+                HalfFacts facts{.subnormal = 5, .outside = false};
+                const auto n = static_cast<std::int64_t>(len);
+                const bool ok = c == 1.0
+                                    ? kernels::narrow_exact(v.data(), out.data(), n, &facts)
+                                    : kernels::narrow_exact_multiple(v.data(), c, out.data(), n,
+                                                                     &facts);
+                ASSERT_TRUE(ok);
+                const HalfFacts want = reference_facts(v, len, c);
+                ASSERT_EQ(facts.subnormal, 5 + want.subnormal) << "len " << len;
+                ASSERT_EQ(facts.outside, want.outside) << "len " << len;
+            }
+        });
+    }
 }
 
 }  // namespace

@@ -106,8 +106,8 @@ LevelSetup level_setup(const GalerkinLevels& g, int l, const MultigridOptions& m
         const ExactHalf asked = exact_half_for(exact, plan.level(index), may_scale);
         ExactHalf multiple = scalar_multiple(asked);
         // A itself exact in FP16 (the copy an FP16 level 0 shares unscaled): the range check
-        // reads the copy.
-        const SgDiaMatrix<half>* same = !multiple.m ? asked.m.get() : nullptr;
+        // is the copy's, found while it was made.
+        const HalfFacts* same = !multiple.m && asked.m ? &asked.facts : nullptr;
         StorageDecision dec = multiple.m
                                   ? scalar_scaling(plan.level(index), multiple.scale, m.rows())
                                   : decide_storage(m, plan.level(index), may_scale, plan.automatic,

@@ -35,14 +35,15 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
             counts += setup.truncated_counts;
             return setup.truncated;
         }
-        if (setup.shared_half.m) {  // A / c, exact: what truncate<half> would count on it
-            counts.subnormal += subnormal_count(*setup.shared_half.m);
+        // What truncate<half> would count on values half holds exactly (found as they were
+        // narrowed: HalfFacts).
+        if (setup.shared_half.m) {  // A / c, exact
+            counts.subnormal += setup.shared_half.facts.subnormal;
             return setup.shared_half.m;
         }
         if (setup.exact_half && setup.s.empty() && !setup.owns) {
             if (ExactHalf e = setup.exact_half(); e.m && e.scale == 1.0) {
-                // What truncate<half> would count on values half holds exactly.
-                counts.subnormal += subnormal_count(*e.m);
+                counts.subnormal += e.facts.subnormal;
                 return e.m;
             }
         }

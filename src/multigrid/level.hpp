@@ -64,6 +64,7 @@ public:
 struct ExactHalf {
     std::shared_ptr<const SgDiaMatrix<half>> m;  ///< null: FP16 holds no such multiple of A
     double scale = 1.0;
+    HalfFacts facts;  ///< m's subnormal count and range, found while it was made
 };
 
 /// Makes or returns the ExactHalf of a level's matrix (the Krylov operator's copy of A).

@@ -202,23 +202,9 @@ std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecisio
 
 }  // namespace
 
-bool outside_half_range(const SgDiaMatrix<half>& a) {
-    // On the bits of |v|: 0x0400 is 2^-14 (smallest normal), 0x77FF is 32752 (max / 2); Inf
-    // and NaN lie above. Zeros (outside the box, the padding) are inside.
-    constexpr std::uint16_t kMinNormal = 0x0400, kHalfOfMax = 0x77FF;
-    const half* v = a.values().data();
-    const std::size_t n = a.values().size();
-    unsigned outside = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto m = static_cast<std::uint16_t>(v[i].bits & 0x7fffu);
-        outside |= static_cast<unsigned>(m != 0 && (m < kMinNormal || m > kHalfOfMax));
-    }
-    return outside != 0;
-}
-
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
                                bool may_scale, bool automatic, bool fallback, bool pretruncate,
-                               const LevelReductions* dist, const SgDiaMatrix<half>* a_in_fp16) {
+                               const LevelReductions* dist, const HalfFacts* a_in_fp16) {
     if (dist != nullptr && pretruncate) {
         throw std::logic_error("decide_storage: pretruncate needs the whole level");
     }
@@ -234,8 +220,8 @@ StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requ
     };
     // Values in {0} ∪ [min normal, max/2] cannot overflow, underflow or turn subnormal: the
     // common in-range level needs no counting pass.
-    bool outside = a_in_fp16 != nullptr && st == Precision::fp16 ? outside_half_range(*a_in_fp16)
-                                                                 : needs_scaling(a, st);
+    bool outside =
+        a_in_fp16 != nullptr && st == Precision::fp16 ? a_in_fp16->outside : needs_scaling(a, st);
     if (dist != nullptr) outside = dist->any(outside);
     // The counts of what will be truncated: Â's, computed while scaling (or without building
     // Â when the level scales inside its truncation), or a's own.

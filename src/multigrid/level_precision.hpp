@@ -39,16 +39,11 @@ struct StorageDecision {
 /// (LevelReductions), every measure is combined over the processes, so all take the decision
 /// the whole level would get; `s` covers a's rows, ghost cells included. Not with
 /// `pretruncate`.
-/// `a_in_fp16`: a's values exactly in FP16 (the Krylov operator's copy), when there is one:
-/// the FP16 range check reads it instead of a (outside_half_range, a quarter of the bytes).
+/// `a_in_fp16`: the HalfFacts of a's values exactly in FP16 (the Krylov operator's copy), when
+/// there is one: the FP16 range check is theirs (found while the copy was made), no pass over a.
 StorageDecision decide_storage(const SgDiaMatrix<double>& a, LevelPrecision requested,
                                bool may_scale, bool automatic, bool fallback = true,
                                bool pretruncate = false, const LevelReductions* dist = nullptr,
-                               const SgDiaMatrix<half>* a_in_fp16 = nullptr);
-
-/// True when some value of `a` is not finite, or is nonzero and outside [FP16's smallest
-/// normal, FP16 max / 2]: decide_storage's check of whether an FP16 level needs scaling, on
-/// values already in FP16.
-bool outside_half_range(const SgDiaMatrix<half>& a);
+                               const HalfFacts* a_in_fp16 = nullptr);
 
 }  // namespace mpmg

@@ -168,10 +168,12 @@ TEST(LevelPrecision, OnePassScaledFp16WidensWhatCannotBeScaled) {
     }
 }
 
-// The FP16 range check read from a matrix already in FP16 gives what the FP64 check gives on
-// the same values (the scalar reference: |v| against FP16's smallest normal and max / 2), at
-// every edge of the range, and decide_storage takes the same decision with the copy as without.
-TEST(LevelPrecision, RangeCheckOnTheExactFp16CopyIsTheFp64Ones) {
+// The FP16 range check found while the exact FP16 copy is made (HalfFacts, from the kernel's
+// pass over the bits it wrote) gives what the FP64 check gives on the same values (the scalar
+// reference: |v| against FP16's smallest normal and max / 2), at every edge of the range, with
+// the subnormal count truncate<half> makes; decide_storage takes the same decision with the
+// facts as without. Values FP16 does not hold (NaN, Inf, 2e-5) give no copy.
+TEST(LevelPrecision, RangeCheckOfTheExactFp16CopyIsTheFp64Ones) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
     const double values[] = {
@@ -179,24 +181,27 @@ TEST(LevelPrecision, RangeCheckOnTheExactFp16CopyIsTheFp64Ones) {
         kSubnormal, -2e-5, 32768.0,        kHalfMax,        -kHalfMax,     inf,      -inf, nan};
     for (const double v : values) {
         SCOPED_TRACE(v);
-        SgDiaMatrix<double> a = laplace27(Box{6, 5, 4});
+        // Large enough for full vector chunks on every target; the value sits in the middle.
+        SgDiaMatrix<double> a = laplace27(Box{24, 20, 16});
         const int d = 5;
-        const std::int64_t cell = 37;
+        const std::int64_t cell = a.box().cells() / 2 + 3;
         ASSERT_TRUE(a.neighbour_inside(cell, d));
         a.value(d, cell, 0, 0) = v;
         SgDiaMatrix<half> h(a.box(), a.stencil(), 1);
-        for (int k = 0; k < a.stencil().size(); ++k) {
-            for (std::int64_t c = 0; c < a.box().cells(); ++c) {
-                if (a.neighbour_inside(c, k))
-                    h.value(k, c, 0, 0) = half_from_double(a.value(k, c, 0, 0));
-            }
-        }
+        HalfFacts facts;
+        const bool exact = holds_multiple(a, 1.0, h, &facts);
+        EXPECT_EQ(exact, std::isfinite(v) && to_double(half_from_double(v)) == v);
+        if (!exact) continue;
         const double m = std::fabs(v);
-        const bool want = !(m <= kHalfMaxOver2) || (m != 0.0 && m < kHalfMinNormal);  // NaN: out
-        EXPECT_EQ(outside_half_range(h), want);
+        const bool subnormal = m != 0.0 && m < kHalfMinNormal;
+        EXPECT_EQ(facts.outside, m > kHalfMaxOver2 || subnormal);
+        TruncationCounts counts;
+        (void)truncate<half>(a, counts);
+        EXPECT_EQ(facts.subnormal, counts.subnormal);
+        EXPECT_EQ(facts.subnormal, subnormal ? 1 : 0);
         const StorageDecision from_a = decide_storage(a, kP32D16, true, false);
         const StorageDecision from_h =
-            decide_storage(a, kP32D16, true, false, true, false, nullptr, &h);
+            decide_storage(a, kP32D16, true, false, true, false, nullptr, &facts);
         EXPECT_EQ(from_h.scaled, from_a.scaled);
         EXPECT_EQ(from_h.precision.storage, from_a.precision.storage);
         EXPECT_EQ(from_h.note, from_a.note);

@@ -188,13 +188,14 @@ TEST(LevelIlu, Fp64LevelSmoothsWithTheFactorsOfA) {
 // level 0, do not ask; a source without a copy (null) leaves the level to truncate A.
 TEST(HierarchySharing, Level0TakesTheExactFp16CopyOnlyWhenItStoresFp16Unscaled) {
     const SgDiaMatrix<double> a = laplace27(Box{12, 11, 10});
-    std::optional<SgDiaMatrix<half>> copy = exact_copy<half>(a);
-    ASSERT_TRUE(copy) << "Laplace's 26 and -1 are exact in FP16";
-    const auto exact = std::make_shared<const SgDiaMatrix<half>>(std::move(*copy));
+    std::optional<ExactHalfMultiple> copy = exact_multiple(a);
+    ASSERT_TRUE(copy && copy->scale == 1.0) << "Laplace's 26 and -1 are exact in FP16";
+    EXPECT_FALSE(copy->facts.outside);
+    const auto exact = std::make_shared<const SgDiaMatrix<half>>(std::move(copy->m));
     int asked = 0;
     const ExactHalfSource source = [&] {
         ++asked;
-        return ExactHalf{exact, 1.0};
+        return ExactHalf{exact, 1.0, copy->facts};
     };
     MultigridOptions mg;
     mg.smoother = SmootherKind::symgs;
@@ -224,12 +225,13 @@ TEST(HierarchySharing, Level0TakesTheExactFp16CopyOnlyWhenItStoresFp16Unscaled) 
     // (c = 1) is no help to a level that must scale (a copy of A is not a copy of the scaled
     // A), so it scales A itself and does not hold the copy.
     const SgDiaMatrix<double> big = laplace27(Box{12, 11, 10}, 2048.0);
-    std::optional<SgDiaMatrix<half>> big_copy = exact_copy<half>(big);
-    ASSERT_TRUE(big_copy);
-    const auto big_exact = std::make_shared<const SgDiaMatrix<half>>(std::move(*big_copy));
+    std::optional<ExactHalfMultiple> big_copy = exact_multiple(big);
+    ASSERT_TRUE(big_copy && big_copy->scale == 1.0);
+    EXPECT_TRUE(big_copy->facts.outside) << "53248 > FP16 max / 2";
+    const auto big_exact = std::make_shared<const SgDiaMatrix<half>>(std::move(big_copy->m));
     const ExactHalfSource big_source = [&] {
         ++asked;
-        return ExactHalf{big_exact, 1.0};
+        return ExactHalf{big_exact, 1.0, big_copy->facts};
     };
     Hierarchy scaled(big, mg, fp16, big_source);
     ASSERT_TRUE(scaled.report().front().scaled);
@@ -252,7 +254,7 @@ TEST(HierarchySharing, Level0StoresAnExactMultipleScaledByItsScalar) {
     int asked = 0;
     const ExactHalfSource source = [&] {
         ++asked;
-        return ExactHalf{m, 1e8};
+        return ExactHalf{m, 1e8, multiple->facts};
     };
     MultigridOptions mg;
     mg.smoother = SmootherKind::symgs;

@@ -113,42 +113,36 @@ TruncationCounts count_truncation(const SgDiaMatrix<double>& a) {
     });
 }
 
-/// The subnormal values of an FP16 matrix: what truncate<half> counts when every value of its
-/// source is exact in FP16 (nothing overflows or underflows then).
-inline long long subnormal_count(const SgDiaMatrix<half>& a) {
-    const half* v = a.values().data();
-    const auto n = static_cast<std::int64_t>(a.values().size());
-    long long count = 0;
-#pragma omp parallel for reduction(+ : count) schedule(static) if (n > 65536)
-    for (std::int64_t k = 0; k < n; ++k) {
-        const std::uint16_t b = v[k].bits;
-        count += (b & 0x7c00u) == 0 && (b & 0x03ffu) != 0;
-    }
-    return count;
-}
-
 namespace detail {
 
-/// narrow(src, dst, n) over the values of every offset of `a` whose neighbour is inside the box,
-/// into `out` (a's shape), in parallel over the offsets; true when every call returned true.
-/// Stops at the first run whose call returns false (out then partly written).
+/// narrow(src, dst, n, facts) over the values of every offset of `a` whose neighbour is inside
+/// the box, into `out` (a's shape), in parallel over the offsets; true when every call returned
+/// true, `facts` (when not null) then the sum of what the calls added to theirs. Stops at the
+/// first run whose call returns false (out then partly written).
 template <class S, class Narrow>
-bool narrow_all_exact(const SgDiaMatrix<double>& a, SgDiaMatrix<S>& out, Narrow narrow) {
+bool narrow_all_exact(const SgDiaMatrix<double>& a, SgDiaMatrix<S>& out, Narrow narrow,
+                      HalfFacts* facts = nullptr) {
     const std::int64_t rr = std::int64_t{a.block()} * a.block();
     std::atomic<bool> exact{true};
+    std::vector<HalfFacts> per(static_cast<std::size_t>(a.stencil().size()));
 #pragma omp parallel for schedule(dynamic, 1)
     for (int d = 0; d < a.stencil().size(); ++d) {
         const double* src = a.diagonal(d);
         S* dst = out.diagonal(d);
+        HalfFacts& f = per[static_cast<std::size_t>(d)];
         for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
             if (!exact.load(std::memory_order_relaxed)) return;
             const std::int64_t at = first * rr;
-            if (!narrow(src + at, dst + at, cells * rr)) {
+            if (!narrow(src + at, dst + at, cells * rr, f)) {
                 exact.store(false, std::memory_order_relaxed);
             }
         });
     }
-    return exact.load();
+    if (!exact.load()) return false;
+    if (facts != nullptr) {
+        for (const HalfFacts& f : per) *facts += f;
+    }
+    return true;
 }
 
 }  // namespace detail
@@ -160,7 +154,8 @@ template <class S>
 std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
     const bool exact =
-        detail::narrow_all_exact(a, out, [](const double* src, S* dst, std::int64_t n) {
+        detail::narrow_all_exact(a, out, [](const double* src, S* dst, std::int64_t n,
+                                            HalfFacts& /*facts: unused*/) {
             return kernels::narrow_exact(src, dst, n);
         });
     if (!exact) return std::nullopt;
@@ -168,10 +163,11 @@ std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
 }
 
 /// A matrix that is a scalar multiple of one FP16 holds exactly: A = scale x m, value by value
-/// (m = A / scale, and m scale gives A back in FP64).
+/// (m = A / scale, and m scale gives A back in FP64); `facts`: m's (HalfFacts).
 struct ExactHalfMultiple {
     SgDiaMatrix<half> m;
     double scale = 1.0;
+    HalfFacts facts;
 };
 
 inline constexpr std::int64_t kScaleSample = 4096;  ///< values per offset sampled_scale reads
@@ -195,23 +191,30 @@ inline double sampled_scale(const SgDiaMatrix<double>& a) {
 }
 
 /// out = A / c, true when FP16 holds every such value whose neighbour is inside the box exactly
-/// (and each gives a_ij back times c; kernels::narrow_exact_multiple). Stops at the first run
-/// with a value it does not hold (out then partly written). `out` has a's shape.
-inline bool holds_multiple(const SgDiaMatrix<double>& a, double c, SgDiaMatrix<half>& out) {
-    return detail::narrow_all_exact(a, out, [c](const double* src, half* dst, std::int64_t n) {
-        return c == 1.0 ? kernels::narrow_exact(src, dst, n)
-                        : kernels::narrow_exact_multiple(src, c, dst, n);
-    });
+/// (and each gives a_ij back times c; kernels::narrow_exact_multiple), `facts` (when not null)
+/// then added the HalfFacts of out's values. Stops at the first run with a value it does not
+/// hold (out then partly written). `out` has a's shape.
+inline bool holds_multiple(const SgDiaMatrix<double>& a, double c, SgDiaMatrix<half>& out,
+                           HalfFacts* facts = nullptr) {
+    return detail::narrow_all_exact(
+        a, out,
+        [c](const double* src, half* dst, std::int64_t n, HalfFacts& f) {
+            return c == 1.0 ? kernels::narrow_exact(src, dst, n, &f)
+                            : kernels::narrow_exact_multiple(src, c, dst, n, &f);
+        },
+        facts);
 }
 
 /// A as scale x m with m exact in FP16: scale 1 when FP16 holds A itself (exact_copy<half>),
 /// else the sampled_scale, or nothing when neither holds every value whose neighbour is inside
 /// the box. Each try stops at the first run with a value it does not hold.
 inline std::optional<ExactHalfMultiple> exact_multiple(const SgDiaMatrix<double>& a) {
-    ExactHalfMultiple out{SgDiaMatrix<half>(a.box(), a.stencil(), a.block()), 1.0};
-    if (holds_multiple(a, 1.0, out.m)) return out;
+    ExactHalfMultiple out{SgDiaMatrix<half>(a.box(), a.stencil(), a.block()), 1.0, {}};
+    if (holds_multiple(a, 1.0, out.m, &out.facts)) return out;
     const double c = sampled_scale(a);
-    if (!std::isfinite(c) || c == 1.0 || !holds_multiple(a, c, out.m)) return std::nullopt;
+    if (!std::isfinite(c) || c == 1.0 || !holds_multiple(a, c, out.m, &out.facts)) {
+        return std::nullopt;
+    }
     out.scale = c;
     return out;
 }
