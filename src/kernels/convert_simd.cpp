@@ -188,8 +188,8 @@ HWY_INLINE void add_half_facts(std::uint16_t bits, HalfFacts& f) {
 /// max / 2?) and the smallest |bits| - 1 (a subnormal's is below 0x3ff; zero wraps to 0xffff),
 /// and a chunk with a subnormal is counted again value by value.
 template <bool kMultiple, class S>
-bool narrow_exact_any(const double* HWY_RESTRICT src, double c, S* HWY_RESTRICT dst,
-                      std::int64_t n, HalfFacts* facts) {
+bool narrow_exact_any(const double* HWY_RESTRICT src, double c, S* HWY_RESTRICT dst, std::int64_t n,
+                      HalfFacts* facts) {
     constexpr bool kFacts = std::is_same_v<S, half>;
     const hn::ScalableTag<double> d;
     const hn::Rebind<std::uint16_t, decltype(d)> du16;

@@ -351,10 +351,9 @@ TEST(ConvertSimd, ExactNarrowingFindsTheHalfFacts) {
                 std::vector<half> out(len);
                 HalfFacts facts{.subnormal = 5, .outside = false};
                 const auto n = static_cast<std::int64_t>(len);
-                const bool ok = c == 1.0
-                                    ? kernels::narrow_exact(v.data(), out.data(), n, &facts)
-                                    : kernels::narrow_exact_multiple(v.data(), c, out.data(), n,
-                                                                     &facts);
+                const bool ok =
+                    c == 1.0 ? kernels::narrow_exact(v.data(), out.data(), n, &facts)
+                             : kernels::narrow_exact_multiple(v.data(), c, out.data(), n, &facts);
                 ASSERT_TRUE(ok);
                 const HalfFacts want = reference_facts(v, len, c);
                 ASSERT_EQ(facts.subnormal, 5 + want.subnormal) << "len " << len;

@@ -153,9 +153,8 @@ bool narrow_all_exact(const SgDiaMatrix<double>& a, SgDiaMatrix<S>& out, Narrow 
 template <class S>
 std::optional<SgDiaMatrix<S>> exact_copy(const SgDiaMatrix<double>& a) {
     SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
-    const bool exact =
-        detail::narrow_all_exact(a, out, [](const double* src, S* dst, std::int64_t n,
-                                            HalfFacts& /*facts: unused*/) {
+    const bool exact = detail::narrow_all_exact(
+        a, out, [](const double* src, S* dst, std::int64_t n, HalfFacts& /*facts: unused*/) {
             return kernels::narrow_exact(src, dst, n);
         });
     if (!exact) return std::nullopt;
