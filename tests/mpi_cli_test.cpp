@@ -134,6 +134,14 @@ void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks) {
     const long long block = s["hierarchy"]["levels"][0]["block"].get<long long>();
     EXPECT_EQ(cells * block, s["rows"].get<long long>());
     EXPECT_GE(part["distributed_levels"].get<int>(), 1);
+    // Per level the ranks that run it: all, then fewer, down to rank 0.
+    const json& level_ranks = part["level_ranks"];
+    ASSERT_EQ(level_ranks.size(), lp.size());
+    EXPECT_EQ(level_ranks.front(), ranks);
+    EXPECT_EQ(level_ranks.back(), 1);
+    for (std::size_t l = 1; l < level_ranks.size(); ++l) {
+        EXPECT_LE(level_ranks[l].get<int>(), level_ranks[l - 1].get<int>()) << l;
+    }
     EXPECT_TRUE(s["partition"].is_null());
     EXPECT_EQ(part["setup"].get<std::string>().rfind("distributed", 0), 0) << part["setup"];
 }
@@ -432,6 +440,21 @@ TEST(Mpi, JacobiSmootherReproducesTheSerialHistory) {
         "solve --problem laplace27 --grid 45,14,12 --precision K64P64D64 --smoother jacobi "
         "--quiet",
         {2, 3});
+}
+
+// Four ranks on a grid long in z (1x1x4): level 2's blocks (4x4x16) are too small, so it and
+// the coarser levels move onto the merged partition's two holders (4x4x32 each), the coarsest
+// onto rank 0 (level_ranks 4, 4, 2, 1); with the Jacobi smoother the history is still the
+// serial one.
+TEST(Mpi, CoarseLevelsMergeOntoFewerRanksWithTheSerialHistory) {
+    const std::string args =
+        "solve --problem laplace27 --grid 16,16,256 --precision K64P64D64 --smoother jacobi "
+        "--quiet";
+    expect_serial_history(args, {4});
+    const MpiRun r = mpmg(4, args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.result["partition"]["level_ranks"], json::parse("[4, 4, 2, 1]"))
+        << r.result["partition"].dump();
 }
 
 // A file read in parts with --rhs: every rank reads b whole and keeps its rows; with the Jacobi

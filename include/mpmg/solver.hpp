@@ -38,6 +38,9 @@ struct PartitionInfo {
     std::vector<std::array<int, 6>> boxes;
     /// Levels 0 .. distributed_levels-1 are distributed; the coarser ones run on rank 0.
     int distributed_levels = 0;
+    /// Per level, the ranks that run it: all of them, then fewer where coarse levels are
+    /// agglomerated onto 1/8 of the ranks (2 x 2 x 2 blocks into one), then 1 (rank 0).
+    std::vector<int> level_ranks;
     std::string smoother;  ///< how smoothing crosses process boundaries
     /// Rank 0's communication during setup and solve (MPI_Wtime, waits included): halo
     /// exchanges, global reductions, agglomeration (gather/scatter) and the agglomerated cycles.

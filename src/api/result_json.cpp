@@ -43,6 +43,7 @@ json partition_json(const std::optional<PartitionInfo>& p) {
                 {"dims", p->dims},
                 {"boxes", boxes},
                 {"distributed_levels", p->distributed_levels},
+                {"level_ranks", p->level_ranks},
                 {"smoother", p->smoother},
                 {"comm",
                  {{"halo_s", p->halo_s},

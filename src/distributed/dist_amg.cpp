@@ -491,6 +491,10 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
             {static_cast<int>(rp.first(q)), 0, 0, static_cast<int>(rp.rows(q)), 1, 1});
     }
     info.distributed_levels = distributed_levels;
+    info.level_ranks.assign(out.levels.size(), 1);  // the distributed levels, then rank 0's
+    for (int l = 0; l < distributed_levels && l < static_cast<int>(out.levels.size()); ++l) {
+        info.level_ranks[static_cast<std::size_t>(l)] = rp.size();
+    }
     report_comm(info);
     info.smoother =
         "hybrid: the smoother runs inside each rank's diagonal block; across ranks it uses the "

@@ -331,6 +331,33 @@ SgDiaMatrix<double> gather_whole(const GhostedRows& g, const Partition& p, MPI_C
     return whole;
 }
 
+GhostedRows gather_merged_rows(const GhostedRows& g, const Partition& p, const Partition& merged,
+                               int margin, MPI_Comm comm, MPI_Comm sub) {
+    constexpr int kTag = 7102;
+    const std::int64_t per_cell = std::int64_t{g.a.stencil().size()} * g.a.block() * g.a.block();
+    const int me = p.rank(), m = p.merged_rank(me);
+    std::vector<double> mine(static_cast<std::size_t>(p.local().cells() * per_cell));
+    pack_rows(g.a, g.lo, owned(p, me), mine.data());
+    if (p.holder(m) != me) {
+        MPI_Send(mine.data(), as_count(static_cast<std::int64_t>(mine.size())), MPI_DOUBLE,
+                 p.holder(m), kTag, comm);
+        return {};
+    }
+    const auto [lo, box] = grown_box(merged, m, margin);
+    GhostedRows out{lo, SgDiaMatrix<double>(box, g.a.stencil(), g.a.block())};
+    unpack_rows(mine.data(), owned(p, me), out.a, out.lo);
+    std::vector<double> in;
+    for (int r = 0; r < p.size(); ++r) {
+        if (r == me || p.merged_rank(r) != m) continue;
+        in.resize(static_cast<std::size_t>(p.box(r).cells() * per_cell));
+        MPI_Recv(in.data(), as_count(static_cast<std::int64_t>(in.size())), MPI_DOUBLE, r, kTag,
+                 comm, MPI_STATUS_IGNORE);
+        unpack_rows(in.data(), owned(p, r), out.a, out.lo);
+    }
+    fill_ghost_rows(out, merged, margin, sub);
+    return out;
+}
+
 std::array<double, 3> direction_strengths(const GhostedRows& g, const Partition& p, MPI_Comm comm) {
     // Per offset (in the 27-point order): sum of |a_ij| and entry count over this process's
     // rows whose neighbour lies inside the grid.

@@ -100,6 +100,14 @@ std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm)
 /// get an empty matrix): the first agglomerated level, which rank 0 coarsens on.
 SgDiaMatrix<double> gather_whole(const GhostedRows& g, const Partition& p, MPI_Comm comm);
 
+/// The operator onto the processes of `merged` (Partition::merged of p): every process sends
+/// its own rows to the holder of its merged block, and each holder gets its GhostedRows on
+/// `merged` grown by `margin`, the ghost rows filled from the other holders over `sub` (the
+/// holders' communicator, ranked as in `merged`). Collective over `comm`; a process that holds
+/// no merged block gets empty rows.
+GhostedRows gather_merged_rows(const GhostedRows& g, const Partition& p, const Partition& merged,
+                               int margin, MPI_Comm comm, MPI_Comm sub);
+
 struct DistCoarseLevel {
     Partition coarse;  ///< the coarse grid's partition (Partition::coarsened per step)
     GhostedRows rows;  ///< this process's coarse rows, grown by the margin asked for

@@ -27,7 +27,9 @@ using level_vectors::to_level;
 
 // A level stays distributed while every process block has at least this many cells and at
 // least two cells per direction; below, halo latency outweighs the work and the rest of the
-// hierarchy is agglomerated onto rank 0.
+// hierarchy is agglomerated: onto the processes of the merged partition (2 x 2 x 2 blocks
+// into one) where its blocks are that large again and there are at least two, else onto
+// rank 0.
 constexpr std::int64_t kMinLocalCells = 512;
 
 // An unscaled FP64 level keeps its block instead of a copy: the caller's (which outlives the
@@ -180,8 +182,9 @@ std::int64_t min_local_cells(const Partition& p) {
 
 DistHierarchy::DistHierarchy(const GhostedRows& rows0, const Partition& p,
                              const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
-                             Fp64BlockSource block0, ExactHalfSource exact_half0)
-    : comm_(comm), mg_(mg), block_(rows0.a.block()) {
+                             Fp64BlockSource block0, ExactHalfSource exact_half0, int first_level)
+    : comm_(comm), mg_(mg), first_(first_level), block_(rows0.a.block()) {
+    if (first_ > 0) block0 = {};    // a nested hierarchy's first level is not A
     if (!block0) exact_half0 = {};  // it is block0's copy
     setup(rows0, p, plan, std::move(block0), exact_half0);
     for (std::size_t i = 0; i < report_.size(); ++i) {
@@ -204,7 +207,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
     // whole A (compute_scaling with the measures combined over the processes: each s_i comes
     // from its own row), scaled row by row on the grown box, and the hierarchy is coarsened
     // from it as serially.
-    const bool scale_first = mg_.scaling == ScalingKind::scale_then_setup;
+    const bool scale_first = mg_.scaling == ScalingKind::scale_then_setup && first_ == 0;
     std::vector<double> s0;  // on rows0's box
     double g0 = 0.0, g0_max = 0.0;
     if (scale_first) {
@@ -220,16 +223,20 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
     }
     parts_.push_back(p);
     int l = 0;
+    bool small_blocks = false;  // the loop stopped because level l's blocks are too small
     for (;; ++l) {
         const Partition& pl = parts_.back();
         // Level l stays distributed when it has a coarser level (as galerkin_levels decides)
         // and the coarser blocks stay large enough.
         std::optional<DistCoarseLevel> next;
-        if (l + 1 < mg_.max_levels && pl.global().cells() * block_ > mg_.max_coarse_rows &&
-            pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells) {
-            next = coarsen(*cur, pl, copt, kGalerkinMargin, comm_);
+        const bool coarsens =
+            first_ + l + 1 < mg_.max_levels && pl.global().cells() * block_ > mg_.max_coarse_rows;
+        const bool large = pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells;
+        if (coarsens && large) next = coarsen(*cur, pl, copt, kGalerkinMargin, comm_);
+        if (!next) {
+            small_blocks = coarsens && !large;
+            break;
         }
-        if (!next) break;
         auto t = std::make_unique<DistTransfer>(transfers_.emplace_back(std::move(next->transfer)),
                                                 pl, comm_, std::move(next->weights));
         if (!t->valid()) {
@@ -239,7 +246,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         LevelReport rep;
         TruncationCounts ghost;
         LevelSetup setup = distributed_level_setup(
-            *cur, pl, l, mg_, plan, comm_, l == 0 ? block0 : Fp64BlockSource{}, ghost, rep,
+            *cur, pl, first_ + l, mg_, plan, comm_, l == 0 ? block0 : Fp64BlockSource{}, ghost, rep,
             l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr);
         if (l == 0 && block0) setup.exact_half = exact_half0;
         if (l == 0 && scale_first) {  // as level_setup: level 0 carries the scaling
@@ -250,7 +257,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
             rep.scale_g_max = g0_max;
             rep.note = "scale-then-setup: A scaled before coarsening";
         }
-        dist_.push_back(make_level(l, setup, false, rep));
+        dist_.push_back(make_level(first_ + l, setup, false, rep));
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm_);
         rep.matrix_bytes = rep.nnz * bytes_of(rep.storage);
@@ -261,10 +268,44 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         cur = &rows;
         parts_.push_back(next->coarse);
     }
-    // Level l and the coarser ones are agglomerated onto rank 0, which gathers level l whole (A
-    // itself when nothing is distributed: the serial setup then scales it where it must) and
-    // coarses it on; every process reports rank 0's levels, and an error there stops all.
-    const bool whole_a = l == 0;
+    // Level l and the coarser ones are agglomerated. Onto the merged partition's processes when
+    // its blocks are large enough to stay distributed: each holder of a merged block gathers
+    // the rows of its 2 x 2 x 2 blocks and the holders build the rest of the hierarchy as a
+    // nested DistHierarchy over their own communicator, from level l on (which agglomerates
+    // again, in turn, where its blocks get small); every process reports its levels, and an
+    // error there stops all.
+    const bool whole_a = first_ == 0 && l == 0;
+    if (!whole_a && small_blocks) {
+        const Partition& pl = parts_.back();
+        const Partition any = pl.merged(-1);
+        if (any.size() >= 2 && any.size() < pl.size() && any.min_extent() >= 2 &&
+            min_local_cells(any) >= kMinLocalCells) {
+            const int m = pl.merged_rank(pl.rank());
+            const bool holder = pl.holder(m) == pl.rank();
+            merged_ = pl.merged(holder ? m : -1);
+            merging_ = true;
+            MPI_Comm_split(comm_, holder ? 0 : MPI_UNDEFINED, m, &sub_);
+            const GhostedRows rows_m =
+                gather_merged_rows(*cur, pl, merged_, kGalerkinMargin, comm_, sub_);
+            std::vector<LevelReport> nested_reports;
+            (void)run_agreed(
+                [&] {
+                    if (holder) {
+                        nested_ = std::make_unique<DistHierarchy>(rows_m, merged_, mg_, plan, sub_,
+                                                                  Fp64BlockSource{},
+                                                                  ExactHalfSource{}, first_ + l);
+                        nested_reports = nested_->report();
+                    }
+                    return 0;
+                },
+                comm_);
+            broadcast_reports(nested_reports, comm_);
+            report_.insert(report_.end(), nested_reports.begin(), nested_reports.end());
+            return;
+        }
+    }
+    // Else onto rank 0, which gathers level l whole (A itself when nothing is distributed: the
+    // serial setup then scales it where it must) and coarses it on.
     const bool root = parts_.front().rank() == 0;
     tail_first_ = gather_whole(whole_a ? rows0 : *cur, parts_.back(), comm_);
     std::vector<LevelReport> tail_reports;
@@ -272,7 +313,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         [&] {
             if (root) {
                 GalerkinLevels g = whole_a ? galerkin_levels(tail_first_, mg_)
-                                           : galerkin_levels_from(tail_first_, l, mg_);
+                                           : galerkin_levels_from(tail_first_, first_ + l, mg_);
                 build_tail(g, tail_first_, not_owned(tail_first_), plan, tail_reports);
             }
             return 0;
@@ -286,7 +327,7 @@ void DistHierarchy::build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& fir
                                const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,
                                const PrecisionPlan& plan, std::vector<LevelReport>& reports) {
     coarse_sweeps_ = g.coarse_sweeps;
-    const int l0 = g.first;
+    const int l0 = g.first - first_;  // in transfers_ (this hierarchy's levels)
     // The tail's transfers continue transfers_ (level l0 + i -> l0 + i + 1).
     for (Transfer& t : g.transfers) transfers_.push_back(std::move(t));
     const int nl = static_cast<int>(g.mats.size());
@@ -296,16 +337,70 @@ void DistHierarchy::build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& fir
         LevelSetup setup = level_setup(g, i, mg_, plan, rep);
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l0 + i)];
         setup.shared_fp64 = fp64_to_share(g, i, first, shared_first, setup);
-        tail_.push_back(make_level(l0 + i, setup, last && g.direct, rep));
+        tail_.push_back(make_level(g.first + i, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(i)]->nnz() * bytes_of(rep.storage);
         reports.push_back(std::move(rep));
     }
 }
 
-DistHierarchy::~DistHierarchy() = default;
+DistHierarchy::~DistHierarchy() {
+    nested_.reset();  // its levels and communicators first
+    if (sub_ != MPI_COMM_NULL) MPI_Comm_free(&sub_);
+}
+
+int DistHierarchy::distributed_levels() const {
+    return static_cast<int>(dist_.size()) + (nested_ ? nested_->distributed_levels() : 0);
+}
 
 double DistHierarchy::grid_complexity() const { return mpmg::grid_complexity(report_); }
 double DistHierarchy::operator_complexity() const { return mpmg::operator_complexity(report_); }
+
+std::vector<int> DistHierarchy::level_ranks() const {
+    std::vector<int> out;
+    for (std::size_t l = 0; l < dist_.size(); ++l) out.push_back(parts_[l].size());
+    if (nested_) {
+        const std::vector<int> more = nested_->level_ranks();
+        out.insert(out.end(), more.begin(), more.end());
+    }
+    out.resize(report_.size(), 1);
+    return out;
+}
+
+void DistHierarchy::enter(int l, std::vector<double>& v) {
+    const int nd = static_cast<int>(dist_.size());
+    if (l < nd) {
+        Level& lev = *dist_[static_cast<std::size_t>(l)];
+        to_level(v, lev);
+        lev.finish_rhs();
+    } else if (merging_) {
+        gather_merged(v, parts_[static_cast<std::size_t>(nd)], merged_, block_, comm_, merged_v_);
+        if (nested_) nested_->enter(0, merged_v_);
+    } else {
+        gather_to_root(v, global_);
+        if (parts_.front().rank() == 0) {
+            to_level(global_, *tail_.front());
+            tail_.front()->finish_rhs();
+        }
+    }
+}
+
+void DistHierarchy::leave(int l, std::vector<double>& v) {
+    const int nd = static_cast<int>(dist_.size());
+    if (l < nd) {
+        Level& lev = *dist_[static_cast<std::size_t>(l)];
+        lev.unscale_solution();
+        from_level(lev, v);
+    } else if (merging_) {
+        if (nested_) nested_->leave(0, merged_v_);
+        scatter_merged(merged_v_, parts_[static_cast<std::size_t>(nd)], merged_, block_, comm_, v);
+    } else {
+        if (parts_.front().rank() == 0) {
+            tail_.front()->unscale_solution();
+            from_level(*tail_.front(), global_);
+        }
+        scatter_from_root(global_, v);
+    }
+}
 
 void DistHierarchy::gather_to_root(const std::vector<double>& local, std::vector<double>& global) {
     gather(local, parts_[dist_.size()], block_, comm_, global, buf_);
@@ -317,7 +412,11 @@ void DistHierarchy::scatter_from_root(const std::vector<double>& global,
 }
 
 void DistHierarchy::cycle(int l, CycleKind kind) {
-    const int nd = distributed_levels();
+    const int nd = static_cast<int>(dist_.size());
+    if (l == nd && merging_) {  // agglomerated onto the holders: the rhs is in nested_'s level
+        if (nested_) nested_->cycle(0, kind);
+        return;
+    }
     if (l == nd) {  // agglomerated: the rhs is on rank 0's first tail level
         if (parts_.front().rank() == 0) {
             const double t0 = MPI_Wtime();
@@ -332,21 +431,9 @@ void DistHierarchy::cycle(int l, CycleKind kind) {
     std::vector<double>& coarse = coarse_[static_cast<std::size_t>(l)];  // kept: no page faults
     lev.residual_unscaled(fine_);
     t.restrict_to(fine_, coarse);
-    Level* next = l + 1 < nd ? dist_[static_cast<std::size_t>(l + 1)].get() : nullptr;
-    if (next == nullptr) {
-        gather_to_root(coarse, global_);
-        if (parts_.front().rank() == 0) next = tail_.front().get();
-    }
-    if (next != nullptr) {
-        to_level(l + 1 < nd ? coarse : global_, *next);
-        next->finish_rhs();
-    }
+    enter(l + 1, coarse);
     visit_coarser(kind, [&](CycleKind k) { cycle(l + 1, k); });
-    if (next != nullptr) {
-        next->unscale_solution();
-        from_level(*next, l + 1 < nd ? coarse : global_);
-    }
-    if (l + 1 == nd) scatter_from_root(global_, coarse);
+    leave(l + 1, coarse);
     t.interpolate(coarse, fine_);
     lev.add_correction(fine_);
     lev.smooth(mg_.post_sweeps, false);

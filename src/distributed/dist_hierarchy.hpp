@@ -10,7 +10,12 @@
 // block, plus a HaloBoundary for the entries that couple it to other processes: Gauss-Seidel
 // is hybrid (lexicographic inside a process, Jacobi across process boundaries with halo values
 // from before the sweep), residuals and transfers exchange halos so they equal the serial
-// ones. Once a level's process blocks get small, the remaining levels are agglomerated: rank 0
+// ones. Once a level's process blocks get small, the remaining levels are agglomerated. Where
+// merging 2 x 2 x 2 blocks into one (Partition::merged) leaves at least two processes with
+// blocks large enough again, the holders of the merged blocks gather their rows and build the
+// rest as a nested DistHierarchy over their own communicator (which agglomerates again in
+// turn; the others wait for the correction in the scatter): the coarse levels of a run on
+// many processes shrink onto 1/8 of them per stage instead of all onto one. Else rank 0
 // gathers that level, coarsens it further and runs those levels with the serial hierarchy's
 // cycle (with its LU on the coarsest); it broadcasts their reports.
 #pragma once
@@ -44,10 +49,12 @@ public:
     /// it; the block and rows0 must outlive the hierarchy (an FP64 level 0 reads the block
     /// instead of a copy). `exact_half0`: the block in FP16 when FP16 holds it exactly (the
     /// Krylov operator's copy, LevelSetup::exact_half), shared by a level 0 that stores FP16
-    /// unscaled, which then never asks for the FP64 block.
+    /// unscaled, which then never asks for the FP64 block. `first_level`: the index of
+    /// rows0's level in the whole hierarchy (the precision plan's; > 0 for the nested hierarchy
+    /// of an agglomeration onto a subset, whose first level is not A).
     DistHierarchy(const GhostedRows& rows0, const Partition& p, const MultigridOptions& mg,
                   const PrecisionPlan& plan, MPI_Comm comm, Fp64BlockSource block0 = {},
-                  ExactHalfSource exact_half0 = {});
+                  ExactHalfSource exact_half0 = {}, int first_level = 0);
     ~DistHierarchy();
     DistHierarchy(const DistHierarchy&) = delete;
     DistHierarchy& operator=(const DistHierarchy&) = delete;
@@ -55,8 +62,12 @@ public:
     const std::vector<LevelReport>& report() const { return report_; }
     double grid_complexity() const;
     double operator_complexity() const;
-    /// Levels 0 .. distributed_levels()-1 are distributed; the rest live on rank 0.
-    int distributed_levels() const { return static_cast<int>(dist_.size()); }
+    /// Levels 0 .. distributed_levels()-1 are distributed (over all processes, then over the
+    /// merged partitions' holders; as rank 0 sees it); the rest live on rank 0.
+    int distributed_levels() const;
+    /// Per level, the processes that run it: all, then the merged partitions' holders, then 1
+    /// for rank 0's levels (as rank 0 sees it).
+    std::vector<int> level_ranks() const;
 
     /// z = M^{-1} r on this process's blocks (collective). K is double or float.
     template <class K>
@@ -71,11 +82,17 @@ private:
                     const std::shared_ptr<const SgDiaMatrix<double>>& shared_first,
                     const PrecisionPlan& plan, std::vector<LevelReport>& reports);
     void cycle(int l, CycleKind kind);
+    /// Level l's right-hand side `v` (this process's block on parts_[l]) into the level that
+    /// runs it (distributed here, the nested hierarchy's first, or rank 0's first tail level);
+    /// leave() gives that level's solution back into `v`. Collective.
+    void enter(int l, std::vector<double>& v);
+    void leave(int l, std::vector<double>& v);
     void gather_to_root(const std::vector<double>& local, std::vector<double>& global);
     void scatter_from_root(const std::vector<double>& global, std::vector<double>& local);
 
     MPI_Comm comm_;
     MultigridOptions mg_;
+    int first_ = 0;                             ///< the first level's index in the whole hierarchy
     std::vector<Partition> parts_;              // parts_[l] for l <= distributed_levels()
     std::vector<std::unique_ptr<Level>> dist_;  // this process's blocks of the distributed levels
     std::vector<std::unique_ptr<DistTransfer>> dist_transfers_;  // dist_[l] -> level l + 1
@@ -87,6 +104,13 @@ private:
     SgDiaMatrix<double> tail_first_;  // rank 0: the first agglomerated level, whole
     std::vector<double> buf_, global_, fine_;
     std::vector<std::vector<double>> coarse_;  // coarse_[l]: level l + 1's vector in FP64
+    // Agglomeration onto the merged partition's holders (merging_): their communicator, and
+    // on a holder the nested hierarchy of the levels from dist_.size() on and its vector.
+    bool merging_ = false;
+    Partition merged_;
+    MPI_Comm sub_ = MPI_COMM_NULL;
+    std::unique_ptr<DistHierarchy> nested_;
+    std::vector<double> merged_v_;
 };
 
 }  // namespace mpmg::dist

@@ -515,6 +515,75 @@ void scatter(const std::vector<double>& global, const Partition& p, int block, M
     ++comm_stats().agglomerations;
 }
 
+namespace {
+
+/// The processes of `p` whose blocks lie in merged block `m` (the holder first).
+std::vector<int> members_of(const Partition& p, int m) {
+    std::vector<int> out{p.holder(m)};
+    for (int r = 0; r < p.size(); ++r) {
+        if (p.merged_rank(r) == m && r != out.front()) out.push_back(r);
+    }
+    return out;
+}
+
+constexpr int kMergedTag = 7101;
+
+}  // namespace
+
+void gather_merged(const std::vector<double>& local, const Partition& p, const Partition& merged,
+                   int block, MPI_Comm comm, std::vector<double>& merged_local) {
+    const double t0 = MPI_Wtime();
+    const int me = p.rank(), m = p.merged_rank(me);
+    if (p.holder(m) != me) {
+        MPI_Send(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, p.holder(m), kMergedTag,
+                 comm);
+    } else {
+        const Box mb = merged.box(m);
+        const auto mlo = merged.lo(m);
+        merged_local.resize(static_cast<std::size_t>(mb.cells() * block));
+        std::vector<double> in;
+        for (const int r : members_of(p, m)) {
+            const std::vector<double>* from = &local;
+            if (r != me) {
+                in.resize(static_cast<std::size_t>(p.box(r).cells() * block));
+                MPI_Recv(in.data(), static_cast<int>(in.size()), MPI_DOUBLE, r, kMergedTag, comm,
+                         MPI_STATUS_IGNORE);
+                from = &in;
+            }
+            copy_cells(from->data(), p.box(r), p.lo(r), merged_local.data(), mb, mlo, p.lo(r),
+                       p.box(r), block);
+        }
+    }
+    comm_stats().agglomerate_s += MPI_Wtime() - t0;
+    ++comm_stats().agglomerations;
+}
+
+void scatter_merged(const std::vector<double>& merged_local, const Partition& p,
+                    const Partition& merged, int block, MPI_Comm comm, std::vector<double>& local) {
+    const double t0 = MPI_Wtime();
+    const int me = p.rank(), m = p.merged_rank(me);
+    local.resize(static_cast<std::size_t>(p.local().cells() * block));
+    if (p.holder(m) != me) {
+        MPI_Recv(local.data(), static_cast<int>(local.size()), MPI_DOUBLE, p.holder(m), kMergedTag,
+                 comm, MPI_STATUS_IGNORE);
+    } else {
+        const Box mb = merged.box(m);
+        const auto mlo = merged.lo(m);
+        std::vector<double> out;
+        for (const int r : members_of(p, m)) {
+            std::vector<double>* to = r == me ? &local : &out;
+            to->resize(static_cast<std::size_t>(p.box(r).cells() * block));
+            copy_cells(merged_local.data(), mb, mlo, to->data(), p.box(r), p.lo(r), p.lo(r),
+                       p.box(r), block);
+            if (r != me) {
+                MPI_Send(out.data(), static_cast<int>(out.size()), MPI_DOUBLE, r, kMergedTag, comm);
+            }
+        }
+    }
+    comm_stats().agglomerate_s += MPI_Wtime() - t0;
+    ++comm_stats().agglomerations;
+}
+
 CommStats& comm_stats() {
     static CommStats stats;
     return stats;

@@ -184,6 +184,15 @@ void gather(const std::vector<double>& local, const Partition& p, int block, MPI
 void scatter(const std::vector<double>& global, const Partition& p, int block, MPI_Comm comm,
              std::vector<double>& local, std::vector<double>& buf);
 
+/// Agglomeration onto a subset (Partition::merged): each process's block `local` of a vector on
+/// `p` goes to the holder of its merged block, which assembles its block of the merged
+/// partition in `merged_local` (left alone elsewhere). Collective over `comm` (p's processes).
+void gather_merged(const std::vector<double>& local, const Partition& p, const Partition& merged,
+                   int block, MPI_Comm comm, std::vector<double>& merged_local);
+/// The inverse: each holder's `merged_local` back to the processes of its blocks, into `local`.
+void scatter_merged(const std::vector<double>& merged_local, const Partition& p,
+                    const Partition& merged, int block, MPI_Comm comm, std::vector<double>& local);
+
 /// What this process spent communicating since the last reset (for the scaling model of
 /// `mpmg bench scaling`); MPI_Wtime, including waits for slower processes.
 struct CommStats {

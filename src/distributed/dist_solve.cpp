@@ -164,6 +164,7 @@ private:
 /// How the last DistHierarchy built came out (for the partition report).
 struct HierarchyShape {
     int distributed_levels = 0;
+    std::vector<int> level_ranks;
 };
 
 /// The guard's view of a DistHierarchy; notes its shape.
@@ -174,6 +175,7 @@ public:
               Fp64BlockSource block0, ExactHalfSource exact_half0)
         : h_(rows0, p, mg, plan, comm, std::move(block0), std::move(exact_half0)) {
         shape->distributed_levels = h_.distributed_levels();
+        shape->level_ranks = h_.level_ranks();
     }
     void apply(const double* r, double* z) override { h_.apply(r, z); }
     void apply(const float* r, float* z) override { h_.apply(r, z); }
@@ -282,6 +284,7 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
         info.boxes.push_back({lo[0], lo[1], lo[2], b.nx, b.ny, b.nz});
     }
     info.distributed_levels = shape.distributed_levels;
+    info.level_ranks = shape.level_ranks;
     report_comm(info);
     info.smoother =
         "hybrid: the smoother runs inside each rank's block; across rank boundaries it uses the "
@@ -289,7 +292,9 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
     info.setup =
         "distributed: every rank holds only its own rows with a margin, coarsens its own blocks "
         "(with a margin of its neighbours' rows), and each level's storage decision combines all "
-        "ranks' measures; coarse levels with small blocks are gathered and run on rank 0";
+        "ranks' measures; coarse levels with small blocks are gathered onto 1/8 of the ranks "
+        "(2x2x2 blocks into one) while the merged blocks stay large, then onto rank 0 "
+        "(level_ranks)";
     const bool file = !o.problem.matrix.empty();
     info.input = !own_rows ? (file ? "file read whole by every rank (gzip or array format)"
                                    : "problem generated whole by every rank")

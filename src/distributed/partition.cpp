@@ -112,6 +112,31 @@ Partition Partition::coarsened(int dir) const {
     return c;
 }
 
+Partition Partition::merged(int rank) const {
+    Partition m;
+    m.global_ = global_;
+    m.rank_ = rank;
+    for (std::size_t d = 0; d < 3; ++d) {
+        m.dims_[d] = (dims_[d] + 1) / 2;
+        m.cuts_[d].clear();
+        for (int q = 0; q <= m.dims_[d]; ++q) {
+            m.cuts_[d].push_back(cuts_[d][static_cast<std::size_t>(std::min(2 * q, dims_[d]))]);
+        }
+    }
+    return m;
+}
+
+int Partition::merged_rank(int rank) const {
+    const auto c = coord(rank);
+    const int mx = (dims_[0] + 1) / 2, my = (dims_[1] + 1) / 2;
+    return c[0] / 2 + mx * (c[1] / 2 + my * (c[2] / 2));
+}
+
+int Partition::holder(int m) const {
+    const int mx = (dims_[0] + 1) / 2, my = (dims_[1] + 1) / 2;
+    return rank_of({2 * (m % mx), 2 * ((m / mx) % my), 2 * (m / (mx * my))});
+}
+
 template <class T>
 std::vector<T> extract_local(const std::vector<T>& global, const Partition& p, int block) {
     const Box l = p.local();

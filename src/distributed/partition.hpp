@@ -45,6 +45,17 @@ public:
     int min_extent() const;
     /// The partition of the coarse grid of one directional step along `dir` (see above).
     Partition coarsened(int dir) const;
+    /// The same grid over ceil(dims / 2) processes per direction, each block the union of up to
+    /// 2 x 2 x 2 blocks of this partition (the cuts at even process coordinates): where
+    /// agglomeration moves a coarse level whose blocks got small (DistHierarchy). `rank`: this
+    /// process's rank in it, -1 for a process that holds no block there (then local() and lo()
+    /// must not be asked).
+    Partition merged(int rank) const;
+    /// The rank in merged() of the block that holds process `rank`'s block.
+    int merged_rank(int rank) const;
+    /// The process of this partition that holds merged block `m` (its block at even
+    /// coordinates).
+    int holder(int m) const;
 
 private:
     Box global_;

@@ -66,5 +66,39 @@ TEST(Partition, RejectsMoreProcessesThanCells) {
     EXPECT_THROW(Partition(Box{1, 1, 2}, 3, 0), InvalidInput);
 }
 
+// merged(): ceil(dims / 2) processes per direction; every block of the partition lies inside
+// the merged block merged_rank() names, whose holder is the block at even coordinates; the
+// merged blocks cover the grid once.
+TEST(Partition, MergedBlocksAreUnionsOfUpToEightBlocks) {
+    for (const int size : {2, 3, 4, 6, 8, 12, 27, 64}) {
+        SCOPED_TRACE(size);
+        const Partition p(Box{40, 36, 96}, size, 0);
+        const Partition m = p.merged(0);
+        for (std::size_t d = 0; d < 3; ++d) EXPECT_EQ(m.dims()[d], (p.dims()[d] + 1) / 2);
+        expect_covers(m);
+        std::vector<std::int64_t> cells(static_cast<std::size_t>(m.size()), 0);
+        for (int r = 0; r < p.size(); ++r) {
+            const int q = p.merged_rank(r);
+            ASSERT_GE(q, 0);
+            ASSERT_LT(q, m.size());
+            const auto lo = p.lo(r), mlo = m.lo(q);
+            const Box b = p.box(r), mb = m.box(q);
+            for (int d = 0; d < 3; ++d) {
+                const auto k = static_cast<std::size_t>(d);
+                EXPECT_GE(lo[k], mlo[k]);
+                EXPECT_LE(lo[k] + b.extent(d), mlo[k] + mb.extent(d));
+            }
+            cells[static_cast<std::size_t>(q)] += b.cells();
+            const auto c = p.coord(r);
+            const bool even = c[0] % 2 == 0 && c[1] % 2 == 0 && c[2] % 2 == 0;
+            EXPECT_EQ(p.holder(q) == r, even);
+        }
+        for (int q = 0; q < m.size(); ++q) {
+            EXPECT_EQ(cells[static_cast<std::size_t>(q)], m.box(q).cells());
+            EXPECT_EQ(p.merged_rank(p.holder(q)), q);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mpmg::dist

@@ -1,0 +1,78 @@
+// DistHierarchy (dist_hierarchy.hpp) against the serial Hierarchy of the whole grid, with the
+// Jacobi smoother, whose sweep does not depend on the order of the cells: a distributed cycle
+// then equals the serial one up to rounding, whichever processes run each level. On a grid
+// long in z, four processes (1 x 1 x 4) take the coarse levels whose blocks get small onto
+// the two holders of the merged partition (a nested hierarchy) and then onto rank 0; two and
+// three processes take them onto rank 0 directly. Run by ctest under mpirun
+// (tests/mpi_unit_main.cpp).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "distributed/dist_galerkin.hpp"
+#include "distributed/dist_hierarchy.hpp"
+#include "distributed/mpi_test_util.hpp"
+#include "io/problems.hpp"
+#include "multigrid/hierarchy.hpp"
+
+namespace mpmg::dist {
+namespace {
+
+using testing::rank;
+using testing::size;
+
+TEST(DistHierarchyCycle, EqualsTheSerialCycleWhereverTheCoarseLevelsRun) {
+    const Box box{16, 16, 256};
+    const SgDiaMatrix<double> a = laplace27(box);
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::jacobi;
+    mg.max_coarse_rows = 64;
+    for (const char* precision : {"K64P64D64", "K64P32D32"}) {
+        SCOPED_TRACE(precision);
+        const PrecisionPlan plan = parse_precision(precision);
+        const Partition p(box, size(), rank());
+        const GhostedRows rows0 = ghosted_from_global(a, p, kGalerkinMargin);
+        DistHierarchy dist(rows0, p, mg, plan, MPI_COMM_WORLD);
+        Hierarchy serial(a, mg, plan);
+        ASSERT_EQ(dist.report().size(), serial.report().size());
+        for (std::size_t l = 0; l < serial.report().size(); ++l) {
+            EXPECT_EQ(dist.report()[l].rows, serial.report()[l].rows) << l;
+            EXPECT_EQ(dist.report()[l].nnz, serial.report()[l].nnz) << l;
+        }
+        if (rank() == 0) {
+            // 16 x 16 x 256 over 1 x 1 x P: level 2 (4 x 4 x 64) has blocks of 4 x 4 x 16 on
+            // four processes, too small, and of 4 x 4 x 32 merged onto two, large enough.
+            const std::vector<int> ranks = dist.level_ranks();
+            ASSERT_EQ(ranks.size(), serial.report().size());
+            EXPECT_EQ(ranks.front(), size());
+            if (size() == 4) {
+                EXPECT_EQ(ranks[2], 2) << "level 2 runs on the merged partition's two holders";
+            }
+            EXPECT_EQ(ranks.back(), 1);
+        }
+        std::vector<double> r(static_cast<std::size_t>(a.rows()));
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            r[i] = std::sin(0.37 * static_cast<double>(i)) + 0.2;
+        }
+        std::vector<double> z(r.size());
+        serial.apply(r.data(), z.data());
+        const std::vector<double> mine_r = extract_local(r, p, 1);
+        const std::vector<double> want = extract_local(z, p, 1);
+        std::vector<double> got(mine_r.size());
+        dist.apply(mine_r.data(), got.data());
+        double diff = 0.0, scale = 0.0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            diff = std::max(diff, std::fabs(got[i] - want[i]));
+            scale = std::max(scale, std::fabs(want[i]));
+        }
+        const double tol = plan.level(0).compute == Precision::fp64 ? 1e-12 : 1e-5;
+        EXPECT_LE(diff, tol * scale) << "rank " << rank();
+    }
+}
+
+}  // namespace
+}  // namespace mpmg::dist
