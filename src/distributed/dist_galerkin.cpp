@@ -347,8 +347,8 @@ GhostedRows gather_merged_rows(const GhostedRows& g, const Partition& p, const P
     GhostedRows out{lo, SgDiaMatrix<double>(box, g.a.stencil(), g.a.block())};
     unpack_rows(mine.data(), owned(p, me), out.a, out.lo);
     std::vector<double> in;
-    for (int r = 0; r < p.size(); ++r) {
-        if (r == me || p.merged_rank(r) != m) continue;
+    for (const int r : p.members(m)) {
+        if (r == me) continue;
         in.resize(static_cast<std::size_t>(p.box(r).cells() * per_cell));
         MPI_Recv(in.data(), as_count(static_cast<std::int64_t>(in.size())), MPI_DOUBLE, r, kTag,
                  comm, MPI_STATUS_IGNORE);

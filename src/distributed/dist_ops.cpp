@@ -516,18 +516,7 @@ void scatter(const std::vector<double>& global, const Partition& p, int block, M
 }
 
 namespace {
-
-/// The processes of `p` whose blocks lie in merged block `m` (the holder first).
-std::vector<int> members_of(const Partition& p, int m) {
-    std::vector<int> out{p.holder(m)};
-    for (int r = 0; r < p.size(); ++r) {
-        if (p.merged_rank(r) == m && r != out.front()) out.push_back(r);
-    }
-    return out;
-}
-
 constexpr int kMergedTag = 7101;
-
 }  // namespace
 
 void gather_merged(const std::vector<double>& local, const Partition& p, const Partition& merged,
@@ -542,7 +531,7 @@ void gather_merged(const std::vector<double>& local, const Partition& p, const P
         const auto mlo = merged.lo(m);
         merged_local.resize(static_cast<std::size_t>(mb.cells() * block));
         std::vector<double> in;
-        for (const int r : members_of(p, m)) {
+        for (const int r : p.members(m)) {
             const std::vector<double>* from = &local;
             if (r != me) {
                 in.resize(static_cast<std::size_t>(p.box(r).cells() * block));
@@ -570,7 +559,7 @@ void scatter_merged(const std::vector<double>& merged_local, const Partition& p,
         const Box mb = merged.box(m);
         const auto mlo = merged.lo(m);
         std::vector<double> out;
-        for (const int r : members_of(p, m)) {
+        for (const int r : p.members(m)) {
             std::vector<double>* to = r == me ? &local : &out;
             to->resize(static_cast<std::size_t>(p.box(r).cells() * block));
             copy_cells(merged_local.data(), mb, mlo, to->data(), p.box(r), p.lo(r), p.lo(r),

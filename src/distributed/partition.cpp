@@ -137,6 +137,14 @@ int Partition::holder(int m) const {
     return rank_of({2 * (m % mx), 2 * ((m / mx) % my), 2 * (m / (mx * my))});
 }
 
+std::vector<int> Partition::members(int m) const {
+    std::vector<int> out{holder(m)};
+    for (int r = 0; r < size(); ++r) {
+        if (merged_rank(r) == m && r != out.front()) out.push_back(r);
+    }
+    return out;
+}
+
 template <class T>
 std::vector<T> extract_local(const std::vector<T>& global, const Partition& p, int block) {
     const Box l = p.local();

@@ -56,6 +56,8 @@ public:
     /// The process of this partition that holds merged block `m` (its block at even
     /// coordinates).
     int holder(int m) const;
+    /// The processes whose blocks lie in merged block `m`, its holder first.
+    std::vector<int> members(int m) const;
 
 private:
     Box global_;

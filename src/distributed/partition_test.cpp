@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "mpmg/errors.hpp"
 
 namespace mpmg::dist {
@@ -92,6 +95,9 @@ TEST(Partition, MergedBlocksAreUnionsOfUpToEightBlocks) {
             const auto c = p.coord(r);
             const bool even = c[0] % 2 == 0 && c[1] % 2 == 0 && c[2] % 2 == 0;
             EXPECT_EQ(p.holder(q) == r, even);
+            const std::vector<int> members = p.members(q);
+            EXPECT_EQ(members.front(), p.holder(q));
+            EXPECT_EQ(std::count(members.begin(), members.end(), r), 1);
         }
         for (int q = 0; q < m.size(); ++q) {
             EXPECT_EQ(cells[static_cast<std::size_t>(q)], m.box(q).cells());

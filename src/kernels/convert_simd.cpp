@@ -236,8 +236,8 @@ bool narrow_exact_any(const double* HWY_RESTRICT src, double c, S* HWY_RESTRICT 
         if constexpr (kFacts) add_half_facts(dst[i].bits, f);
     }
     if constexpr (kFacts) {
-        f.outside = f.outside || f.subnormal > 0 ||
-                    !hn::AllFalse(du16, hn::Gt(top, hn::Set(du16, kHalfOfMaxBits)));
+        // (A subnormal set `outside` where it was counted.)
+        f.outside = f.outside || !hn::AllFalse(du16, hn::Gt(top, hn::Set(du16, kHalfOfMaxBits)));
         if (facts != nullptr) *facts += f;
     }
     return true;
