@@ -1,10 +1,11 @@
 // DistHierarchy (dist_hierarchy.hpp) against the serial Hierarchy of the whole grid, with the
-// Jacobi smoother, whose sweep does not depend on the order of the cells: a distributed cycle
-// then equals the serial one up to rounding, whichever processes run each level. On a grid
+// Jacobi smoother, whose sweep does not depend on the order of the cells: a distributed V, W or
+// F cycle then equals the serial one up to rounding, whichever processes run each level. On a grid
 // long in z, four processes (1 x 1 x 4) take the coarse levels whose blocks get small onto
 // the two holders of the merged partition (a nested hierarchy) and then onto rank 0; two and
 // three processes take them onto rank 0 directly. Run by ctest under mpirun
 // (tests/mpi_unit_main.cpp).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -31,9 +32,16 @@ TEST(DistHierarchyCycle, EqualsTheSerialCycleWhereverTheCoarseLevelsRun) {
     MultigridOptions mg;
     mg.smoother = SmootherKind::jacobi;
     mg.max_coarse_rows = 64;
-    for (const char* precision : {"K64P64D64", "K64P32D32"}) {
-        SCOPED_TRACE(precision);
-        const PrecisionPlan plan = parse_precision(precision);
+    struct Case {
+        const char* precision;
+        CycleKind cycle;
+    };
+    // W and F visit the merged levels more than once per cycle, from the solution they hold.
+    for (const Case c : {Case{"K64P64D64", CycleKind::v}, Case{"K64P32D32", CycleKind::v},
+                         Case{"K64P64D64", CycleKind::w}, Case{"K64P64D64", CycleKind::f}}) {
+        SCOPED_TRACE(fmt::format("{} cycle {}", c.precision, static_cast<int>(c.cycle)));
+        mg.cycle = c.cycle;
+        const PrecisionPlan plan = parse_precision(c.precision);
         const Partition p(box, size(), rank());
         const GhostedRows rows0 = ghosted_from_global(a, p, kGalerkinMargin);
         DistHierarchy dist(rows0, p, mg, plan, MPI_COMM_WORLD);
