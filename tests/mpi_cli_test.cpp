@@ -333,7 +333,8 @@ TEST(Mpi, StoredZerosDecideTheSolverAsSerially) {
 }
 
 // A bad file gives the serial run's message (file, line, problem) and exit code, whichever
-// process's part holds the bad line, and no process crashes or hangs.
+// process's part holds the bad line, on the structured and the AMG path, and no process
+// crashes or hangs.
 TEST(Mpi, BadMatrixFileGivesTheSerialError) {
     const fs::path good = problem_file("laplace27", 8);
     const std::vector<std::string> lines = file_lines(good);
@@ -357,9 +358,25 @@ TEST(Mpi, BadMatrixFileGivesTheSerialError) {
         cases.push_back({write("short.mtx", bad), "8,8,8"});
     }
     cases.push_back({good.string(), "8,8,4"});  // rows do not fit the grid
+    // The AMG path (no --grid) reads the same files in parts: the same errors (not for the
+    // entry beyond the 27-point neighbourhood, which is the grid's); and a matrix that is not
+    // square.
+    for (std::size_t c = 0, n = cases.size() - 1; c < n; ++c) {
+        if (cases[c].first.find("far.mtx") == std::string::npos) {
+            cases.push_back({cases[c].first, ""});
+        }
+    }
+    {
+        auto wide = lines;
+        std::size_t size_line = 1;
+        while (wide[size_line].empty() || wide[size_line][0] == '%') ++size_line;
+        wide[size_line] = "512 513" + wide[size_line].substr(wide[size_line].rfind(' '));
+        cases.push_back({write("wide.mtx", wide), ""});
+    }
     for (const auto& [file, grid] : cases) {
-        SCOPED_TRACE(file);
-        const std::string args = "solve --matrix " + file + " --grid " + grid + " --quiet";
+        SCOPED_TRACE(file + " " + grid);
+        const std::string args =
+            "solve --matrix " + file + (grid.empty() ? "" : " --grid " + grid) + " --quiet";
         const MpiRun serial = mpmg(0, args);
         ASSERT_NE(serial.code, 0);
         ASSERT_FALSE(serial.err.empty());
@@ -546,6 +563,36 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     // 53 on 2 ranks, 50 on 3), with a --rhs file.
     const std::string lshape = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_lshape_o3_r5";
     check_amg("solve --matrix " + lshape + ".mtx.gz --rhs " + lshape + "_b.mtx.gz --quiet");
+}
+
+// A plain coordinate file on the AMG path is read in parts (no rank holds the whole file; rank 0
+// gathers the pattern for RCM), a gzipped one whole by every rank: the same rows, the same
+// renumbering and blocks, so the same run to the bit (residual history and solution error).
+TEST(Mpi, AmgPathReadsAPlainFileInPartsLikeTheWholeRead) {
+    const std::string lshape = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_lshape_o3_r5";
+    const fs::path plain = temp_dir() / "mfem_lshape_o3_r5.mtx";
+    ASSERT_EQ(std::system(("gzip -dc " + lshape + ".mtx.gz > " + plain.string()).c_str()), 0);
+    const std::string rhs = " --rhs " + lshape + "_b.mtx.gz --quiet";
+    for (int ranks : {2, 3}) {
+        SCOPED_TRACE(ranks);
+        const MpiRun parts = mpmg(ranks, "solve --matrix " + plain.string() + rhs);
+        const MpiRun whole = mpmg(ranks, "solve --matrix " + lshape + ".mtx.gz" + rhs);
+        ASSERT_EQ(parts.code, 0) << parts.err;
+        ASSERT_EQ(whole.code, 0) << whole.err;
+        const json& p = parts.result;
+        const json& w = whole.result;
+        EXPECT_EQ(p["partition"]["input"].get<std::string>().rfind("file read in parts", 0), 0u);
+        EXPECT_EQ(w["partition"]["input"].get<std::string>().rfind("file read whole", 0), 0u);
+        EXPECT_EQ(p["hierarchy"]["reordered"], "rcm");
+        EXPECT_EQ(p["hierarchy"]["reordered"], w["hierarchy"]["reordered"]);
+        EXPECT_EQ(p["partition"]["boxes"], w["partition"]["boxes"]);
+        EXPECT_EQ(p["config"]["solver"], w["config"]["solver"]);
+        EXPECT_EQ(p["rows"], w["rows"]);
+        EXPECT_EQ(p["nnz"], w["nnz"]);
+        EXPECT_EQ(p["iterations"], w["iterations"]);
+        EXPECT_EQ(p["residual_history"], w["residual_history"]);
+        EXPECT_EQ(p["error_vs_exact"], w["error_vs_exact"]);
+    }
 }
 
 // A setup error on one rank (a zero diagonal entry in the last rank's rows) is every rank's

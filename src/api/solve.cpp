@@ -333,6 +333,18 @@ SolveResult solve(const SolverOptions& options) {
             k64 ? solve_structured<double>(p, o, out) : solve_structured<float>(p, o, out);
         }
         exact = p.x_exact;
+    } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
+        // Under mpirun, each process reads only its part of a plain coordinate file.
+        if (o.solver == SolverKind::automatic) o.solver = rows->solver;
+        if (o.multigrid.smoother == SmootherKind::automatic) {
+            o.multigrid.smoother = SmootherKind::symgs;
+        }
+        out.problem = rows->name;
+        out.rows = rows->rows.global_rows();
+        out.nnz = rows->nnz;
+        exact = std::move(rows->x_exact);
+        t_start = Clock::now();
+        dist::solve_amg(*rows, o, out);
     } else {
         CsrProblem p = load_csr(o.problem);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;

@@ -402,22 +402,71 @@ std::int64_t coupling_entries(const CsrMatrix& a, const std::vector<std::int64_t
     return n;
 }
 
-}  // namespace
-
-bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
-    if (!distributed()) return false;
+/// Errors of options and sizes that the distributed AMG path does not take.
+void check_supported(const SolverOptions& o, std::int64_t rows, std::int64_t nnz) {
     if (o.multigrid.aggregation == AggregationKind::smoothed) {
         throw Unsupported(
             "--aggregation smoothed is not distributed yet (its prolongation reaches the "
             "neighbouring ranks' aggregates): under mpirun the AMG path aggregates with PGM "
             "(--aggregation pgm or auto)");
     }
-    if (p.a.rows > INT_MAX || p.a.nnz() > INT_MAX) {
-        throw Unsupported(
-            fmt::format("--method amg under mpirun: {} rows / {} nonzeros exceed MPI's int counts",
-                        p.a.rows, p.a.nnz()));
+    if (rows > INT_MAX || nnz > INT_MAX) {
+        throw Unsupported(fmt::format(
+            "--method amg under mpirun: {} rows / {} nonzeros exceed MPI's int counts", rows, nnz));
     }
+}
+
+/// The rows of `in` moved to partition `rp` of the matrix renumbered by `perm` (new row i is
+/// row perm[i] of `in`'s numbering; empty: as is), columns renumbered too and sorted, b with
+/// them (collective).
+void redistribute(CsrRows& in, const std::vector<std::int64_t>& perm, const RowPartition& rp,
+                  MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    const std::int64_t n = rp.global_rows(), first = in.rows.first(rank);
+    std::vector<std::int64_t> inv;
+    if (!perm.empty()) {
+        inv.resize(perm.size());
+        for (std::size_t i = 0; i < perm.size(); ++i) {
+            inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+        }
+    }
+    const auto renumbered = [&](std::int64_t j) {
+        return inv.empty() ? j : inv[static_cast<std::size_t>(j)];
+    };
+    std::vector<CooEntry> entries, rhs;
+    entries.reserve(static_cast<std::size_t>(in.mine.nnz()));
+    rhs.reserve(in.b.size());
+    for (std::int64_t i = 0; i < in.mine.rows; ++i) {
+        const std::int64_t row = renumbered(first + i);
+        for (std::int64_t k = in.mine.row_ptr[static_cast<std::size_t>(i)];
+             k < in.mine.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+            entries.push_back({row, renumbered(in.mine.col[static_cast<std::size_t>(k)]),
+                               in.mine.val[static_cast<std::size_t>(k)]});
+        }
+        rhs.push_back({row, 0, in.b[static_cast<std::size_t>(i)]});
+    }
+    in.mine = CsrMatrix();
+    in.b = std::vector<double>();
+    const std::int64_t new_first = rp.first(rank), rows = rp.rows(rank);
+    {
+        std::vector<CooEntry> own = send_to_row_owners(entries, rp, comm);
+        in.mine = csr_rows(own, new_first, rows, n);
+    }
+    std::vector<CooEntry> own_b = send_to_row_owners(rhs, rp, comm);
+    in.b.assign(static_cast<std::size_t>(rows), 0.0);
+    for (const CooEntry& e : own_b) in.b[static_cast<std::size_t>(e.row - new_first)] = e.val;
+    in.rows = rp;
+}
+
+/// The distributed AMG solve of the rows `in` (the file's numbering); `whole`, when not null,
+/// is the whole matrix (every process read it), which rank 0 renumbers from instead of
+/// gathering the pattern, and which is released once the order is known.
+void solve_rows(CsrRows& in, CsrMatrix* whole, const SolverOptions& o, SolveResult& out,
+                const char* input) {
     const MPI_Comm comm = MPI_COMM_WORLD;
+    const int rank = world_rank(), size = world_size();
+    const std::int64_t n = in.rows.global_rows();
     const auto t0 = std::chrono::steady_clock::now();
     // Renumbering first. Contiguous row blocks need an order with locality; `auto` renumbers by
     // RCM when that at least halves the entries that couple the blocks (on 2 ranks:
@@ -425,43 +474,56 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     // 466,368 against 14,704; laplace27 n = 24, lexicographic, 9,800 against 17,766 keeps its
     // order). Not when every level would be gathered onto rank 0 anyway: then the file's order
     // gives the serial hierarchy itself (RCM made watt_2 stall: 200 GMRES iterations against 9).
-    // Rank 0 computes the order and the decision and broadcasts them; every rank then takes its
-    // rows of the renumbered matrix straight from the whole one (no renumbered copy).
-    const int rank = world_rank();
+    // Rank 0 computes the order and the decision, from the whole matrix or the pattern gathered
+    // from every process's rows, and broadcasts them; the rows then move to their processes in
+    // the new order.
     std::vector<std::int64_t> perm;
     int use = 0;
-    if (o.multigrid.reorder == ReorderKind::rcm || (o.multigrid.reorder == ReorderKind::automatic &&
-                                                    p.a.rows / world_size() >= kMinLocalRows)) {
+    if (o.multigrid.reorder == ReorderKind::rcm ||
+        (o.multigrid.reorder == ReorderKind::automatic && n / size >= kMinLocalRows)) {
+        CsrMatrix gathered;
+        if (whole == nullptr) gathered = gather_rows(in.mine, in.rows, comm, false);
         if (rank == 0) {
-            perm = rcm_order(p.a);
+            const CsrMatrix& a = whole != nullptr ? *whole : gathered;
+            perm = rcm_order(a);
             // `auto`: only where RCM at least halves the entries that couple the row blocks.
             use = o.multigrid.reorder == ReorderKind::rcm ||
-                  2 * coupling_entries(p.a, perm, world_size()) <=
-                      coupling_entries(p.a, {}, world_size());
+                  2 * coupling_entries(a, perm, size) <= coupling_entries(a, {}, size);
         }
         MPI_Bcast(&use, 1, MPI_INT, 0, comm);
-        perm.resize(use ? static_cast<std::size_t>(p.a.rows) : 0);
+        perm.resize(use ? static_cast<std::size_t>(n) : 0);
         if (use) MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
     }
-    const RowPartition rp(row_ptr_of(p.a, perm), world_size());
-    // Level 0: this process's rows, explicit zeros dropped as the serial hierarchy drops them.
-    DistCsr a0 = perm.empty() ? DistCsr(p.a, rp.first(rank), rp, comm)
-                              : DistCsr(permute_rows(p.a, perm, rp.first(rank), rp.first(rank + 1)),
-                                        0, rp, comm);
-    drop_zeros(a0.diag());
-    std::vector<double> mine(static_cast<std::size_t>(rp.rows(rank)));
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-        const auto row = static_cast<std::size_t>(rp.first(rank)) + i;
-        mine[i] = p.b[perm.empty() ? row : static_cast<std::size_t>(perm[row])];
+    if (whole != nullptr) *whole = CsrMatrix();
+    // Blocks about equal in nonzeros + rows of the renumbered matrix: every process's row
+    // lengths, in the new order.
+    std::vector<std::int64_t> ptr(static_cast<std::size_t>(n) + 1, 0);
+    {
+        std::vector<std::int64_t> mine(static_cast<std::size_t>(in.mine.rows));
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+            mine[i] = in.mine.row_ptr[i + 1] - in.mine.row_ptr[i];
+        }
+        std::vector<int> counts(static_cast<std::size_t>(size)), at(counts.size());
+        for (int q = 0; q < size; ++q) {
+            counts[static_cast<std::size_t>(q)] = static_cast<int>(in.rows.rows(q));
+            at[static_cast<std::size_t>(q)] = static_cast<int>(in.rows.first(q));
+        }
+        std::vector<std::int64_t> lengths(static_cast<std::size_t>(n));
+        MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, lengths.data(),
+                       counts.data(), at.data(), MPI_INT64_T, comm);
+        for (std::size_t i = 0; i < lengths.size(); ++i) {
+            ptr[i + 1] = ptr[i] + lengths[perm.empty() ? i : static_cast<std::size_t>(perm[i])];
+        }
     }
-    // Every rank has its rows: the whole matrix and b go, for the setup and the solve. (The
-    // run's peak memory stays the file's read: lshape_o3_r7 on 2 ranks peaked at 806-845 MB
-    // per rank either way.)
-    p.a = CsrMatrix();
-    p.b = std::vector<double>();
+    const RowPartition rp(ptr, size);
+    ptr = std::vector<std::int64_t>();
+    if (!perm.empty() || !(rp == in.rows)) redistribute(in, perm, rp, comm);
     const double reorder_s =
         perm.empty() ? 0.0
                      : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Level 0: this process's rows.
+    const DistCsr a0(in.mine, 0, rp, comm);
+    in.mine = CsrMatrix();
     std::vector<std::int64_t> rows0(static_cast<std::size_t>(rp.rows(rank)));  // in the file
     for (std::size_t i = 0; i < rows0.size(); ++i) {
         const auto row = static_cast<std::size_t>(rp.first(rank)) + i;
@@ -470,9 +532,9 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     comm_stats() = CommStats{};
     int distributed_levels = 0;
     if (o.precision.krylov == Precision::fp64) {
-        run<double>(a0, rows0, mine, o, out, &distributed_levels);
+        run<double>(a0, rows0, in.b, o, out, &distributed_levels);
     } else {
-        run<float>(a0, rows0, mine, o, out, &distributed_levels);
+        run<float>(a0, rows0, in.b, o, out, &distributed_levels);
     }
     if (!perm.empty()) {
         std::vector<double> x(out.x.size());
@@ -503,10 +565,47 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
         "distributed AMG (rows in contiguous blocks): PGM aggregates inside each rank's block, "
         "Galerkin coarse rows with the coupling to the neighbours' aggregates; small levels "
         "gathered and coarsened on rank 0";
-    info.input = o.problem.matrix.empty()
-                     ? "problem generated whole by every rank, which keeps its rows"
-                     : "file read whole by every rank, which keeps its rows";
+    info.input = input;
     out.partition = info;
+}
+
+}  // namespace
+
+bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
+    if (!distributed()) return false;
+    check_supported(o, p.a.rows, p.a.nnz());
+    // This process's rows of the blocks of the file's order (the final blocks when the order is
+    // kept), straight from the whole matrix.
+    CsrRows in;
+    in.rows = RowPartition(p.a.row_ptr, world_size());
+    const std::int64_t first = in.rows.first(world_rank()), end = in.rows.first(world_rank() + 1);
+    in.mine.rows = end - first;
+    in.mine.cols = p.a.cols;
+    const auto lo = p.a.row_ptr[static_cast<std::size_t>(first)];
+    const auto hi = p.a.row_ptr[static_cast<std::size_t>(end)];
+    in.mine.row_ptr.resize(static_cast<std::size_t>(end - first) + 1);
+    for (std::int64_t i = first; i <= end; ++i) {
+        in.mine.row_ptr[static_cast<std::size_t>(i - first)] =
+            p.a.row_ptr[static_cast<std::size_t>(i)] - lo;
+    }
+    in.mine.col.assign(p.a.col.begin() + lo, p.a.col.begin() + hi);
+    in.mine.val.assign(p.a.val.begin() + lo, p.a.val.begin() + hi);
+    in.b.assign(p.b.begin() + first, p.b.begin() + end);
+    p.b = std::vector<double>();
+    solve_rows(in, &p.a, o, out,
+               o.problem.matrix.empty()
+                   ? "problem generated whole by every rank, which keeps its rows"
+                   : "file read whole by every rank (gzip or array format), "
+                     "which keeps its rows");
+    return true;
+}
+
+bool solve_amg(CsrRows& rows, const SolverOptions& o, SolveResult& out) {
+    if (!distributed()) return false;
+    check_supported(o, rows.rows.global_rows(), rows.nnz);
+    solve_rows(rows, nullptr, o, out,
+               "file read in parts: every rank read only its share of the lines and kept its "
+               "rows; rank 0 gathered the pattern for the renumbering");
     return true;
 }
 
@@ -517,6 +616,7 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
 namespace mpmg::dist {
 
 bool solve_amg(CsrProblem&, const SolverOptions&, SolveResult&) { return false; }
+bool solve_amg(CsrRows&, const SolverOptions&, SolveResult&) { return false; }
 
 }  // namespace mpmg::dist
 

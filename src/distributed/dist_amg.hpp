@@ -23,6 +23,7 @@
 #pragma once
 
 #include "api/problem_input.hpp"
+#include "distributed/dist_read.hpp"
 #include "mpmg/solver.hpp"
 
 namespace mpmg::dist {
@@ -34,5 +35,9 @@ namespace mpmg::dist {
 /// returns true; p.a and p.b are released once the process has taken its rows (p.x_exact
 /// stays). Otherwise, and always in a build without MPI, returns false and leaves p alone.
 bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out);
+
+/// The same for the rows that each process read of a file (load_csr() in dist_read.hpp; the file
+/// was read in parts); `rows` is consumed.
+bool solve_amg(CsrRows& rows, const SolverOptions& o, SolveResult& out);
 
 }  // namespace mpmg::dist

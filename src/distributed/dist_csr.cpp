@@ -46,6 +46,13 @@ RowPartition RowPartition::from_counts(const std::vector<std::int64_t>& rows) {
     return p;
 }
 
+RowPartition RowPartition::equal(std::int64_t n, int size) {
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(size));
+    const auto cut = [&](std::int64_t q) { return n / size * q + n % size * q / size; };
+    for (int q = 0; q < size; ++q) counts[static_cast<std::size_t>(q)] = cut(q + 1) - cut(q);
+    return from_counts(counts);
+}
+
 int RowPartition::owner(std::int64_t row) const {
     const auto it = std::upper_bound(first_.begin(), first_.end() - 1, row);
     return static_cast<int>(it - first_.begin()) - 1;
@@ -322,7 +329,90 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
     return out;
 }
 
-CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm comm) {
+std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowPartition& rp,
+                                         MPI_Comm comm) {
+    const int size = rp.size();
+    if (mine.size() > static_cast<std::size_t>(INT_MAX)) {
+        throw Unsupported(fmt::format(
+            "a process would send {} matrix entries; more than {} per process: run on more "
+            "processes",
+            mine.size(), INT_MAX));
+    }
+    std::vector<int> send_count(static_cast<std::size_t>(size), 0);
+    for (const CooEntry& e : mine) ++send_count[static_cast<std::size_t>(rp.owner(e.row))];
+    std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
+    MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
+    std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
+    std::vector<int> recv_disp(static_cast<std::size_t>(size), 0);
+    std::int64_t received = 0;
+    for (int r = 0; r < size; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        if (r > 0) send_disp[u] = send_disp[u - 1] + send_count[u - 1];
+        recv_disp[u] = static_cast<int>(received);
+        received += recv_count[u];
+        if (received > INT_MAX) {
+            throw Unsupported(fmt::format(
+                "a process would receive more than {} matrix entries: run on more processes",
+                INT_MAX));
+        }
+    }
+    std::vector<CooEntry> by_owner(mine.size());
+    std::vector<int> next(send_disp);
+    for (const CooEntry& e : mine) {
+        by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(rp.owner(e.row))]++)] = e;
+    }
+    mine = std::vector<CooEntry>();
+    std::vector<CooEntry> recv(static_cast<std::size_t>(received));
+    MPI_Datatype type;
+    MPI_Type_contiguous(static_cast<int>(sizeof(CooEntry)), MPI_BYTE, &type);
+    MPI_Type_commit(&type);
+    MPI_Alltoallv(by_owner.data(), send_count.data(), send_disp.data(), type, recv.data(),
+                  recv_count.data(), recv_disp.data(), type, comm);
+    MPI_Type_free(&type);
+    return recv;
+}
+
+CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int64_t rows,
+                   std::int64_t cols) {
+    CsrMatrix a;
+    a.rows = rows;
+    a.cols = cols;
+    a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+    for (const CooEntry& e : entries) ++a.row_ptr[static_cast<std::size_t>(e.row - first) + 1];
+    for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
+        a.row_ptr[i + 1] += a.row_ptr[i];
+    }
+    std::vector<CooEntry> by_row(entries.size());
+    {
+        std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
+        for (const CooEntry& e : entries) {
+            by_row[static_cast<std::size_t>(next[static_cast<std::size_t>(e.row - first)]++)] = e;
+        }
+    }
+    entries = std::vector<CooEntry>();
+    a.col.reserve(by_row.size());
+    a.val.reserve(by_row.size());
+    std::int64_t out = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
+        const auto begin = by_row.begin() + a.row_ptr[i], end = by_row.begin() + a.row_ptr[i + 1];
+        std::stable_sort(begin, end,
+                         [](const CooEntry& x, const CooEntry& y) { return x.col < y.col; });
+        a.row_ptr[i] = out;
+        for (auto e = begin; e != end; ++e) {
+            if (out > a.row_ptr[i] && a.col.back() == e->col) {
+                a.val.back() += e->val;
+            } else {
+                a.col.push_back(e->col);
+                a.val.push_back(e->val);
+                ++out;
+            }
+        }
+    }
+    a.row_ptr.back() = out;
+    return a;
+}
+
+CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm comm, bool values) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     const int size = p.size();
@@ -350,14 +440,16 @@ CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm com
         whole.cols = mine.cols;
         all_lengths.resize(static_cast<std::size_t>(whole.rows));
         whole.col.resize(static_cast<std::size_t>(total));
-        whole.val.resize(static_cast<std::size_t>(total));
+        whole.val.assign(static_cast<std::size_t>(total), 1.0);
     }
     MPI_Gatherv(lengths.data(), as_int(mine.rows, "rows"), MPI_INT64_T, all_lengths.data(),
                 rows_of.data(), rows_at.data(), MPI_INT64_T, 0, comm);
     MPI_Gatherv(mine.col.data(), nnz, MPI_INT64_T, whole.col.data(), nnz_of.data(), nnz_at.data(),
                 MPI_INT64_T, 0, comm);
-    MPI_Gatherv(mine.val.data(), nnz, MPI_DOUBLE, whole.val.data(), nnz_of.data(), nnz_at.data(),
-                MPI_DOUBLE, 0, comm);
+    if (values) {
+        MPI_Gatherv(mine.val.data(), nnz, MPI_DOUBLE, whole.val.data(), nnz_of.data(),
+                    nnz_at.data(), MPI_DOUBLE, 0, comm);
+    }
     if (rank == 0) {
         whole.row_ptr.assign(static_cast<std::size_t>(whole.rows) + 1, 0);
         for (std::int64_t i = 0; i < whole.rows; ++i) {

@@ -23,6 +23,9 @@ public:
     RowPartition(const std::vector<std::int64_t>& row_ptr, int size);
     /// Process q owns rows[q] rows (every count >= 0).
     static RowPartition from_counts(const std::vector<std::int64_t>& rows);
+    /// n rows in blocks of equal counts (within one) over `size` processes; some are empty
+    /// when n < size.
+    static RowPartition equal(std::int64_t n, int size);
 
     int size() const { return static_cast<int>(first_.size()) - 1; }
     std::int64_t first(int q) const { return first_[static_cast<std::size_t>(q)]; }
@@ -30,6 +33,8 @@ public:
     std::int64_t global_rows() const { return first_.back(); }
     /// The process that owns `row` (0 <= row < global_rows()).
     int owner(std::int64_t row) const;
+
+    bool operator==(const RowPartition&) const = default;
 
 private:
     std::vector<std::int64_t> first_{0};  // size() + 1 entries
@@ -118,10 +123,29 @@ private:
 CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, double r_scale,
                         const RowPartition& p_coarse);
 
+/// One entry of a matrix in coordinates.
+struct CooEntry {
+    std::int64_t row, col;
+    double val;
+};
+
+/// Sends every entry of `mine` (emptied) to the process of `p` that owns its row and returns the
+/// entries this process received, in process order, each process's in the order of its `mine`
+/// (collective). Throws Unsupported beyond MPI's int counts.
+std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowPartition& p,
+                                         MPI_Comm comm);
+
+/// Rows first .. first + rows - 1 as CSR (local rows, `cols` columns, sorted in each row) from
+/// their entries (emptied), duplicates summed in the entries' order as read_matrix_market sums
+/// a file's.
+CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int64_t rows,
+                   std::int64_t cols);
+
 /// Rank 0 receives the whole matrix of every process's rows `mine` (local rows, global
 /// columns; process q's are rows p.first(q) ..); other processes get an empty matrix
-/// (collective).
-CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm comm);
+/// (collective). Without `values` only the pattern travels, and rank 0's values are all 1.
+CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm comm,
+                      bool values = true);
 
 }  // namespace mpmg::dist
 

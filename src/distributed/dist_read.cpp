@@ -23,6 +23,7 @@
 #include "mpmg/errors.hpp"
 #include "structured/from_csr.hpp"
 #include "structured/sgdia_ops.hpp"
+#include "unstructured/drop_zeros.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -388,6 +389,145 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     return p;
 }
 
+namespace {
+
+/// Whether the matrix whose rows the processes hold in `mine` (partition rp) is symmetric as
+/// is_symmetric() decides it for the whole matrix: the same stored pattern as its transpose and
+/// |a_ij - a_ji| <= 1e-12 max |a| (collective). Every entry whose mirror another process holds
+/// is sent to it. When every entry's mirror is stored, the pattern is its transpose's.
+bool symmetric(const CsrMatrix& mine, const RowPartition& rp, MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    const std::int64_t first = rp.first(rank), end = rp.first(rank + 1);
+    double scale = 0.0;
+    for (double v : mine.val) scale = std::max(scale, std::fabs(v));
+    MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const double tol = 1e-12 * scale;
+    // The value of (row, col) of an own row, or nothing when it is not stored.
+    const auto find = [&](std::int64_t row, std::int64_t col) -> const double* {
+        const auto i = static_cast<std::size_t>(row - first);
+        const auto b = mine.col.begin() + mine.row_ptr[i],
+                   e = mine.col.begin() + mine.row_ptr[i + 1];
+        const auto it = std::lower_bound(b, e, col);
+        return it != e && *it == col ? &mine.val[static_cast<std::size_t>(it - mine.col.begin())]
+                                     : nullptr;
+    };
+    bool ok = true;
+    std::vector<CooEntry> far;  // mirrors: (col, row, value) for the process holding row col
+    for (std::int64_t i = 0; i < mine.rows; ++i) {
+        for (std::int64_t p = mine.row_ptr[static_cast<std::size_t>(i)];
+             p < mine.row_ptr[static_cast<std::size_t>(i) + 1]; ++p) {
+            const std::int64_t j = mine.col[static_cast<std::size_t>(p)];
+            const double v = mine.val[static_cast<std::size_t>(p)];
+            if (j >= first && j < end) {
+                const double* w = find(j, first + i);
+                ok = ok && w != nullptr && std::fabs(v - *w) <= tol;
+            } else {
+                far.push_back({j, first + i, v});
+            }
+        }
+    }
+    std::vector<CooEntry> asked = send_to_row_owners(far, rp, comm);
+    for (const CooEntry& e : asked) {
+        const double* w = find(e.row, e.col);
+        ok = ok && w != nullptr && std::fabs(e.val - *w) <= tol;
+    }
+    int flag = ok ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, comm);
+    return flag != 0;
+}
+
+}  // namespace
+
+std::optional<CsrRows> load_csr(const ProblemOptions& po) {
+    if (!distributed() || po.matrix.empty()) return std::nullopt;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const int rank = world_rank(), size = world_size();
+    std::string error;
+    std::optional<MatrixMarketPart> mm;
+    try {
+        mm = MatrixMarketPart::open(po.matrix, rank, size);
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    int split = mm ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
+    if (split == 0) return std::nullopt;  // gzip or array: read whole
+    // The entries of this part, checked with the line numbers of the whole file (collective
+    // sums, in this order on every process). A matrix that is not square is an error once the
+    // whole file has been read, as read_matrix_market and load_csr find it.
+    const std::int64_t n = mm->rows();
+    const bool square = mm->rows() == mm->cols();
+    const std::int64_t lines_before = mm->header_lines() + sum_before(mm->lines(), comm);
+    const std::int64_t entries_before = sum_before(mm->content_lines(), comm);
+    std::vector<CooEntry> mine;
+    try {
+        mine.reserve(square ? static_cast<std::size_t>(mm->content_lines()) : 0);
+        mm->for_each_entry(lines_before, entries_before,
+                           [&](std::int64_t i, std::int64_t j, double v) {
+                               if (square) mine.push_back(CooEntry{i, j, v});
+                           });
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    const std::int64_t entries = reduce(mm->content_lines(), MPI_SUM, comm);
+    if (entries < mm->declared()) {
+        mm->fail_truncated(mm->header_lines() + reduce(mm->lines(), MPI_SUM, comm), entries);
+    }
+    if (!square) {
+        throw InvalidInput(
+            fmt::format("{}: matrix is {} x {}; a linear solve needs a square matrix", po.matrix,
+                        mm->rows(), mm->cols()));
+    }
+    mm.reset();
+    CsrRows p;
+    p.name = po.matrix;
+    p.rows = RowPartition::equal(n, size);
+    const std::int64_t first = p.rows.first(rank);
+    {
+        std::vector<CooEntry> own = send_to_row_owners(mine, p.rows, comm);
+        p.mine = csr_rows(own, first, p.rows.rows(rank), n);
+    }
+    p.solver = symmetric(p.mine, p.rows, comm) ? SolverKind::cg : SolverKind::gmres;
+    drop_zeros(p.mine, first);  // after the symmetry test, which compares stored patterns
+    p.nnz = reduce(p.mine.nnz(), MPI_SUM, comm);
+    // b: the file's, or A 1 (A x with x_i = 1 + (i mod 10) / 10 when 1 is in A's null space),
+    // as load_csr's right_hand_side() makes it.
+    p.b.resize(static_cast<std::size_t>(p.mine.rows));
+    if (po.rhs.empty()) {
+        p.x_exact.assign(static_cast<std::size_t>(n), 1.0);
+        p.mine.multiply(p.x_exact.data(), p.b.data());
+        double b2 = 0.0, a2 = 0.0;
+        for (double v : p.b) b2 += v * v;
+        for (double v : p.mine.val) a2 += v * v;
+        b2 = allreduce_sum(b2, comm);
+        a2 = allreduce_sum(a2, comm);
+        if (b2 <= 1e-20 * a2) {  // |A 1| <= 1e-10 |A|_F
+            for (std::size_t i = 0; i < p.x_exact.size(); ++i) {
+                p.x_exact[i] = 1.0 + static_cast<double>(i % 10) / 10.0;
+            }
+            p.mine.multiply(p.x_exact.data(), p.b.data());
+            p.x_exact.clear();
+        }
+        return p;
+    }
+    std::vector<double> whole;
+    try {
+        whole = read_vector_market(po.rhs);
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    if (static_cast<std::int64_t>(whole.size()) != n) {
+        throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
+                                       po.rhs, whole.size(), po.matrix, n));
+    }
+    std::copy_n(whole.begin() + first, p.b.size(), p.b.begin());
+    return p;
+}
+
 }  // namespace mpmg::dist
 
 #else
@@ -397,6 +537,8 @@ namespace mpmg::dist {
 std::optional<StructuredProblem> load_structured(const ProblemOptions&, std::optional<Partition>&) {
     return std::nullopt;
 }
+
+std::optional<CsrRows> load_csr(const ProblemOptions&) { return std::nullopt; }
 
 }  // namespace mpmg::dist
 

@@ -4,10 +4,15 @@
 // its row; no process holds the whole matrix or the whole file.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "distributed/dist_csr.hpp"
 #include "distributed/partition.hpp"
 #include "io/problems.hpp"
+#include "mpmg/csr_matrix.hpp"
 
 namespace mpmg::dist {
 
@@ -22,5 +27,27 @@ namespace mpmg::dist {
 /// on every process).
 std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
                                                  std::optional<Partition>& part);
+
+/// This process's rows of a matrix that the AMG path reads with all processes together, in the
+/// file's numbering.
+struct CsrRows {
+    std::string name;
+    RowPartition rows;            ///< which process holds which rows
+    CsrMatrix mine;               ///< its rows: local rows, global columns sorted in each row
+    std::vector<double> b;        ///< b on its rows
+    std::vector<double> x_exact;  ///< whole; empty when unknown (a --rhs was given)
+    std::int64_t nnz = 0;         ///< the whole matrix's
+    SolverKind solver = SolverKind::cg;
+};
+
+/// When this process is one of several started by mpirun and po.matrix can be read in parts (a
+/// plain coordinate file; the AMG path: no --grid): every process reads only its share of the
+/// lines (MatrixMarketPart) and sends each entry to the process that holds its row (rows in
+/// equal blocks). The rows are those of load_csr() (api/problem_input.hpp): duplicates summed
+/// in the file's order, the solver chosen by the same symmetry test (the stored pattern, values
+/// within 1e-12 max |a|), then explicit zeros off the diagonal dropped; b from po.rhs (read
+/// whole) or A 1, with the same errors in the same order on every process (collective).
+/// Otherwise returns nothing (the file is then read whole on every process).
+std::optional<CsrRows> load_csr(const ProblemOptions& po);
 
 }  // namespace mpmg::dist

@@ -2,12 +2,12 @@
 
 namespace mpmg {
 
-std::int64_t drop_zeros(CsrMatrix& a) {
+std::int64_t drop_zeros(CsrMatrix& a, std::int64_t first_row) {
     std::int64_t out = 0, start = 0;
     for (std::int64_t i = 0; i < a.rows; ++i) {
         const std::int64_t end = a.row_ptr[i + 1];
         for (std::int64_t p = start; p < end; ++p) {
-            if (a.val[p] == 0.0 && a.col[p] != i) continue;
+            if (a.val[p] == 0.0 && a.col[p] != first_row + i) continue;
             a.col[out] = a.col[p];
             a.val[out] = a.val[p];
             ++out;

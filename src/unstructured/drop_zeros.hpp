@@ -13,7 +13,8 @@
 namespace mpmg {
 
 /// Removes the stored entries equal to zero outside the diagonal, in place (the diagonal is
-/// kept even when zero, so the smoothers' diagonal checks still see it); returns how many.
-std::int64_t drop_zeros(CsrMatrix& a);
+/// kept even when zero, so the smoothers' diagonal checks still see it); returns how many. Row i
+/// of `a` is row first_row + i of the matrix (a process's rows, with global columns).
+std::int64_t drop_zeros(CsrMatrix& a, std::int64_t first_row = 0);
 
 }  // namespace mpmg

@@ -6,18 +6,48 @@
 namespace mpmg {
 namespace {
 
-// The symmetrised pattern of A without the diagonal, rows sorted.
+// The symmetrised pattern of A without the diagonal, rows sorted: row i holds every j != i with
+// a_ij or a_ji stored. Only the pattern is read, and no values are made: 8 bytes per column of
+// the result (the pattern a process gathers from the others' rows has no values to read).
 CsrMatrix symmetric_pattern(const CsrMatrix& a) {
-    const CsrMatrix s = abs_plus_transpose(a);
+    const auto n = static_cast<std::size_t>(a.rows);
     CsrMatrix g;
     g.rows = g.cols = a.rows;
-    g.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        for (std::int64_t p = s.row_ptr[i]; p < s.row_ptr[i + 1]; ++p) {
-            if (s.col[p] != i) g.col.push_back(s.col[p]);
+    g.row_ptr.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            const auto j = static_cast<std::size_t>(a.col[static_cast<std::size_t>(p)]);
+            if (j == i) continue;
+            ++g.row_ptr[i + 1];
+            ++g.row_ptr[j + 1];
         }
-        g.row_ptr.push_back(g.nnz());
     }
+    for (std::size_t i = 0; i < n; ++i) g.row_ptr[i + 1] += g.row_ptr[i];
+    g.col.resize(static_cast<std::size_t>(g.row_ptr[n]));
+    {
+        std::vector<std::int64_t> next(g.row_ptr.begin(), g.row_ptr.end() - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+                const std::int64_t j = a.col[static_cast<std::size_t>(p)];
+                if (static_cast<std::size_t>(j) == i) continue;
+                g.col[static_cast<std::size_t>(next[i]++)] = j;
+                g.col[static_cast<std::size_t>(next[static_cast<std::size_t>(j)]++)] =
+                    static_cast<std::int64_t>(i);
+            }
+        }
+    }
+    // Each row sorted, a pair stored both ways kept once.
+    std::int64_t out = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto begin = g.col.begin() + g.row_ptr[i], end = g.col.begin() + g.row_ptr[i + 1];
+        std::sort(begin, end);
+        const auto last = std::unique(begin, end);
+        g.row_ptr[i] = out;
+        for (auto c = begin; c != last; ++c) g.col[static_cast<std::size_t>(out++)] = *c;
+    }
+    g.row_ptr[n] = out;
+    g.col.resize(static_cast<std::size_t>(out));
+    g.col.shrink_to_fit();
     return g;
 }
 
