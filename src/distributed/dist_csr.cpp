@@ -338,8 +338,13 @@ std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowP
             "processes",
             mine.size(), INT_MAX));
     }
+    // Each entry's process, found once (a search in the partition); runs of one row share it.
+    std::vector<int> to(mine.size());
     std::vector<int> send_count(static_cast<std::size_t>(size), 0);
-    for (const CooEntry& e : mine) ++send_count[static_cast<std::size_t>(rp.owner(e.row))];
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+        to[k] = k > 0 && mine[k].row == mine[k - 1].row ? to[k - 1] : rp.owner(mine[k].row);
+        ++send_count[static_cast<std::size_t>(to[k])];
+    }
     std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
     MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
     std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
@@ -358,10 +363,11 @@ std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowP
     }
     std::vector<CooEntry> by_owner(mine.size());
     std::vector<int> next(send_disp);
-    for (const CooEntry& e : mine) {
-        by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(rp.owner(e.row))]++)] = e;
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+        by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(to[k])]++)] = mine[k];
     }
     mine = std::vector<CooEntry>();
+    to = std::vector<int>();
     std::vector<CooEntry> recv(static_cast<std::size_t>(received));
     MPI_Datatype type;
     MPI_Type_contiguous(static_cast<int>(sizeof(CooEntry)), MPI_BYTE, &type);
@@ -395,8 +401,8 @@ CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int6
     std::int64_t out = 0;
     for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
         const auto begin = by_row.begin() + a.row_ptr[i], end = by_row.begin() + a.row_ptr[i + 1];
-        std::stable_sort(begin, end,
-                         [](const CooEntry& x, const CooEntry& y) { return x.col < y.col; });
+        const auto by_col = [](const CooEntry& x, const CooEntry& y) { return x.col < y.col; };
+        if (!std::is_sorted(begin, end, by_col)) std::stable_sort(begin, end, by_col);
         a.row_ptr[i] = out;
         for (auto e = begin; e != end; ++e) {
             if (out > a.row_ptr[i] && a.col.back() == e->col) {

@@ -7,47 +7,41 @@ namespace mpmg {
 namespace {
 
 // The symmetrised pattern of A without the diagonal, rows sorted: row i holds every j != i with
-// a_ij or a_ji stored. Only the pattern is read, and no values are made: 8 bytes per column of
-// the result (the pattern a process gathers from the others' rows has no values to read).
+// a_ij or a_ji stored, the sorted rows of A and of its transpose merged. Only the pattern is
+// read and no values are made: 8 bytes per column of the transpose and of the result (the
+// pattern a process gathers from the others' rows has no values to read).
 CsrMatrix symmetric_pattern(const CsrMatrix& a) {
     const auto n = static_cast<std::size_t>(a.rows);
-    CsrMatrix g;
-    g.rows = g.cols = a.rows;
-    g.row_ptr.assign(n + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            const auto j = static_cast<std::size_t>(a.col[static_cast<std::size_t>(p)]);
-            if (j == i) continue;
-            ++g.row_ptr[i + 1];
-            ++g.row_ptr[j + 1];
-        }
-    }
-    for (std::size_t i = 0; i < n; ++i) g.row_ptr[i + 1] += g.row_ptr[i];
-    g.col.resize(static_cast<std::size_t>(g.row_ptr[n]));
+    // The transpose's pattern: its rows come out sorted, A's rows being visited in order.
+    std::vector<std::int64_t> t_ptr(n + 1, 0), t_col(static_cast<std::size_t>(a.nnz()));
+    for (std::size_t p = 0; p < t_col.size(); ++p) ++t_ptr[static_cast<std::size_t>(a.col[p]) + 1];
+    for (std::size_t i = 0; i < n; ++i) t_ptr[i + 1] += t_ptr[i];
     {
-        std::vector<std::int64_t> next(g.row_ptr.begin(), g.row_ptr.end() - 1);
+        std::vector<std::int64_t> next(t_ptr.begin(), t_ptr.end() - 1);
         for (std::size_t i = 0; i < n; ++i) {
             for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-                const std::int64_t j = a.col[static_cast<std::size_t>(p)];
-                if (static_cast<std::size_t>(j) == i) continue;
-                g.col[static_cast<std::size_t>(next[i]++)] = j;
-                g.col[static_cast<std::size_t>(next[static_cast<std::size_t>(j)]++)] =
-                    static_cast<std::int64_t>(i);
+                const auto j = static_cast<std::size_t>(a.col[static_cast<std::size_t>(p)]);
+                t_col[static_cast<std::size_t>(next[j]++)] = static_cast<std::int64_t>(i);
             }
         }
     }
-    // Each row sorted, a pair stored both ways kept once.
-    std::int64_t out = 0;
+    CsrMatrix g;
+    g.rows = g.cols = a.rows;
+    g.row_ptr.reserve(n + 1);
+    g.col.reserve(t_col.size() + t_col.size() / 8);
     for (std::size_t i = 0; i < n; ++i) {
-        const auto begin = g.col.begin() + g.row_ptr[i], end = g.col.begin() + g.row_ptr[i + 1];
-        std::sort(begin, end);
-        const auto last = std::unique(begin, end);
-        g.row_ptr[i] = out;
-        for (auto c = begin; c != last; ++c) g.col[static_cast<std::size_t>(out++)] = *c;
+        std::int64_t p = a.row_ptr[i], q = t_ptr[i];
+        const std::int64_t pe = a.row_ptr[i + 1], qe = t_ptr[i + 1];
+        while (p < pe || q < qe) {
+            const std::int64_t cp = p < pe ? a.col[static_cast<std::size_t>(p)] : a.cols;
+            const std::int64_t cq = q < qe ? t_col[static_cast<std::size_t>(q)] : a.cols;
+            const std::int64_t c = std::min(cp, cq);
+            p += cp == c;
+            q += cq == c;
+            if (c != static_cast<std::int64_t>(i)) g.col.push_back(c);
+        }
+        g.row_ptr.push_back(g.nnz());
     }
-    g.row_ptr[n] = out;
-    g.col.resize(static_cast<std::size_t>(out));
-    g.col.shrink_to_fit();
     return g;
 }
 
