@@ -7,8 +7,9 @@
 // kept and the runtime guard has to repair what it does), and `auto`. Sizes: the smallest cube
 // whose FP16 finest matrix (n^3 cells x stencil x r^2 x 2 bytes) exceeds kCacheFactor (4) x the
 // last-level cache, as `bench kernels` sizes its grids, capped per problem (the cap is reported).
-// Times are medians of the repetitions; the speedups divide the Full64 median of the same problem
-// by this configuration's median.
+// Times are medians of the repetitions, which are interleaved over the configurations (round
+// robin); the speedups divide the Full64 median of the same problem by this configuration's
+// median.
 #include "e2e_bench.hpp"
 
 #include <fmt/format.h>
@@ -101,15 +102,18 @@ double geomean(const std::vector<double>& v) {
     return std::exp(s / static_cast<double>(v.size()));
 }
 
-/// Runs one configuration `reps` times; the row of DESIGN.md's contract (speedups filled later).
-json measure(const std::string& problem, int n, const Config& c, int reps, int threads) {
+/// One configuration's runs on one problem so far.
+struct Runs {
+    const Config* c = nullptr;
     SolverOptions o;
-    o.problem.name = problem;
-    o.problem.n = n;
-    o.precision = parse_precision(c.precision);
-    o.multigrid.scaling = c.scaling;
-    o.multigrid.setup_fallback = c.setup_fallback;
-    o.threads = threads;
+    std::vector<double> setup, pre, other, total;
+    std::optional<SolveResult> first;
+    std::string error;  ///< the failure that stopped its runs, else empty
+};
+
+/// The row of DESIGN.md's contract for one configuration's runs (speedups filled later).
+json row_of(const std::string& problem, int n, const Runs& runs, int reps, int threads) {
+    const Config& c = *runs.c;
     json row = {{"problem", problem},
                 {"n", n},
                 {"config", config_name(c)},
@@ -118,30 +122,11 @@ json measure(const std::string& problem, int n, const Config& c, int reps, int t
                 {"setup_fallback", c.setup_fallback},
                 {"threads", threads},
                 {"repetitions", reps}};
-    std::vector<double> setup, pre, other, total;
-    std::optional<SolveResult> first;
-    try {
-        for (int r = 0; r < reps; ++r) {
-            SolveResult res = solve(o);
-            fmt::print(
-                stderr, "    {:<22} rep {}/{}: {:>3} its{} {:7.2f} s (setup {:.2f}, pre {:.2f})\n",
-                c.label, r + 1, reps, res.iterations, res.converged ? "" : " (NOT converged)",
-                res.total_s, res.setup_s, res.preconditioner_s);
-            setup.push_back(res.setup_s);
-            pre.push_back(res.preconditioner_s);
-            other.push_back(res.other_s);
-            total.push_back(res.total_s);
-            if (!first) {
-                res.x.clear();
-                first = std::move(res);
-            }
-        }
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "    {:<22} failed: {}\n", c.label, e.what());
+    if (!runs.error.empty()) {
         row.update({{"iterations", nullptr},
                     {"converged", false},
                     {"status", "error"},
-                    {"error", e.what()},
+                    {"error", runs.error},
                     {"setup_s", nullptr},
                     {"preconditioner_s", nullptr},
                     {"other_s", nullptr},
@@ -153,7 +138,7 @@ json measure(const std::string& problem, int n, const Config& c, int reps, int t
                     {"residual_history", json::array()}});
         return row;
     }
-    const SolveResult& res = *first;
+    const SolveResult& res = *runs.first;
     bool nan_inf = res.status == SolveStatus::non_finite;
     for (const auto& e : res.guard_events) nan_inf |= is_non_finite(e);
     json hist = json::array();
@@ -163,11 +148,11 @@ json measure(const std::string& problem, int n, const Config& c, int reps, int t
          {"converged", res.converged},
          {"status", std::string(to_string(res.status))},
          {"final_relative_residual", num_or_null(res.final_relative_residual)},
-         {"setup_s", median(setup)},
-         {"preconditioner_s", median(pre)},
-         {"other_s", median(other)},
-         {"total_s", median(total)},
-         {"total_s_runs", total},
+         {"setup_s", median(runs.setup)},
+         {"preconditioner_s", median(runs.pre)},
+         {"other_s", median(runs.other)},
+         {"total_s", median(runs.total)},
+         {"total_s_runs", runs.total},
          {"guard_events", res.guard_events},
          {"nan_inf_met", nan_inf},
          {"nan_inf_repaired", nan_inf && res.converged},
@@ -180,6 +165,52 @@ json measure(const std::string& problem, int n, const Config& c, int reps, int t
          {"nnz", res.nnz},
          {"residual_history", hist}});
     return row;
+}
+
+/// Every configuration of kConfigs on one problem, `reps` times each, the repetitions
+/// interleaved (round robin: repetition r of every configuration before repetition r + 1), so
+/// that a slow phase of a noisy machine falls on all configurations alike instead of on the one
+/// that happened to run then. One row per configuration, in kConfigs' order.
+std::vector<json> measure_all(const std::string& problem, int n, int reps, int threads) {
+    std::vector<Runs> all;
+    for (const Config& c : kConfigs) {
+        Runs& runs = all.emplace_back();
+        runs.c = &c;
+        runs.o.problem.name = problem;
+        runs.o.problem.n = n;
+        runs.o.precision = parse_precision(c.precision);
+        runs.o.multigrid.scaling = c.scaling;
+        runs.o.multigrid.setup_fallback = c.setup_fallback;
+        runs.o.threads = threads;
+    }
+    for (int r = 0; r < reps; ++r) {
+        for (Runs& runs : all) {
+            if (!runs.error.empty()) continue;
+            try {
+                SolveResult res = solve(runs.o);
+                fmt::print(
+                    stderr,
+                    "    {:<22} rep {}/{}: {:>3} its{} {:7.2f} s (setup {:.2f}, pre {:.2f})\n",
+                    runs.c->label, r + 1, reps, res.iterations,
+                    res.converged ? "" : " (NOT converged)", res.total_s, res.setup_s,
+                    res.preconditioner_s);
+                runs.setup.push_back(res.setup_s);
+                runs.pre.push_back(res.preconditioner_s);
+                runs.other.push_back(res.other_s);
+                runs.total.push_back(res.total_s);
+                if (!runs.first) {
+                    res.x.clear();
+                    runs.first = std::move(res);
+                }
+            } catch (const std::exception& e) {
+                fmt::print(stderr, "    {:<22} failed: {}\n", runs.c->label, e.what());
+                runs.error = e.what();
+            }
+        }
+    }
+    std::vector<json> rows;
+    for (const Runs& runs : all) rows.push_back(row_of(problem, n, runs, reps, threads));
+    return rows;
 }
 
 /// Fills preconditioner_speedup and e2e_speedup of the rows of one problem (over its Full64).
@@ -217,7 +248,8 @@ std::string guard_cell(const json& r) {
 std::string markdown(const json& doc) {
     const json& m = doc["machine"];
     std::string s = fmt::format(
-        "CPU: {}; {} thread(s); STREAM triad {:.1f} GB/s; LLC {} MiB ({}); median of {} run(s); "
+        "CPU: {}; {} thread(s); STREAM triad {:.1f} GB/s; LLC {} MiB ({}); median of {} run(s), "
+        "interleaved over the configurations; "
         "rtol 1e-10, solver chosen by the problem (CG / GMRES), V(1,1) SymGS.\n\n",
         m["cpu"].get<std::string>(), m["threads"].get<int>(), m["stream_triad_gbs"].get<double>(),
         m["llc_bytes"].get<std::int64_t>() >> 20, m["llc_source"].get<std::string>(),
@@ -428,8 +460,7 @@ int run_e2e_bench(const BenchOptions& opt) {
                    probe.a.stencil().name(), r, n,
                    capped ? fmt::format(", capped below the cache target {}", n_cache) : "",
                    fp16_bytes / (1 << 20));
-        std::vector<json> rows;
-        for (const Config& c : kConfigs) rows.push_back(measure(p.name, n, c, reps, threads));
+        std::vector<json> rows = measure_all(p.name, n, reps, threads);
         add_speedups(rows);
         all_rows.insert(all_rows.end(), rows.begin(), rows.end());
     }
