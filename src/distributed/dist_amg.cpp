@@ -595,7 +595,7 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     solve_rows(in, &p.a, o, out,
                o.problem.matrix.empty()
                    ? "problem generated whole by every rank, which keeps its rows"
-                   : "file read whole by every rank (gzip or array format), "
+                   : "file read whole by every rank (array format), "
                      "which keeps its rows");
     return true;
 }

@@ -252,7 +252,7 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     throw_first(error, comm);
     int split = mm ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
-    if (split == 0) return std::nullopt;  // gzip or array: read whole
+    if (split == 0) return std::nullopt;  // array format: read whole
     // Entry keys fit in 64 bits (else: an error once the file is known to fit the grid), and
     // stencil slots are taken only for a matrix that fits it (else: check_fits_grid's error
     // after the parse).
@@ -453,7 +453,7 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     throw_first(error, comm);
     int split = mm ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
-    if (split == 0) return std::nullopt;  // gzip or array: read whole
+    if (split == 0) return std::nullopt;  // array format: read whole
     // The entries of this part, checked with the line numbers of the whole file (collective
     // sums, in this order on every process). A matrix that is not square is an error once the
     // whole file has been read, as read_matrix_market and load_csr find it.

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -146,8 +147,16 @@ void expect_same(const std::string& path, const std::string& rhs = "") {
 }
 
 TEST(LoadCsr, RowsAreTheWholeReadsToTheBit) {
-    // Nonsymmetric, general storage: GMRES.
-    expect_same(write("general.mtx", mtx("real general", 301, 301, random_lines(301, 1))));
+    // Nonsymmetric, general storage: GMRES; and the same file gzipped (cut by the bytes of its
+    // decompressed text).
+    const std::string general =
+        write("general.mtx", mtx("real general", 301, 301, random_lines(301, 1)));
+    expect_same(general);
+    if (rank() == 0) {
+        EXPECT_EQ(std::system(("gzip -kf " + general).c_str()), 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_same(general + ".gz");
     // Symmetric storage, mirrored by the reader, duplicates in the lower triangle: CG.
     expect_same(write("symmetric.mtx", mtx("real symmetric", 257, 257, lower_lines(257, 2))));
     // Skew-symmetric storage (mirrors negated; the diagonal stays): not symmetric.

@@ -296,7 +296,7 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
         "(2x2x2 blocks into one) while the merged blocks stay large, then onto rank 0 "
         "(level_ranks)";
     const bool file = !o.problem.matrix.empty();
-    info.input = !own_rows ? (file ? "file read whole by every rank (gzip or array format)"
+    info.input = !own_rows ? (file ? "file read whole by every rank (array format)"
                                    : "problem generated whole by every rank")
                  : file    ? "file read in parts: every rank read only its share of the lines and "
                              "sent each entry to the rank that owns its row"

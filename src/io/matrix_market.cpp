@@ -492,27 +492,47 @@ private:
     std::size_t size_ = 0;
 };
 
-/// The file's first bytes up to and including its size line (the first line after the banner
-/// that is neither blank nor a comment), or all of a file that ends before.
-std::string read_head(PlainFile& f) {
-    std::string head;
-    constexpr std::size_t kBlock = std::size_t{1} << 16;
+/// Where the size line (the first line after the banner that is neither blank nor a comment) of
+/// a file whose first bytes are `head` ends (after its '\n'), or npos when `head` ends before.
+std::size_t size_line_end(std::string_view head) {
     for (std::size_t pos = 0;;) {
         const std::size_t nl = head.find('\n', pos);
-        if (nl == std::string::npos) {
-            if (head.size() == f.size()) return head;
-            head += f.read(head.size(), std::min(f.size(), head.size() + kBlock));
-            continue;
-        }
-        const std::string_view line(head.data() + pos, nl - pos);
+        if (nl == std::string_view::npos) return std::string_view::npos;
+        const std::string_view line = head.substr(pos, nl - pos);
         const std::size_t first = line.find_first_not_of(" \t\r");
-        if (pos > 0 && first != std::string_view::npos && line[first] != '%') {
-            head.resize(nl + 1);
-            return head;
-        }
+        if (pos > 0 && first != std::string_view::npos && line[first] != '%') return nl + 1;
         pos = nl + 1;
     }
 }
+
+/// The file's first bytes up to and including its size line, or all of a file that ends before.
+std::string read_head(PlainFile& f) {
+    std::string head;
+    constexpr std::size_t kBlock = std::size_t{1} << 16;
+    for (;;) {
+        const std::size_t end = size_line_end(head);
+        if (end != std::string::npos) {
+            head.resize(end);
+            return head;
+        }
+        if (head.size() == f.size()) return head;
+        head += f.read(head.size(), std::min(f.size(), head.size() + kBlock));
+    }
+}
+
+/// Where the line that holds byte `pos` - 1 ends in a text read from the start chunk by chunk:
+/// the first line start at or after `pos` (a line starts after a '\n'), or the text's size.
+/// Feed it every chunk in order; `at` is known once a chunk holds that '\n'.
+struct LineStartAfter {
+    std::size_t pos;
+    std::size_t at = std::string::npos;
+    void feed(std::string_view chunk, std::size_t offset) {
+        if (at != std::string::npos || offset + chunk.size() < pos) return;
+        const std::size_t from = pos > offset ? pos - offset - 1 : 0;
+        const std::size_t nl = chunk.find('\n', from);
+        if (nl != std::string_view::npos) at = offset + nl + 1;
+    }
+};
 
 }  // namespace
 
@@ -571,7 +591,7 @@ std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, 
                                                        int parts) {
     PlainFile f(path);
     const std::string magic = f.read(0, std::min<std::size_t>(2, f.size()));
-    if (magic == "\x1f\x8b") return std::nullopt;  // gzip
+    if (magic == "\x1f\x8b") return open_gzip(path, part, parts);
     std::string head = read_head(f);
     auto impl = std::make_unique<Impl>();
     impl->header = std::make_unique<Reader>(path, std::move(head), f.size());
@@ -585,6 +605,61 @@ std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, 
     };
     const std::size_t lo = cut(part), hi = part + 1 == parts ? f.size() : cut(part + 1);
     impl->text = lo < hi ? f.read(lo, hi) : std::string();
+    return MatrixMarketPart(std::move(impl));
+}
+
+std::optional<MatrixMarketPart> MatrixMarketPart::open_gzip(const std::string& path, int part,
+                                                            int parts) {
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    std::string chunk(kChunk, '\0');
+    // Pass 1: the decompressed size, and the head up to the size line.
+    std::string head;
+    std::size_t total = 0;
+    {
+        io::FileChunks f(path);
+        bool head_done = false;
+        for (;;) {
+            const std::size_t n = f.read(chunk.data(), kChunk);
+            if (!head_done) {
+                head.append(chunk.data(), n);
+                const std::size_t end = size_line_end(head);
+                if (end != std::string::npos) {
+                    head.resize(end);
+                    head_done = true;
+                }
+            }
+            total += n;
+            if (n < kChunk) break;
+        }
+    }
+    auto impl = std::make_unique<Impl>();
+    impl->header = std::make_unique<Reader>(path, std::move(head), total);
+    const Reader& h = *impl->header;
+    if (h.format != Format::coordinate) return std::nullopt;
+    // Pass 2: the part's lines, cut as a plain file of the decompressed text would be.
+    const std::size_t begin = h.header_bytes(), span = total - begin;
+    const auto raw = [&](int p) {
+        const auto q = static_cast<std::size_t>(p), n = static_cast<std::size_t>(parts);
+        return begin + span / n * q + span % n * q / n;
+    };
+    LineStartAfter lo{raw(part)}, hi{part + 1 == parts ? total : raw(part + 1)};
+    if (lo.pos <= begin) lo.at = begin;
+    if (part + 1 == parts) hi.at = total;
+    if (hi.pos <= begin) hi.at = begin;
+    io::FileChunks f(path);
+    for (std::size_t offset = 0;;) {
+        const std::size_t n = f.read(chunk.data(), kChunk);
+        const std::string_view c(chunk.data(), n);
+        lo.feed(c, offset);
+        hi.feed(c, offset);
+        if (lo.at != std::string::npos) {
+            const std::size_t from = std::max(lo.at, offset);
+            const std::size_t to = std::min(hi.at != std::string::npos ? hi.at : total, offset + n);
+            if (from < to) impl->text.append(c.substr(from - offset, to - from));
+        }
+        offset += n;
+        if (n < kChunk || (hi.at != std::string::npos && offset >= hi.at)) break;
+    }
     return MatrixMarketPart(std::move(impl));
 }
 

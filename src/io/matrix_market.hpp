@@ -28,13 +28,15 @@ void write_matrix_market(const std::string& path, const CsrMatrix& a);
 /// One share of a coordinate Matrix Market file that several processes read together (issue #8:
 /// `mpirun ... --matrix`), each its own part of the entry lines. Part p of P holds the lines whose
 /// first byte lies in the p-th of P equal byte ranges of the file after the size line, so every
-/// line belongs to exactly one part and a process reads only the header and its own bytes. The
+/// line belongs to exactly one part and a process keeps only the header and its own bytes (of a
+/// gzip file, the decompressed text's). The
 /// header is checked as read_matrix_market checks it (every part throws the same error); the
 /// entries, once the caller knows how many lines and entry lines come before the part (sums
 /// over the earlier parts' lines() and content_lines()), with the same messages and line numbers.
 class MatrixMarketPart {
 public:
-    /// Nothing for a file that is not split so: gzip data, or the array format (read it whole).
+    /// Nothing for a file in the array format (read it whole). A gzip file is split by the
+    /// bytes of its decompressed text (decompressed twice by every part, see open_gzip).
     /// Throws InvalidInput for a file that cannot be read or a bad banner or size line.
     static std::optional<MatrixMarketPart> open(const std::string& path, int part, int parts);
     MatrixMarketPart(MatrixMarketPart&&) noexcept;
@@ -64,6 +66,10 @@ public:
 private:
     struct Impl;
     explicit MatrixMarketPart(std::unique_ptr<Impl> impl);
+    /// open() of a gzip file: the cuts are those of the decompressed text, so the file is
+    /// decompressed twice, once for its size and header and once up to the end of the part's
+    /// lines; only the header and the part's lines are kept.
+    static std::optional<MatrixMarketPart> open_gzip(const std::string& path, int part, int parts);
     std::unique_ptr<Impl> impl_;
     std::int64_t lines_ = 0, content_lines_ = 0;
 };

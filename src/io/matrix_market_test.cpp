@@ -180,11 +180,53 @@ TEST_F(MatrixMarket, ReadInPartsGivesTheWholeMatrix) {
         EXPECT_EQ(lines, std::count(text.begin(), text.end(), '\n') + 1);
         EXPECT_EQ(content, 19);
     }
-    // A gzip stream and an array file are not read in parts.
-    EXPECT_FALSE(MatrixMarketPart::open(write_gz("z.mtx.gz", text), 0, 2).has_value());
+    // A gzip stream is cut by the bytes of its decompressed text; an array file is not read in
+    // parts.
+    const std::string gz = write_gz("z.mtx.gz", text);
+    for (int parts = 1; parts <= 9; ++parts) {
+        const std::optional<CsrMatrix> a = test::read_in_parts(gz, parts);
+        ASSERT_TRUE(a.has_value());
+        EXPECT_EQ(entries(*a), want) << parts;
+    }
+    // Part for part the plain file's lines, also where a cut falls right after a newline.
+    for (int parts = 1; parts <= 60; ++parts) {
+        for (int p = 0; p < parts; ++p) {
+            const std::optional<MatrixMarketPart> a = MatrixMarketPart::open(path, p, parts);
+            const std::optional<MatrixMarketPart> b = MatrixMarketPart::open(gz, p, parts);
+            ASSERT_TRUE(a.has_value() && b.has_value());
+            EXPECT_EQ(b->lines(), a->lines()) << p << " of " << parts;
+        }
+    }
     EXPECT_FALSE(MatrixMarketPart::open(
                      write("a.mtx", "%%MatrixMarket matrix array real general\n1 1\n2\n"), 0, 1)
                      .has_value());
+}
+
+// A gzip file larger than the 1 MiB chunks it is decompressed in, with a comment line of 2.5 MiB
+// in the middle: the cuts, and the searches for the next line start, cross chunk boundaries.
+// Every part count gives the lines of the plain file's parts, so the whole read's matrix.
+TEST_F(MatrixMarket, GzipPartsAcrossChunksAreThePlainFilesParts) {
+    std::string text = "%%MatrixMarket matrix coordinate real general\n1000 1000 60000\n";
+    for (int k = 0; k < 60000; ++k) {
+        text += fmt::format("{} {} {}\n", 1 + k % 1000, 1 + (k * 7) % 1000, 0.25 * (k % 13) - 1.0);
+        if (k == 30000) text += "%" + std::string(std::size_t{5} << 19, 'x') + "\n";
+    }
+    const std::string plain = write("chunks.mtx", text);
+    const std::string gz = write_gz("chunks.mtx.gz", text);
+    const std::vector<Entry> want = entries(read_matrix_market(plain));
+    for (const int parts : {1, 2, 3, 5, 8}) {
+        SCOPED_TRACE(parts);
+        for (int p = 0; p < parts; ++p) {
+            const std::optional<MatrixMarketPart> a = MatrixMarketPart::open(plain, p, parts);
+            const std::optional<MatrixMarketPart> b = MatrixMarketPart::open(gz, p, parts);
+            ASSERT_TRUE(a.has_value() && b.has_value());
+            EXPECT_EQ(b->lines(), a->lines()) << p;
+            EXPECT_EQ(b->content_lines(), a->content_lines()) << p;
+        }
+        const std::optional<CsrMatrix> m = test::read_in_parts(gz, parts);
+        ASSERT_TRUE(m.has_value());
+        EXPECT_EQ(entries(*m), want);
+    }
 }
 
 TEST_F(MatrixMarket, ReadsVectors) {

@@ -14,7 +14,7 @@
 
 namespace mpmg::io {
 
-std::string read_whole_file(const std::string& path) {
+FileChunks::FileChunks(const std::string& path) : path_(path) {
     errno = 0;
     gzFile f = gzopen(path.c_str(), "rb");
     if (f == nullptr) {
@@ -24,6 +24,36 @@ std::string read_whole_file(const std::string& path) {
                         path, errno != 0 ? std::strerror(errno) : "out of memory"));
     }
     gzbuffer(f, 1u << 17);
+    file_ = f;
+}
+
+FileChunks::~FileChunks() { gzclose(static_cast<gzFile>(file_)); }
+
+std::size_t FileChunks::read(char* out, std::size_t n) {
+    auto* f = static_cast<gzFile>(file_);
+    std::size_t filled = 0;
+    while (filled < n) {  // gzread takes unsigned counts
+        const auto want =
+            static_cast<unsigned>(std::min<std::size_t>(n - filled, std::size_t{1} << 30));
+        const int got = gzread(f, out + filled, want);
+        if (got > 0) filled += static_cast<std::size_t>(got);
+        if (got <= 0 || static_cast<unsigned>(got) < want) break;  // short only at the end
+    }
+    int err = Z_OK;
+    const char* msg = gzerror(f, &err);
+    if (err != Z_OK) {
+        const std::string what =
+            err == Z_ERRNO ? std::string(std::strerror(errno)) : std::string(msg ? msg : "");
+        throw InvalidInput(
+            fmt::format("{}: cannot read the file ({}); the file is unreadable, "
+                        "truncated or not valid gzip data",
+                        path_, what));
+    }
+    return filled;
+}
+
+std::string read_whole_file(const std::string& path) {
+    FileChunks f(path);
     // Read straight into the result, growing it geometrically from 64 KiB: a small file costs
     // no large buffer (the fuzzer reads thousands of them a second).
     std::string data;
@@ -31,24 +61,11 @@ std::string read_whole_file(const std::string& path) {
     for (std::size_t want = std::size_t{1} << 16;;
          want = std::min(2 * want, std::size_t{1} << 30)) {
         data.resize(filled + want);
-        const int n = gzread(f, data.data() + filled, static_cast<unsigned>(want));
-        if (n <= 0) break;
-        filled += static_cast<std::size_t>(n);
-        if (static_cast<std::size_t>(n) < want) break;  // gzread reads short only at the end
+        const std::size_t n = f.read(data.data() + filled, want);
+        filled += n;
+        if (n < want) break;
     }
     data.resize(filled);
-    int err = Z_OK;
-    const char* msg = gzerror(f, &err);
-    if (err != Z_OK) {
-        std::string what =
-            err == Z_ERRNO ? std::string(std::strerror(errno)) : std::string(msg ? msg : "");
-        gzclose(f);
-        throw InvalidInput(
-            fmt::format("{}: cannot read the file ({}); the file is unreadable, "
-                        "truncated or not valid gzip data",
-                        path, what));
-    }
-    gzclose(f);
     return data;
 }
 

@@ -14,6 +14,22 @@ namespace mpmg::io {
 /// the compressed stream is truncated or corrupt.
 std::string read_whole_file(const std::string& path);
 
+/// A file read from its start, chunk by chunk, decompressed when it is a gzip stream (zlib reads
+/// a plain file as it is); the errors of read_whole_file.
+class FileChunks {
+public:
+    explicit FileChunks(const std::string& path);
+    ~FileChunks();
+    FileChunks(const FileChunks&) = delete;
+    FileChunks& operator=(const FileChunks&) = delete;
+    /// Reads up to n next bytes into out; returns how many (fewer only at the end).
+    std::size_t read(char* out, std::size_t n);
+
+private:
+    std::string path_;
+    void* file_ = nullptr;  // gzFile
+};
+
 /// Lines of a text buffer, numbered from 1; a trailing '\r' is dropped.
 class LineScanner {
 public:
