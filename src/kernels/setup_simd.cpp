@@ -55,24 +55,22 @@ TruncationCounts count_range(const double* HWY_RESTRICT v, std::int64_t n, const
     return c;
 }
 
-double min_ratio(const double* HWY_RESTRICT a, const double* HWY_RESTRICT di,
-                 const double* HWY_RESTRICT dj, std::int64_t n) {
+double max_scaled_abs(const double* HWY_RESTRICT a, const double* HWY_RESTRICT si,
+                      const double* HWY_RESTRICT sj, std::int64_t n) {
     const hn::ScalableTag<double> d;
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-    const double inf = std::numeric_limits<double>::infinity();
-    const auto vinf = hn::Set(d, inf), zero = hn::Zero(d);
-    auto m = vinf;
+    const auto zero = hn::Zero(d);
+    auto m = zero;
     std::int64_t k = 0;
     for (; k + lanes <= n; k += lanes) {
-        const auto ax = hn::Abs(hn::LoadU(d, a + k));
-        const auto r = hn::Div(hn::Sqrt(hn::Mul(hn::LoadU(d, di + k), hn::LoadU(d, dj + k))), ax);
-        m = hn::Min(m, hn::IfThenElse(hn::Gt(ax, zero), r, vinf));  // skips 0 and NaN
+        const auto x = hn::Mul(hn::Mul(hn::Abs(hn::LoadU(d, a + k)), hn::LoadU(d, si + k)),
+                               hn::LoadU(d, sj + k));
+        m = hn::Max(m, hn::IfThenElse(hn::Gt(x, zero), x, zero));  // skips NaN
     }
-    double out = hn::GetLane(hn::MinOfLanes(d, m));
+    double out = hn::GetLane(hn::MaxOfLanes(d, m));
     for (; k < n; ++k) {
-        const double ax = std::fabs(a[k]);
-        if (ax == 0.0) continue;
-        out = std::min(out, std::sqrt(di[k] * dj[k]) / ax);
+        const double x = std::fabs(a[k]) * si[k] * sj[k];
+        if (x > out) out = x;
     }
     return out;
 }
@@ -162,7 +160,7 @@ namespace setup {
 
 HWY_EXPORT(any_outside);
 HWY_EXPORT(count_range);
-HWY_EXPORT(min_ratio);
+HWY_EXPORT(max_scaled_abs);
 HWY_EXPORT(count_scaled);
 HWY_EXPORT(scale_counted);
 HWY_EXPORT(sum_abs);
@@ -177,8 +175,8 @@ bool any_outside(const double* v, std::int64_t n, double lo, double hi) {
 TruncationCounts count_range(const double* v, std::int64_t n, const RangeLimits& lim) {
     return HWY_DYNAMIC_DISPATCH(setup::count_range)(v, n, lim);
 }
-double min_ratio(const double* a, const double* di, const double* dj, std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(setup::min_ratio)(a, di, dj, n);
+double max_scaled_abs(const double* a, const double* si, const double* sj, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(setup::max_scaled_abs)(a, si, sj, n);
 }
 TruncationCounts count_scaled(const double* a, const double* si, const double* sj, std::int64_t n,
                               const RangeLimits& lim) {

@@ -19,9 +19,11 @@ bool any_outside(const double* v, std::int64_t n, double lo, double hi);
 /// What narrowing v[0..n) into a format with limits `lim` would count (count_by_limits).
 TruncationCounts count_range(const double* v, std::int64_t n, const RangeLimits& lim);
 
-/// min over k < n with a[k] != 0 of sqrt(di[k] dj[k]) / |a[k]|, NaN entries skipped (as
-/// std::min skips them); +inf when there is none. di[k] dj[k] must not be NaN.
-double min_ratio(const double* a, const double* di, const double* dj, std::int64_t n);
+/// max over k < n of |a[k]| si[k] sj[k] (multiplied in that order), NaN entries skipped; 0
+/// when there is none. With si, sj the inverse square roots of the diagonal, the largest entry
+/// of Q^-1/2 A Q^-1/2: two multiplications per entry, where sqrt(a_ii a_jj) / |a_ij| took a
+/// square root and a division (the compute-bound part of a block level's scaling).
+double max_scaled_abs(const double* a, const double* si, const double* sj, std::int64_t n);
 
 /// out[k] = a[k] / (si[k] sj[k]) for k < n, and what narrowing out[0..n) into a format with
 /// limits `lim` would count.

@@ -64,18 +64,27 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max,
         out.problem = "a non-positive diagonal entry on another process";
     }
     if (!out.problem.empty()) return out;
-    // min over stored nonzeros of sqrt(a_ii a_jj) / |a_ij|; the minimum does not depend on the
-    // order, so the SIMD runs give exactly the scalar loop's value.
-    double min_ratio = std::numeric_limits<double>::infinity();
+    // G_max = storage_max / max |â_ij|, â = Q^-1/2 A Q^-1/2 (Q = diag(A)): its entries as
+    // |a_ij| (1 / sqrt(a_ii)) (1 / sqrt(a_jj)), one square root and division per row instead
+    // of per entry. The maximum does not depend on the order, so the SIMD runs give exactly
+    // the scalar loop's value.
+    std::vector<double> inv_sqrt(diag.size());
+#pragma omp parallel for schedule(static) if (diag.size() > 32768)
+    for (std::size_t i = 0; i < diag.size(); ++i) inv_sqrt[i] = 1.0 / std::sqrt(diag[i]);
+    double largest = 0.0;
     const int ndiag = a.stencil().size();
-#pragma omp parallel for schedule(dynamic, 1) reduction(min : min_ratio)
+#pragma omp parallel for schedule(dynamic, 1) reduction(max : largest)
     for (int d = 0; d < ndiag; ++d) {
         const double* v = a.diagonal(d);
         for_each_inside_scaled_run(
-            a, diag, d, [&](std::int64_t at, const double* di, const double* dj, std::int64_t n) {
-                min_ratio = std::min(min_ratio, kernels::min_ratio(v + at, di, dj, n));
+            a, inv_sqrt, d,
+            [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
+                largest = std::max(largest, kernels::max_scaled_abs(v + at, si, sj, n));
             });
     }
+    // 1 / x is monotonic and correctly rounded: the minimum over the processes of 1 / largest
+    // is 1 / (the largest over all of them).
+    double min_ratio = largest > 0.0 ? 1.0 / largest : std::numeric_limits<double>::infinity();
     if (dist != nullptr) min_ratio = dist->min(min_ratio);
     out.g_max = storage_max * min_ratio;
     if (!(out.g_max > 0.0) || !std::isfinite(out.g_max)) {

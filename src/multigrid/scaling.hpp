@@ -2,7 +2,8 @@
 // is scaled symmetrically by Q = diag(A)/G before truncation to FP16, giving
 //   Â = Q^{-1/2} A Q^{-1/2},   â_ij = G a_ij / sqrt(a_ii a_jj),
 // so the diagonal becomes exactly G and no entry overflows when G < G_max, with
-//   G_max = FP16_MAX * min_ij sqrt(a_ii a_jj) / |a_ij|   (over stored nonzeros, i = j included).
+//   G_max = FP16_MAX / max_ij |a_ij| / sqrt(a_ii a_jj)   (over stored entries, i = j included),
+// the largest entry of Q^-1/2 A Q^-1/2 computed as |a_ij| (1 / sqrt(a_ii)) (1 / sqrt(a_jj)).
 // Choice of G: the largest power of two <= G_max / 2. Half of G_max leaves a factor-2 margin
 // against rounding up at the top of the range; the largest such G keeps the small entries as
 // far above the underflow threshold as possible (underflow is the remaining risk, §4.3); a power
