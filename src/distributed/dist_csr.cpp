@@ -65,6 +65,7 @@ int RowPartition::owner(std::int64_t row) const {
 #include <climits>
 #include <utility>
 
+#include "distributed/by_owner.hpp"
 #include "distributed/dist_ops.hpp"
 #include "unstructured/pgm.hpp"
 #include "unstructured/spgemm.hpp"
@@ -331,50 +332,16 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
 
 std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowPartition& rp,
                                          MPI_Comm comm) {
-    const int size = rp.size();
-    if (mine.size() > static_cast<std::size_t>(INT_MAX)) {
-        throw Unsupported(fmt::format(
-            "a process would send {} matrix entries; more than {} per process: run on more "
-            "processes",
-            mine.size(), INT_MAX));
-    }
-    // Each entry's process, found once (a search in the partition); runs of one row share it.
-    std::vector<int> to(mine.size());
-    std::vector<int> send_count(static_cast<std::size_t>(size), 0);
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-        to[k] = k > 0 && mine[k].row == mine[k - 1].row ? to[k - 1] : rp.owner(mine[k].row);
-        ++send_count[static_cast<std::size_t>(to[k])];
-    }
-    std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
-    MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
-    std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
-    std::vector<int> recv_disp(static_cast<std::size_t>(size), 0);
-    std::int64_t received = 0;
-    for (int r = 0; r < size; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        if (r > 0) send_disp[u] = send_disp[u - 1] + send_count[u - 1];
-        recv_disp[u] = static_cast<int>(received);
-        received += recv_count[u];
-        if (received > INT_MAX) {
-            throw Unsupported(fmt::format(
-                "a process would receive more than {} matrix entries: run on more processes",
-                INT_MAX));
-        }
-    }
-    std::vector<CooEntry> by_owner(mine.size());
-    std::vector<int> next(send_disp);
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-        by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(to[k])]++)] = mine[k];
-    }
+    // Each entry's process found once (a search in the partition); runs of one row share it.
+    int last = 0;
+    std::vector<CooEntry> recv = send_to_owners(
+        mine, rp.size(),
+        [&](std::size_t k) {
+            if (k == 0 || mine[k].row != mine[k - 1].row) last = rp.owner(mine[k].row);
+            return last;
+        },
+        comm);
     mine = std::vector<CooEntry>();
-    to = std::vector<int>();
-    std::vector<CooEntry> recv(static_cast<std::size_t>(received));
-    MPI_Datatype type;
-    MPI_Type_contiguous(static_cast<int>(sizeof(CooEntry)), MPI_BYTE, &type);
-    MPI_Type_commit(&type);
-    MPI_Alltoallv(by_owner.data(), send_count.data(), send_disp.data(), type, recv.data(),
-                  recv_count.data(), recv_disp.data(), type, comm);
-    MPI_Type_free(&type);
     return recv;
 }
 

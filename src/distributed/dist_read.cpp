@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "distributed/agree.hpp"
+#include "distributed/by_owner.hpp"
 #include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_ops.hpp"
 #include "io/matrix_market.hpp"
@@ -67,6 +68,66 @@ std::int64_t reduce(std::int64_t v, MPI_Op op, MPI_Comm comm) {
     return v;
 }
 
+/// This process's part of the Matrix Market file `path` (collective): every process throws the
+/// first process's header error; nothing when some process cannot read the file in parts (the
+/// array format: it is then read whole).
+std::optional<MatrixMarketPart> open_part(const std::string& path, MPI_Comm comm) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    std::string error;
+    std::optional<MatrixMarketPart> mm;
+    try {
+        mm = MatrixMarketPart::open(path, rank, size);
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    int split = mm ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
+    if (split == 0) mm.reset();
+    return mm;
+}
+
+/// Calls f(i, j, v) for every entry of the part `mm` (mirrors included) with the whole file's
+/// line numbers (collective): every process throws the first bad line's error in file order,
+/// then that of a file holding fewer entries than it declares.
+template <class F>
+void read_part(MatrixMarketPart& mm, MPI_Comm comm, F&& f) {
+    // Both sums are collective: taken in this order on every process.
+    const std::int64_t lines_before = mm.header_lines() + sum_before(mm.lines(), comm);
+    const std::int64_t entries_before = sum_before(mm.content_lines(), comm);
+    std::string error;
+    try {
+        mm.for_each_entry(lines_before, entries_before, f);
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    const std::int64_t entries = reduce(mm.content_lines(), MPI_SUM, comm);
+    if (entries < mm.declared()) {
+        mm.fail_truncated(mm.header_lines() + reduce(mm.lines(), MPI_SUM, comm), entries);
+    }
+}
+
+/// po.rhs, read whole by every process, for a matrix of `rows` rows (collective): the first
+/// process's read error, or the serial read's error when the lengths differ, on every process.
+std::vector<double> read_rhs(const ProblemOptions& po, std::int64_t rows, MPI_Comm comm) {
+    std::vector<double> whole;
+    std::string error;
+    try {
+        whole = read_vector_market(po.rhs);
+    } catch (const InvalidInput& e) {
+        error = e.what();
+    }
+    throw_first(error, comm);
+    if (static_cast<std::int64_t>(whole.size()) != rows) {
+        throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
+                                       po.rhs, whole.size(), po.matrix, rows));
+    }
+    return whole;
+}
+
 /// The rank that owns each cell of a partition: the process coordinate of every cell index
 /// along each direction.
 class Owners {
@@ -112,52 +173,12 @@ std::int64_t local_cell(std::int64_t cell, const Box& grid, const std::array<int
 /// distributed again). `present` becomes 1 at the value of every stored entry of an own row.
 GhostedRows distribute(std::vector<Entry>& mine, const Partition& p, const Stencil& stencil,
                        int block, MPI_Comm comm, std::vector<std::uint8_t>& present) {
-    const int size = p.size();
     const Box& grid = p.global();
     const EntryKey key{block};
-    if (mine.size() > static_cast<std::size_t>(INT_MAX)) {
-        throw Unsupported(
-            fmt::format("a process's part of the file holds {} entries; more than "
-                        "{} per process: run on more processes",
-                        mine.size(), INT_MAX));
-    }
     const Owners owners(p);
-    std::vector<int> send_count(static_cast<std::size_t>(size), 0);
-    for (const Entry& e : mine)
-        ++send_count[static_cast<std::size_t>(owners.rank_of_cell(key.cell(e.key)))];
-    std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
-    MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
-    std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
-    std::vector<int> recv_disp(static_cast<std::size_t>(size), 0);
-    std::int64_t received = 0;
-    for (int r = 0; r < size; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        if (r > 0) send_disp[u] = send_disp[u - 1] + send_count[u - 1];
-        recv_disp[u] = static_cast<int>(received);
-        received += recv_count[u];
-        if (received > INT_MAX) {
-            throw Unsupported(
-                fmt::format("process {} owns more than {} entries of the file: run "
-                            "on more processes",
-                            p.rank(), INT_MAX));
-        }
-    }
-    {
-        std::vector<Entry> by_owner(mine.size());
-        std::vector<int> next(send_disp);
-        for (const Entry& e : mine) {
-            const auto to = static_cast<std::size_t>(owners.rank_of_cell(key.cell(e.key)));
-            by_owner[static_cast<std::size_t>(next[to]++)] = e;
-        }
-        mine.swap(by_owner);
-    }
-    std::vector<Entry> recv(static_cast<std::size_t>(received));
-    MPI_Datatype entry_type;
-    MPI_Type_contiguous(static_cast<int>(sizeof(Entry)), MPI_BYTE, &entry_type);
-    MPI_Type_commit(&entry_type);
-    MPI_Alltoallv(mine.data(), send_count.data(), send_disp.data(), entry_type, recv.data(),
-                  recv_count.data(), recv_disp.data(), entry_type, comm);
-    MPI_Type_free(&entry_type);
+    const std::vector<Entry> recv = send_to_owners(
+        mine, p.size(), [&](std::size_t k) { return owners.rank_of_cell(key.cell(mine[k].key)); },
+        comm);
     const auto [lo, box] = grown_box(p, p.rank(), kGalerkinMargin);
     GhostedRows g{lo, SgDiaMatrix<double>(box, stencil, block)};
     present.assign(g.a.values().size(), 0);
@@ -242,17 +263,8 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     const int block = std::max(po.components, 1);
     const Box grid{po.grid[0], po.grid[1], po.grid[2]};
     // The header: every process reads it, so its errors are everyone's.
-    std::string error;
-    std::optional<MatrixMarketPart> mm;
-    try {
-        mm = MatrixMarketPart::open(po.matrix, rank, size);
-    } catch (const InvalidInput& e) {
-        error = e.what();
-    }
-    throw_first(error, comm);
-    int split = mm ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
-    if (split == 0) return std::nullopt;  // array format: read whole
+    std::optional<MatrixMarketPart> mm = open_part(po.matrix, comm);
+    if (!mm) return std::nullopt;  // array format: read whole
     // Entry keys fit in 64 bits (else: an error once the file is known to fit the grid), and
     // stencil slots are taken only for a matrix that fits it (else: check_fits_grid's error
     // after the parse).
@@ -269,31 +281,18 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     std::array<int, 27> used{};
     constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
     std::int64_t bad_row = kNone, bad_col = kNone;
-    // Both sums are collective: taken in this order on every process.
-    const std::int64_t lines_before = mm->header_lines() + sum_before(mm->lines(), comm);
-    const std::int64_t entries_before = sum_before(mm->content_lines(), comm);
-    try {
-        mine.reserve(fits ? static_cast<std::size_t>(mm->content_lines()) : 0);
-        mm->for_each_entry(lines_before, entries_before,
-                           [&](std::int64_t i, std::int64_t j, double v) {
-                               if (!fits) return;
-                               const int t = stencil_slot(i, j, grid, block);
-                               if (t >= 0) {
-                                   used[static_cast<std::size_t>(t)] = 1;
-                                   if (keyable) mine.push_back(Entry{key.of(i, j, t), v});
-                               } else if (i < bad_row || (i == bad_row && j < bad_col)) {
-                                   bad_row = i;
-                                   bad_col = j;
-                               }
-                           });
-    } catch (const InvalidInput& e) {
-        error = e.what();
-    }
-    throw_first(error, comm);
-    const std::int64_t entries = reduce(mm->content_lines(), MPI_SUM, comm);
-    if (entries < mm->declared()) {
-        mm->fail_truncated(mm->header_lines() + reduce(mm->lines(), MPI_SUM, comm), entries);
-    }
+    mine.reserve(fits ? static_cast<std::size_t>(mm->content_lines()) : 0);
+    read_part(*mm, comm, [&](std::int64_t i, std::int64_t j, double v) {
+        if (!fits) return;
+        const int t = stencil_slot(i, j, grid, block);
+        if (t >= 0) {
+            used[static_cast<std::size_t>(t)] = 1;
+            if (keyable) mine.push_back(Entry{key.of(i, j, t), v});
+        } else if (i < bad_row || (i == bad_row && j < bad_col)) {
+            bad_row = i;
+            bad_col = j;
+        }
+    });
     const std::int64_t rows = mm->rows();
     check_fits_grid(rows, mm->cols(), grid, block, po.matrix);
     mm.reset();
@@ -368,17 +367,7 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
             p.x_exact = std::move(x);
         }
     } else {
-        std::vector<double> whole;
-        try {
-            whole = read_vector_market(po.rhs);
-        } catch (const InvalidInput& e) {
-            error = e.what();
-        }
-        throw_first(error, comm);
-        if (static_cast<std::int64_t>(whole.size()) != rows) {
-            throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
-                                           po.rhs, whole.size(), po.matrix, rows));
-        }
+        const std::vector<double> whole = read_rhs(po, rows, comm);
         p.b.resize(static_cast<std::size_t>(box.cells() * r));
         copy_cells(whole.data(), grid, {0, 0, 0}, p.b.data(), box, g.lo, g.lo, box, r);
     }
@@ -443,39 +432,17 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     if (!distributed() || po.matrix.empty()) return std::nullopt;
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int rank = world_rank(), size = world_size();
-    std::string error;
-    std::optional<MatrixMarketPart> mm;
-    try {
-        mm = MatrixMarketPart::open(po.matrix, rank, size);
-    } catch (const InvalidInput& e) {
-        error = e.what();
-    }
-    throw_first(error, comm);
-    int split = mm ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
-    if (split == 0) return std::nullopt;  // array format: read whole
-    // The entries of this part, checked with the line numbers of the whole file (collective
-    // sums, in this order on every process). A matrix that is not square is an error once the
-    // whole file has been read, as read_matrix_market and load_csr find it.
+    std::optional<MatrixMarketPart> mm = open_part(po.matrix, comm);
+    if (!mm) return std::nullopt;  // array format: read whole
+    // The entries of this part. A matrix that is not square is an error once the whole file
+    // has been read, as read_matrix_market and load_csr find it.
     const std::int64_t n = mm->rows();
     const bool square = mm->rows() == mm->cols();
-    const std::int64_t lines_before = mm->header_lines() + sum_before(mm->lines(), comm);
-    const std::int64_t entries_before = sum_before(mm->content_lines(), comm);
     std::vector<CooEntry> mine;
-    try {
-        mine.reserve(square ? static_cast<std::size_t>(mm->content_lines()) : 0);
-        mm->for_each_entry(lines_before, entries_before,
-                           [&](std::int64_t i, std::int64_t j, double v) {
-                               if (square) mine.push_back(CooEntry{i, j, v});
-                           });
-    } catch (const InvalidInput& e) {
-        error = e.what();
-    }
-    throw_first(error, comm);
-    const std::int64_t entries = reduce(mm->content_lines(), MPI_SUM, comm);
-    if (entries < mm->declared()) {
-        mm->fail_truncated(mm->header_lines() + reduce(mm->lines(), MPI_SUM, comm), entries);
-    }
+    mine.reserve(square ? static_cast<std::size_t>(mm->content_lines()) : 0);
+    read_part(*mm, comm, [&](std::int64_t i, std::int64_t j, double v) {
+        if (square) mine.push_back(CooEntry{i, j, v});
+    });
     if (!square) {
         throw InvalidInput(
             fmt::format("{}: matrix is {} x {}; a linear solve needs a square matrix", po.matrix,
@@ -513,17 +480,7 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
         }
         return p;
     }
-    std::vector<double> whole;
-    try {
-        whole = read_vector_market(po.rhs);
-    } catch (const InvalidInput& e) {
-        error = e.what();
-    }
-    throw_first(error, comm);
-    if (static_cast<std::int64_t>(whole.size()) != n) {
-        throw InvalidInput(fmt::format("{}: right-hand side has {} entries but {} has {} rows",
-                                       po.rhs, whole.size(), po.matrix, n));
-    }
+    const std::vector<double> whole = read_rhs(po, n, comm);
     std::copy_n(whole.begin() + first, p.b.size(), p.b.begin());
     return p;
 }

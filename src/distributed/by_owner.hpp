@@ -1,0 +1,75 @@
+// Sending items to the processes that own them, in one MPI_Alltoallv: the entries of a file read
+// in parts go to the owners of their rows (dist_read.cpp), rows to their renumbered blocks
+// (dist_amg.cpp).
+#pragma once
+
+#ifdef MPMG_HAVE_MPI
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#include "mpmg/errors.hpp"
+
+namespace mpmg::dist {
+
+/// Sends items[k] to process owner(k) of `comm` (`size` processes; owner is called once per
+/// item, in order) and returns what this process received: in process order, each process's
+/// items in their order in `items` (collective). `items` is left sorted by owner, stably, so
+/// that it can be sent again. Throws Unsupported beyond MPI's int counts.
+template <class T, class Owner>
+std::vector<T> send_to_owners(std::vector<T>& items, int size, Owner&& owner, MPI_Comm comm) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (items.size() > static_cast<std::size_t>(INT_MAX)) {
+        throw Unsupported(fmt::format(
+            "a process would send {} matrix entries; more than {} per process: run on more "
+            "processes",
+            items.size(), INT_MAX));
+    }
+    std::vector<int> to(items.size());
+    std::vector<int> send_count(static_cast<std::size_t>(size), 0);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+        to[k] = owner(k);
+        ++send_count[static_cast<std::size_t>(to[k])];
+    }
+    std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
+    MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
+    std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
+    std::vector<int> recv_disp(static_cast<std::size_t>(size), 0);
+    long long received = 0;
+    for (int r = 0; r < size; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        if (r > 0) send_disp[u] = send_disp[u - 1] + send_count[u - 1];
+        recv_disp[u] = static_cast<int>(received);
+        received += recv_count[u];
+        if (received > INT_MAX) {
+            throw Unsupported(fmt::format(
+                "a process would receive more than {} matrix entries: run on more processes",
+                INT_MAX));
+        }
+    }
+    {
+        std::vector<T> by_owner(items.size());
+        std::vector<int> next(send_disp);
+        for (std::size_t k = 0; k < items.size(); ++k) {
+            by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(to[k])]++)] = items[k];
+        }
+        items.swap(by_owner);
+    }
+    std::vector<T> recv(static_cast<std::size_t>(received));
+    MPI_Datatype type;
+    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &type);
+    MPI_Type_commit(&type);
+    MPI_Alltoallv(items.data(), send_count.data(), send_disp.data(), type, recv.data(),
+                  recv_count.data(), recv_disp.data(), type, comm);
+    MPI_Type_free(&type);
+    return recv;
+}
+
+}  // namespace mpmg::dist
+
+#endif  // MPMG_HAVE_MPI
