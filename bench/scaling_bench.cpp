@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -111,27 +112,40 @@ json weak_model(const json& two, const char* config_name) {
         {"predicted_weak_efficiency_without_agglomeration", t2 / (comp + halo_p + red_p)}};
 }
 
+/// "9.3 / 15.4" from the STREAM rates on 1, 2, ... cores.
+std::string stream_list(const json& rates) {
+    std::string out;
+    for (const json& r : rates) {
+        out += fmt::format("{}{:.1f}", out.empty() ? "" : " / ", r.get<double>());
+    }
+    return out;
+}
+
 std::string markdown(const json& doc) {
     std::string md = fmt::format(
         "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores; load average before / "
         "after: {} / {}). Medians of {} run(s); efficiency = T(1x1) / (ranks x threads x T). "
         "total_s includes the setup (distributed: each rank coarsens its own blocks; "
         "generating the problem, each rank its own rows, is not timed); solve_s = total - "
-        "setup.\n\n",
+        "setup. STREAM triad measured in the same run on 1, 2, ... cores: {} GB/s; STREAM bound "
+        "= STREAM(k) / (k x STREAM(1)), the efficiency a memory-bound phase can reach on k "
+        "cores.\n\n",
         doc["n"].get<int>(), doc["unknowns"].get<long long>(),
         doc["machine"]["cpu"].get<std::string>(), doc["machine"]["threads"].get<int>(),
         doc["machine"]["load_average_before"].get<std::string>(),
-        doc["machine"]["load_average_after"].get<std::string>(), doc["repetitions"].get<int>());
+        doc["machine"]["load_average_after"].get<std::string>(), doc["repetitions"].get<int>(),
+        stream_list(doc["machine"]["stream_triad_gbs_by_cores"]));
     md +=
         "| config | ranks | threads | iterations | total_s | efficiency | solve_s | solve "
-        "efficiency |\n";
-    md += "|---|---|---|---|---|---|---|---|\n";
+        "efficiency | STREAM bound |\n";
+    md += "|---|---|---|---|---|---|---|---|---|\n";
     for (const json& r : doc["rows"]) {
-        md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.0f}% | {:.3f} | {:.0f}% |\n",
+        md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.0f}% | {:.3f} | {:.0f}% | {:.0f}% |\n",
                           r["config"].get<std::string>(), r["ranks"].get<int>(),
                           r["threads"].get<int>(), r["iterations"].get<int>(),
                           r["total_s"].get<double>(), 100.0 * r["efficiency"].get<double>(),
-                          r["solve_s"].get<double>(), 100.0 * r["solve_efficiency"].get<double>());
+                          r["solve_s"].get<double>(), 100.0 * r["solve_efficiency"].get<double>(),
+                          100.0 * r["stream_bound"].get<double>());
     }
     if (!doc["weak_model"].empty()) {
         md += fmt::format(
@@ -186,6 +200,20 @@ int run_scaling_bench(const BenchOptions& opt) {
         if (r > 1 && !mpi) break;
         for (int t = 1; r * t <= budget; t *= 2) layouts.emplace_back(r, t);
     }
+    // STREAM triad on 1, 2, 4, ... cores (OpenMP threads), before the runs: the memory bandwidth
+    // a layout can use. A memory-bound solve on k cores can reach at most STREAM(k) / (k
+    // STREAM(1)) efficiency, whatever its code does; each row reports that bound next to its own.
+    std::vector<double> stream;  // stream[i]: on 2^i cores
+    for (int k = 1; k <= budget; k *= 2) {
+        stream.push_back(
+            stream_triad_gbs(k, opt.quick ? (std::int64_t{1} << 20) : llc, opt.quick ? 3 : 10));
+        fmt::print(stderr, "  STREAM triad, {} core(s): {:.1f} GB/s\n", k, stream.back());
+    }
+    const auto stream_bound = [&](int cores_used) {
+        const auto i =
+            static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(cores_used)));
+        return stream[i] / (cores_used * stream[0]);
+    };
     const fs::path tmp = fs::temp_directory_path() / fmt::format("mpmg_scaling_{}", ::getpid());
     fs::create_directories(tmp);
     json rows = json::array(), model = json::array();
@@ -225,6 +253,7 @@ int run_scaling_bench(const BenchOptions& opt) {
                      {"converged", last["converged"]},
                      {"efficiency", base_total > 0 ? base_total / (cores_used * t) : 0.0},
                      {"solve_efficiency", base_solve > 0 ? base_solve / (cores_used * s) : 0.0},
+                     {"stream_bound", stream_bound(ranks * threads)},
                      {"partition", last["partition"]}};
             nrows = last["rows"].get<long long>();
             fmt::print(stderr,
@@ -241,14 +270,14 @@ int run_scaling_bench(const BenchOptions& opt) {
     fs::remove_all(tmp, ec);
     if (rows.empty()) return 1;
     json doc;
-    doc["machine"] = {
-        {"cpu", cpu_model()},
-        {"threads", budget},
-        {"stream_triad_gbs", stream_triad_gbs(1, opt.quick ? (std::int64_t{1} << 20) : llc, 3)},
-        {"llc_bytes", llc},
-        {"llc_source", llc_size().source},
-        {"load_average_before", load_before},
-        {"load_average_after", load_average()}};
+    doc["machine"] = {{"cpu", cpu_model()},
+                      {"threads", budget},
+                      {"stream_triad_gbs", stream.front()},
+                      {"stream_triad_gbs_by_cores", stream},
+                      {"llc_bytes", llc},
+                      {"llc_source", llc_size().source},
+                      {"load_average_before", load_before},
+                      {"load_average_after", load_average()}};
     doc["quick"] = opt.quick;
     doc["repetitions"] = reps;
     doc["n"] = n;

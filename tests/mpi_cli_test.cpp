@@ -504,6 +504,11 @@ TEST(Mpi, BenchScalingQuickWritesRowsAndTheModel) {
             EXPECT_TRUE(r.contains(key)) << key;
         }
         EXPECT_GT(r["efficiency"].get<double>(), 0.0);
+        // The bandwidth bound of its core count, from STREAM measured in the same run.
+        EXPECT_GT(r["stream_bound"].get<double>(), 0.0);
+        if (r["ranks"].get<int>() * r["threads"].get<int>() == 1) {
+            EXPECT_EQ(r["stream_bound"].get<double>(), 1.0);
+        }
         two_ranks |= r["ranks"].get<int>() == 2;
     }
     EXPECT_TRUE(two_ranks);
