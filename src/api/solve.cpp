@@ -297,6 +297,12 @@ std::optional<double> relative_error(const std::vector<double>& x,
     return std::sqrt(num / den);
 }
 
+/// The AMG path's automatic choices: the problem's solver (CG when A is symmetric), SymGS.
+void amg_defaults(SolverOptions& o, SolverKind problem_solver) {
+    if (o.solver == SolverKind::automatic) o.solver = problem_solver;
+    if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = SmootherKind::symgs;
+}
+
 }  // namespace
 
 SolveResult solve(const SolverOptions& options) {
@@ -334,11 +340,8 @@ SolveResult solve(const SolverOptions& options) {
         }
         exact = p.x_exact;
     } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
-        // Under mpirun, each process reads only its part of a plain coordinate file.
-        if (o.solver == SolverKind::automatic) o.solver = rows->solver;
-        if (o.multigrid.smoother == SmootherKind::automatic) {
-            o.multigrid.smoother = SmootherKind::symgs;
-        }
+        // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
+        amg_defaults(o, rows->solver);
         out.problem = rows->name;
         out.rows = rows->rows.global_rows();
         out.nnz = rows->nnz;
@@ -347,10 +350,7 @@ SolveResult solve(const SolverOptions& options) {
         dist::solve_amg(*rows, o, out);
     } else {
         CsrProblem p = load_csr(o.problem);
-        if (o.solver == SolverKind::automatic) o.solver = p.solver;
-        if (o.multigrid.smoother == SmootherKind::automatic) {
-            o.multigrid.smoother = SmootherKind::symgs;
-        }
+        amg_defaults(o, p.solver);
         out.problem = p.name;
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();

@@ -59,6 +59,7 @@ std::vector<T> send_to_owners(std::vector<T>& items, int size, Owner&& owner, MP
             by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(to[k])]++)] = items[k];
         }
         items.swap(by_owner);
+        to = std::vector<int>();
     }
     std::vector<T> recv(static_cast<std::size_t>(received));
     MPI_Datatype type;

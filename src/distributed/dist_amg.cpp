@@ -459,14 +459,38 @@ void redistribute(CsrRows& in, const std::vector<std::int64_t>& perm, const RowP
     in.rows = rp;
 }
 
-/// The distributed AMG solve of the rows `in` (the file's numbering); `whole`, when not null,
-/// is the whole matrix (every process read it), which rank 0 renumbers from instead of
-/// gathering the pattern, and which is released once the order is known.
-void solve_rows(CsrRows& in, CsrMatrix* whole, const SolverOptions& o, SolveResult& out,
+/// The row pointers, in the order `perm` (empty: as is), of the matrix whose rows the
+/// processes hold in `parts` (collective: every process's row lengths are gathered).
+std::vector<std::int64_t> row_ptr_of(const CsrRows& parts, const std::vector<std::int64_t>& perm,
+                                     MPI_Comm comm) {
+    const RowPartition& rp = parts.rows;
+    std::vector<std::int64_t> mine(static_cast<std::size_t>(parts.mine.rows));
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+        mine[i] = parts.mine.row_ptr[i + 1] - parts.mine.row_ptr[i];
+    }
+    std::vector<int> counts(static_cast<std::size_t>(rp.size())), at(counts.size());
+    for (int q = 0; q < rp.size(); ++q) {
+        counts[static_cast<std::size_t>(q)] = static_cast<int>(rp.rows(q));
+        at[static_cast<std::size_t>(q)] = static_cast<int>(rp.first(q));
+    }
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(rp.global_rows()));
+    MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, lengths.data(),
+                   counts.data(), at.data(), MPI_INT64_T, comm);
+    std::vector<std::int64_t> ptr(lengths.size() + 1, 0);
+    for (std::size_t i = 0; i < lengths.size(); ++i) {
+        ptr[i + 1] = ptr[i] + lengths[perm.empty() ? i : static_cast<std::size_t>(perm[i])];
+    }
+    return ptr;
+}
+
+/// The distributed AMG solve (collective) of the matrix that every process holds whole in
+/// `whole` (a built-in problem or a file read whole; released once each process has its rows),
+/// or, when `whole` is null, whose rows the processes hold in `parts` (a file read in parts).
+void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& o, SolveResult& out,
                 const char* input) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int rank = world_rank(), size = world_size();
-    const std::int64_t n = in.rows.global_rows();
+    const std::int64_t n = whole != nullptr ? whole->a.rows : parts->rows.global_rows();
     const auto t0 = std::chrono::steady_clock::now();
     // Renumbering first. Contiguous row blocks need an order with locality; `auto` renumbers by
     // RCM when that at least halves the entries that couple the blocks (on 2 ranks:
@@ -475,16 +499,15 @@ void solve_rows(CsrRows& in, CsrMatrix* whole, const SolverOptions& o, SolveResu
     // order). Not when every level would be gathered onto rank 0 anyway: then the file's order
     // gives the serial hierarchy itself (RCM made watt_2 stall: 200 GMRES iterations against 9).
     // Rank 0 computes the order and the decision, from the whole matrix or the pattern gathered
-    // from every process's rows, and broadcasts them; the rows then move to their processes in
-    // the new order.
+    // from every process's rows, and broadcasts them.
     std::vector<std::int64_t> perm;
     int use = 0;
     if (o.multigrid.reorder == ReorderKind::rcm ||
         (o.multigrid.reorder == ReorderKind::automatic && n / size >= kMinLocalRows)) {
         CsrMatrix gathered;
-        if (whole == nullptr) gathered = gather_rows(in.mine, in.rows, comm, false);
+        if (whole == nullptr) gathered = gather_rows(parts->mine, parts->rows, comm, false);
         if (rank == 0) {
-            const CsrMatrix& a = whole != nullptr ? *whole : gathered;
+            const CsrMatrix& a = whole != nullptr ? whole->a : gathered;
             perm = rcm_order(a);
             // `auto`: only where RCM at least halves the entries that couple the row blocks.
             use = o.multigrid.reorder == ReorderKind::rcm ||
@@ -494,47 +517,53 @@ void solve_rows(CsrRows& in, CsrMatrix* whole, const SolverOptions& o, SolveResu
         perm.resize(use ? static_cast<std::size_t>(n) : 0);
         if (use) MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
     }
-    if (whole != nullptr) *whole = CsrMatrix();
-    // Blocks about equal in nonzeros + rows of the renumbered matrix: every process's row
-    // lengths, in the new order.
-    std::vector<std::int64_t> ptr(static_cast<std::size_t>(n) + 1, 0);
-    {
-        std::vector<std::int64_t> mine(static_cast<std::size_t>(in.mine.rows));
-        for (std::size_t i = 0; i < mine.size(); ++i) {
-            mine[i] = in.mine.row_ptr[i + 1] - in.mine.row_ptr[i];
+    // Blocks about equal in nonzeros + rows of the renumbered matrix.
+    const RowPartition rp(
+        whole != nullptr ? row_ptr_of(whole->a, perm) : row_ptr_of(*parts, perm, comm), size);
+    const std::int64_t first = rp.first(rank), end = rp.first(rank + 1);
+    // Level 0: this process's rows, explicit zeros dropped as the serial hierarchy drops them
+    // (a file's were dropped when it was read; a built-in problem's CSR form keeps its blocks'
+    // zeros). A process takes its rows of the renumbered matrix straight from the whole one, or
+    // the rows move to their processes in the new order.
+    std::vector<double> b;
+    const auto level0 = [&] {
+        if (whole == nullptr) {
+            if (!perm.empty() || !(rp == parts->rows)) redistribute(*parts, perm, rp, comm);
+            b = std::move(parts->b);
+            return DistCsr(parts->mine, 0, rp, comm);
         }
-        std::vector<int> counts(static_cast<std::size_t>(size)), at(counts.size());
-        for (int q = 0; q < size; ++q) {
-            counts[static_cast<std::size_t>(q)] = static_cast<int>(in.rows.rows(q));
-            at[static_cast<std::size_t>(q)] = static_cast<int>(in.rows.first(q));
+        b.resize(static_cast<std::size_t>(end - first));
+        for (std::size_t i = 0; i < b.size(); ++i) {
+            const auto row = static_cast<std::size_t>(first) + i;
+            b[i] = whole->b[perm.empty() ? row : static_cast<std::size_t>(perm[row])];
         }
-        std::vector<std::int64_t> lengths(static_cast<std::size_t>(n));
-        MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, lengths.data(),
-                       counts.data(), at.data(), MPI_INT64_T, comm);
-        for (std::size_t i = 0; i < lengths.size(); ++i) {
-            ptr[i + 1] = ptr[i] + lengths[perm.empty() ? i : static_cast<std::size_t>(perm[i])];
-        }
+        return perm.empty() ? DistCsr(whole->a, first, rp, comm)
+                            : DistCsr(permute_rows(whole->a, perm, first, end), 0, rp, comm);
+    };
+    DistCsr a0 = level0();
+    drop_zeros(a0.diag());
+    // Every process has its rows: the whole matrix (or this process's part) and b go, for the
+    // setup and the solve.
+    if (whole != nullptr) {
+        whole->a = CsrMatrix();
+        whole->b = std::vector<double>();
+    } else {
+        parts->mine = CsrMatrix();
     }
-    const RowPartition rp(ptr, size);
-    ptr = std::vector<std::int64_t>();
-    if (!perm.empty() || !(rp == in.rows)) redistribute(in, perm, rp, comm);
     const double reorder_s =
         perm.empty() ? 0.0
                      : std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    // Level 0: this process's rows.
-    const DistCsr a0(in.mine, 0, rp, comm);
-    in.mine = CsrMatrix();
     std::vector<std::int64_t> rows0(static_cast<std::size_t>(rp.rows(rank)));  // in the file
     for (std::size_t i = 0; i < rows0.size(); ++i) {
-        const auto row = static_cast<std::size_t>(rp.first(rank)) + i;
+        const auto row = static_cast<std::size_t>(first) + i;
         rows0[i] = perm.empty() ? static_cast<std::int64_t>(row) : perm[row];
     }
     comm_stats() = CommStats{};
     int distributed_levels = 0;
     if (o.precision.krylov == Precision::fp64) {
-        run<double>(a0, rows0, in.b, o, out, &distributed_levels);
+        run<double>(a0, rows0, b, o, out, &distributed_levels);
     } else {
-        run<float>(a0, rows0, in.b, o, out, &distributed_levels);
+        run<float>(a0, rows0, b, o, out, &distributed_levels);
     }
     if (!perm.empty()) {
         std::vector<double> x(out.x.size());
@@ -574,38 +603,19 @@ void solve_rows(CsrRows& in, CsrMatrix* whole, const SolverOptions& o, SolveResu
 bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
     check_supported(o, p.a.rows, p.a.nnz());
-    // This process's rows of the blocks of the file's order (the final blocks when the order is
-    // kept), straight from the whole matrix.
-    CsrRows in;
-    in.rows = RowPartition(p.a.row_ptr, world_size());
-    const std::int64_t first = in.rows.first(world_rank()), end = in.rows.first(world_rank() + 1);
-    in.mine.rows = end - first;
-    in.mine.cols = p.a.cols;
-    const auto lo = p.a.row_ptr[static_cast<std::size_t>(first)];
-    const auto hi = p.a.row_ptr[static_cast<std::size_t>(end)];
-    in.mine.row_ptr.resize(static_cast<std::size_t>(end - first) + 1);
-    for (std::int64_t i = first; i <= end; ++i) {
-        in.mine.row_ptr[static_cast<std::size_t>(i - first)] =
-            p.a.row_ptr[static_cast<std::size_t>(i)] - lo;
-    }
-    in.mine.col.assign(p.a.col.begin() + lo, p.a.col.begin() + hi);
-    in.mine.val.assign(p.a.val.begin() + lo, p.a.val.begin() + hi);
-    in.b.assign(p.b.begin() + first, p.b.begin() + end);
-    p.b = std::vector<double>();
-    solve_rows(in, &p.a, o, out,
+    solve_rows(&p, nullptr, o, out,
                o.problem.matrix.empty()
                    ? "problem generated whole by every rank, which keeps its rows"
-                   : "file read whole by every rank (array format), "
-                     "which keeps its rows");
+                   : "file read whole by every rank (array format), which keeps its rows");
     return true;
 }
 
 bool solve_amg(CsrRows& rows, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
     check_supported(o, rows.rows.global_rows(), rows.nnz);
-    solve_rows(rows, nullptr, o, out,
+    solve_rows(nullptr, &rows, o, out,
                "file read in parts: every rank read only its share of the lines and kept its "
-               "rows; rank 0 gathered the pattern for the renumbering");
+               "rows (rank 0 gathers the pattern when it renumbers them)");
     return true;
 }
 

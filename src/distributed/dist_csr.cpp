@@ -413,7 +413,7 @@ CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm com
         whole.cols = mine.cols;
         all_lengths.resize(static_cast<std::size_t>(whole.rows));
         whole.col.resize(static_cast<std::size_t>(total));
-        whole.val.assign(static_cast<std::size_t>(total), 1.0);
+        if (values) whole.val.resize(static_cast<std::size_t>(total));
     }
     MPI_Gatherv(lengths.data(), as_int(mine.rows, "rows"), MPI_INT64_T, all_lengths.data(),
                 rows_of.data(), rows_at.data(), MPI_INT64_T, 0, comm);

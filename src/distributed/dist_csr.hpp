@@ -143,7 +143,8 @@ CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int6
 
 /// Rank 0 receives the whole matrix of every process's rows `mine` (local rows, global
 /// columns; process q's are rows p.first(q) ..); other processes get an empty matrix
-/// (collective). Without `values` only the pattern travels, and rank 0's values are all 1.
+/// (collective). Without `values` only the pattern travels and rank 0's matrix has no values
+/// (val empty), for what reads only the pattern (rcm_order).
 CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm comm,
                       bool values = true);
 

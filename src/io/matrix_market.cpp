@@ -520,12 +520,23 @@ std::string read_head(PlainFile& f) {
     }
 }
 
-/// Where the line that holds byte `pos` - 1 ends in a text read from the start chunk by chunk:
-/// the first line start at or after `pos` (a line starts after a '\n'), or the text's size.
-/// Feed it every chunk in order; `at` is known once a chunk holds that '\n'.
+/// Part p of `parts` begins at the first line start at or after this byte: the p-th of `parts`
+/// equal byte ranges of the entry lines, which start at byte `begin` of a text of `total` bytes.
+std::size_t part_byte(std::size_t begin, std::size_t total, int p, int parts) {
+    const std::size_t span = total - begin;
+    const auto q = static_cast<std::size_t>(p), n = static_cast<std::size_t>(parts);
+    return begin + span / n * q + span % n * q / n;
+}
+
+/// PlainFile::line_start for a text read from the start chunk by chunk: the first line start at
+/// or after `pos` (after_header when pos is not beyond it; else after the '\n' at or after
+/// byte pos - 1), or the text's size. Feed it every chunk in order; `at` is known once a chunk
+/// holds that '\n' (npos until then, and at the end when there is none: the text's size).
 struct LineStartAfter {
     std::size_t pos;
     std::size_t at = std::string::npos;
+    LineStartAfter(std::size_t pos_, std::size_t after_header)
+        : pos(pos_), at(pos_ <= after_header ? after_header : std::string::npos) {}
     void feed(std::string_view chunk, std::size_t offset) {
         if (at != std::string::npos || offset + chunk.size() < pos) return;
         const std::size_t from = pos > offset ? pos - offset - 1 : 0;
@@ -597,11 +608,9 @@ std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, 
     impl->header = std::make_unique<Reader>(path, std::move(head), f.size());
     const Reader& h = *impl->header;
     if (h.format != Format::coordinate) return std::nullopt;
-    // Part p starts at the first line start at or after byte begin + span * p / parts.
-    const std::size_t begin = h.header_bytes(), span = f.size() - begin;
+    const std::size_t begin = h.header_bytes();
     const auto cut = [&](int p) {
-        const auto q = static_cast<std::size_t>(p), n = static_cast<std::size_t>(parts);
-        return f.line_start(begin + span / n * q + span % n * q / n, begin);
+        return f.line_start(part_byte(begin, f.size(), p, parts), begin);
     };
     const std::size_t lo = cut(part), hi = part + 1 == parts ? f.size() : cut(part + 1);
     impl->text = lo < hi ? f.read(lo, hi) : std::string();
@@ -636,16 +645,11 @@ std::optional<MatrixMarketPart> MatrixMarketPart::open_gzip(const std::string& p
     impl->header = std::make_unique<Reader>(path, std::move(head), total);
     const Reader& h = *impl->header;
     if (h.format != Format::coordinate) return std::nullopt;
-    // Pass 2: the part's lines, cut as a plain file of the decompressed text would be.
-    const std::size_t begin = h.header_bytes(), span = total - begin;
-    const auto raw = [&](int p) {
-        const auto q = static_cast<std::size_t>(p), n = static_cast<std::size_t>(parts);
-        return begin + span / n * q + span % n * q / n;
-    };
-    LineStartAfter lo{raw(part)}, hi{part + 1 == parts ? total : raw(part + 1)};
-    if (lo.pos <= begin) lo.at = begin;
-    if (part + 1 == parts) hi.at = total;
-    if (hi.pos <= begin) hi.at = begin;
+    // Pass 2: the part's lines, cut as a plain file of the decompressed text would be (the last
+    // part ends at the end: no line starts after it).
+    const std::size_t begin = h.header_bytes();
+    LineStartAfter lo(part_byte(begin, total, part, parts), begin);
+    LineStartAfter hi(part_byte(begin, total, part + 1, parts), begin);
     io::FileChunks f(path);
     for (std::size_t offset = 0;;) {
         const std::size_t n = f.read(chunk.data(), kChunk);

@@ -13,7 +13,8 @@
 
 namespace mpmg {
 
-/// perm[new] = old. Deterministic (ties broken by row index).
+/// perm[new] = old. Deterministic (ties broken by row index). Reads only a's pattern (its
+/// values may be absent).
 std::vector<std::int64_t> rcm_order(const CsrMatrix& a);
 
 /// B = Q A Q^T with Q the permutation perm (b_{new i, new j} = a_{perm[i], perm[j]}), columns
