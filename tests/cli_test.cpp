@@ -66,6 +66,7 @@ TEST(Cli, SolveWritesTheJsonContract) {
     }
     EXPECT_EQ(j["rows"], 16 * 16 * 16);
     EXPECT_TRUE(j["converged"].get<bool>());
+    EXPECT_FALSE(j["negated"].get<bool>());
     EXPECT_EQ(j["residual_history"].size(), j["iterations"].get<std::size_t>() + 1);
     for (const char* key : {"setup", "preconditioner", "other", "total"}) {
         EXPECT_TRUE(j["time_s"].contains(key)) << key;
@@ -269,6 +270,21 @@ TEST(Cli, StructuredMatrixFromFile) {
 }  // namespace
 
 namespace {
+
+// saylr3's diagonal is negative on every row (symmetric negative semidefinite): the CLI solves
+// -A x = -b, says so, and reports it in the JSON (it exited 3 for every configuration before).
+TEST(Cli, NegativeDiagonalIsSolvedNegated) {
+    const std::string data = MPMG_SHARED_DATA;
+    const fs::path json = temp_dir() / "saylr3.json";
+    const CliRun r =
+        mpmg("solve --matrix " + data + "/saylr3.mtx.gz --quiet --json " + json.string());
+    ASSERT_EQ(r.code, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("solved -A x = -b"), std::string::npos) << r.out;
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_TRUE(j["negated"].get<bool>());
+    EXPECT_TRUE(j["converged"].get<bool>());
+    EXPECT_TRUE(j["guard_events"].empty()) << j["guard_events"];
+}
 
 TEST(Cli, UnstructuredMatrixSolvesWithAmg) {
     const std::string data = MPMG_SHARED_DATA;

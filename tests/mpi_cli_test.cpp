@@ -606,6 +606,45 @@ TEST(Mpi, AmgPathReadsPlainAndGzipFilesInPartsAlike) {
     }
 }
 
+// A file whose diagonal is negative on every row (Δ assembled for -Δ) is solved as -A x = -b:
+// each rank negates its rows when every rank's diagonal is negative, so the AMG path (read in
+// parts) and the structured one give A's residual history to the bit, as serially. One positive
+// diagonal entry, in the last rank's rows, keeps every rank from negating.
+TEST(Mpi, NegativeDiagonalIsNegatedOnEveryRankOrNone) {
+    const fs::path pos = problem_file("laplace27", 12);
+    CsrMatrix a = problem_csr("laplace27", 12);
+    for (double& v : a.val) v = -v;
+    const fs::path neg = temp_dir() / "minus_laplace27_12.mtx";
+    write_matrix_market(neg.string(), a);
+    for (const std::string grid : {"", " --grid 12,12,12"}) {
+        SCOPED_TRACE(grid);
+        for (int ranks : {0, 2, 3}) {
+            SCOPED_TRACE(ranks);
+            const MpiRun p = mpmg(ranks, "solve --matrix " + pos.string() + grid + " --quiet");
+            const MpiRun m = mpmg(ranks, "solve --matrix " + neg.string() + grid + " --quiet");
+            ASSERT_EQ(p.code, 0) << p.err;
+            ASSERT_EQ(m.code, 0) << m.err << m.out;
+            EXPECT_FALSE(p.result["negated"].get<bool>());
+            EXPECT_TRUE(m.result["negated"].get<bool>());
+            EXPECT_EQ(m.result["residual_history"], p.result["residual_history"]);
+            EXPECT_EQ(m.result["error_vs_exact"], p.result["error_vs_exact"]);
+        }
+    }
+    const std::int64_t row = a.rows - 2;
+    for (std::int64_t q = a.row_ptr[row]; q < a.row_ptr[row + 1]; ++q) {
+        if (a.col[q] == row) a.val[q] = -a.val[q];
+    }
+    write_matrix_market(neg.string(), a);
+    const std::string args = "solve --matrix " + neg.string() + " --max-iter 5 --quiet";
+    const MpiRun serial = mpmg(0, args);
+    for (int ranks : {2, 3}) {
+        const MpiRun par = mpmg(ranks, args);
+        EXPECT_EQ(par.code, serial.code) << par.err;
+        ASSERT_TRUE(par.result.is_object()) << par.err;
+        EXPECT_FALSE(par.result["negated"].get<bool>());
+    }
+}
+
 // A setup error on one rank (a zero diagonal entry in the last rank's rows) is every rank's
 // error: the same exit code and message as serially (the row in the file's numbering, though
 // the ranks renumber by RCM), and no rank left waiting.

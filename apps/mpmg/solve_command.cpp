@@ -280,6 +280,11 @@ std::function<int()> add_solve(CLI::App& app) {
         const SolveResult r = solve(o);
         fmt::print("problem: {} rows, {} nonzeros | resolved: method {} | solver {}\n", r.rows,
                    r.nnz, to_string(r.options.method), to_string(r.options.solver));
+        if (r.negated) {
+            fmt::print(
+                "A's diagonal is negative on every row: solved -A x = -b (the same x and "
+                "relative residuals)\n");
+        }
         print_hierarchy(r);
         if (a->quiet) {
             fmt::print("{} after {} iterations: relative residual {:.3e}, total {:.4f} s\n",

@@ -83,6 +83,9 @@ struct SolveResult {
     std::optional<PartitionInfo> partition;  ///< distributed runs only
     /// AMG path: the renumbering applied before setup ("rcm"), empty when none.
     std::string reordered;
+    /// A's diagonal was negative on every row, so -A x = -b was solved (the same x; see
+    /// README "Negative definite matrices").
+    bool negated = false;
 };
 
 /// Validates the options, builds the problem and the preconditioner, and solves. Throws

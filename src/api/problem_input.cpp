@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include "io/matrix_market.hpp"
 #include "mpmg/errors.hpp"
@@ -78,6 +79,48 @@ CsrProblem load_csr(const ProblemOptions& po) {
     drop_zeros(p.a);  // after the symmetry test, which compares stored patterns
     right_hand_side(p.a, po, p.b, p.x_exact);
     return p;
+}
+
+bool diagonal_negative(const SgDiaMatrix<double>& a) {
+    const int c = a.stencil().center();
+    if (c < 0) return a.rows() == 0;
+    const int r = a.block();
+    const std::int64_t cells = a.box().cells();
+    for (std::int64_t cell = 0; cell < cells; ++cell) {
+        for (int k = 0; k < r; ++k) {
+            if (!(a.value(c, cell, k, k) < 0.0)) return false;
+        }
+    }
+    return true;
+}
+
+bool diagonal_negative(const CsrMatrix& a, std::int64_t first_row) {
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        const auto begin = a.col.begin() + a.row_ptr[i];
+        const auto end = a.col.begin() + a.row_ptr[i + 1];
+        const auto p = std::lower_bound(begin, end, first_row + i);
+        if (p == end || *p != first_row + i ||
+            !(a.val[static_cast<std::size_t>(p - a.col.begin())] < 0.0)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+namespace {
+void negate_values(std::span<double> v) {
+    for (double& x : v) x = 0.0 - x;  // not -x: a stored +0 stays +0
+}
+}  // namespace
+
+void negate(SgDiaMatrix<double>& a, std::vector<double>& b) {
+    negate_values(a.values());
+    negate_values(b);
+}
+
+void negate(CsrMatrix& a, std::vector<double>& b) {
+    negate_values(a.val);
+    negate_values(b);
 }
 
 }  // namespace mpmg

@@ -25,4 +25,18 @@ StructuredProblem load_structured(const ProblemOptions& po);
 /// --matrix A.mtx [--rhs b.mtx], or a built-in problem as CSR (for --method amg).
 CsrProblem load_csr(const ProblemOptions& po);
 
+/// True when every row's diagonal entry is negative (on a block problem, every scalar diagonal
+/// entry of the r x r diagonal blocks): a negative (semi)definite operator such as the Laplacian
+/// Δ assembled without the minus sign of -Δ. CG's (r, z) > 0, the diagonal scaling's square
+/// roots and the AMG's strength measures all need -A instead. True for no rows.
+bool diagonal_negative(const SgDiaMatrix<double>& a);
+/// The same for CSR rows numbered first_row, first_row + 1, ... (columns global); a row without
+/// a stored diagonal entry is not negative.
+bool diagonal_negative(const CsrMatrix& a, std::int64_t first_row = 0);
+
+/// A := -A and b := -b, exactly (zeros stay +0): -A x = -b has the solution of A x = b, and
+/// the same relative residuals.
+void negate(SgDiaMatrix<double>& a, std::vector<double>& b);
+void negate(CsrMatrix& a, std::vector<double>& b);
+
 }  // namespace mpmg

@@ -73,6 +73,7 @@ json to_json(const SolveResult& r) {
                 {"converged", r.converged},
                 {"status", to_string(r.status)},
                 {"message", r.message},
+                {"negated", r.negated},
                 {"guard_events", r.guard_events},
                 {"iterations", r.iterations},
                 {"final_relative_residual", number(r.final_relative_residual)},

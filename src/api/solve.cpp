@@ -297,6 +297,22 @@ std::optional<double> relative_error(const std::vector<double>& x,
     return std::sqrt(num / den);
 }
 
+/// -A x = -b in place of A x = b when A's diagonal is negative on every process's rows (a
+/// negative definite operator: Δ assembled for -Δ, or saylr3); x and the relative residuals are
+/// those of A x = b. Collective under mpirun.
+template <class M>
+bool negate_if_negative(M& a, std::vector<double>& b, std::int64_t first_row = 0) {
+    bool mine = false;
+    if constexpr (std::is_same_v<M, CsrMatrix>) {
+        mine = diagonal_negative(a, first_row);
+    } else {
+        mine = diagonal_negative(a);
+    }
+    if (!dist::all_ranks(mine)) return false;
+    negate(a, b);
+    return true;
+}
+
 /// The AMG path's automatic choices: the problem's solver (CG when A is symmetric), SymGS.
 void amg_defaults(SolverOptions& o, SolverKind problem_solver) {
     if (o.solver == SolverKind::automatic) o.solver = problem_solver;
@@ -326,6 +342,7 @@ SolveResult solve(const SolverOptions& options) {
         StructuredProblem p = mine                       ? std::move(*mine)
                               : o.problem.matrix.empty() ? make_problem(o.problem)
                                                          : load_structured(o.problem);
+        out.negated = negate_if_negative(p.a, p.b);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
         if (o.multigrid.interpolation == InterpolationKind::automatic) {
@@ -342,6 +359,7 @@ SolveResult solve(const SolverOptions& options) {
     } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
         // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
         amg_defaults(o, rows->solver);
+        out.negated = negate_if_negative(rows->mine, rows->b, rows->rows.first(dist::world_rank()));
         out.problem = rows->name;
         out.rows = rows->rows.global_rows();
         out.nnz = rows->nnz;
@@ -351,6 +369,7 @@ SolveResult solve(const SolverOptions& options) {
     } else {
         CsrProblem p = load_csr(o.problem);
         amg_defaults(o, p.solver);
+        out.negated = negate_if_negative(p.a, p.b);
         out.problem = p.name;
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();

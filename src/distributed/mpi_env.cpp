@@ -74,4 +74,15 @@ int world_size() { return 1; }
 
 bool distributed() { return world_size() > 1; }
 
+bool all_ranks(bool mine) {
+#ifdef MPMG_HAVE_MPI
+    if (distributed()) {
+        int flag = mine ? 1 : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        return flag != 0;
+    }
+#endif
+    return mine;
+}
+
 }  // namespace mpmg::dist

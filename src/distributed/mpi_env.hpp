@@ -27,4 +27,8 @@ int world_size();
 /// More than one process takes part (MPI initialised, world size > 1).
 bool distributed();
 
+/// `mine` on every process, combined with a logical and (collective when distributed(); `mine`
+/// itself otherwise).
+bool all_ranks(bool mine);
+
 }  // namespace mpmg::dist

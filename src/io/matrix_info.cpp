@@ -45,14 +45,17 @@ std::vector<double> diagonal(const CsrMatrix& a, MatrixInfo& info) {
             }
         }
     }
+    std::int64_t negative = 0;
     for (std::int64_t i = 0; i < n; ++i) {
         const double v = d[static_cast<std::size_t>(i)];
+        if (v < 0.0 && present[static_cast<std::size_t>(i)]) ++negative;
         if (i == 0) info.min_diag = info.max_diag = v;
         info.min_diag = std::min(info.min_diag, v);
         info.max_diag = std::max(info.max_diag, v);
         if (v <= 0.0) ++info.nonpositive_diag;
         if (v == 0.0 || !present[static_cast<std::size_t>(i)]) ++info.zero_or_missing_diag;
     }
+    info.diagonal_negative = info.square && n > 0 && negative == n;
     return d;
 }
 
@@ -120,7 +123,7 @@ void decide_verdict(MatrixInfo& info) {
         info.verdict_reason = why_outside + "; a non-square matrix cannot be diagonally scaled";
         return;
     }
-    if (info.nonpositive_diag > 0) {
+    if (info.nonpositive_diag > 0 && !info.diagonal_negative) {
         info.verdict_reason = fmt::format(
             "{}; {} diagonal entries are <= 0 or missing, so "
             "symmetric diagonal scaling is undefined",
@@ -151,10 +154,20 @@ MatrixInfo analyse_matrix(const CsrMatrix& a) {
     info.nnz = a.nnz();
     info.square = a.rows == a.cols;
     analyse_values(a, info);
-    const std::vector<double> d = diagonal(a, info);
+    std::vector<double> d = diagonal(a, info);
     analyse_symmetry(a, info);
-    if (info.square && info.rows > 0 && info.nonpositive_diag == 0) analyse_scaling(a, d, info);
+    if (info.diagonal_negative) {
+        for (double& v : d) v = -v;  // -A's diagonal: what `mpmg solve` scales by
+    }
+    if (info.square && info.rows > 0 && (info.nonpositive_diag == 0 || info.diagonal_negative)) {
+        analyse_scaling(a, d, info);
+    }
     decide_verdict(info);
+    if (info.diagonal_negative) {
+        info.verdict_reason =
+            "for -A (every diagonal entry is negative, so mpmg solve solves -A x = -b): " +
+            info.verdict_reason;
+    }
     return info;
 }
 
@@ -185,6 +198,7 @@ nlohmann::json to_json(const MatrixInfo& m) {
         {"max_diag", m.max_diag},
         {"nonpositive_diag", m.nonpositive_diag},
         {"zero_or_missing_diag", m.zero_or_missing_diag},
+        {"diagonal_negative", m.diagonal_negative},
         {"above_fp16_max", m.above_fp16_max},
         {"below_fp16_min_normal", m.below_fp16_min_normal},
         {"below_fp16_min_subnormal", m.below_fp16_min_subnormal},

@@ -17,6 +17,7 @@ namespace mpmg {
 ///              symmetric diagonal scaling a_ij / sqrt(a_ii a_jj), times G, fits FP16 for some
 ///              G >= kMinUsefulG (i.e. g_max >= kMinUsefulG; see MatrixInfo::g_max).
 ///  - outside:  anything else (non-square, a diagonal entry <= 0 or missing, or g_max too small):
+///              (a diagonal negative on every row counts as -A's, which `mpmg solve` solves)
 ///              FP16 storage would overflow or lose the diagonal, so store in FP32.
 enum class Fp16Verdict { inside, scalable, outside };
 
@@ -44,6 +45,9 @@ struct MatrixInfo {
     double max_diag = 0.0;
     std::int64_t nonpositive_diag = 0;  ///< diagonal entries <= 0, missing ones included
     std::int64_t zero_or_missing_diag = 0;
+    /// Every diagonal entry is stored and negative (a square matrix): `mpmg solve` solves
+    /// -A x = -b, so the scaling fields and the verdict are those of -A.
+    bool diagonal_negative = false;
 
     std::int64_t above_fp16_max = 0;            ///< |a| > 65504
     std::int64_t below_fp16_min_normal = 0;     ///< 0 < |a| < 2^-14 (subnormal or zero in FP16)

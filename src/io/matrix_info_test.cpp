@@ -90,6 +90,12 @@ TEST(MatrixInfo, DominantOffDiagonalOrBadDiagonalIsOutside) {
     EXPECT_EQ(neg.verdict, Fp16Verdict::outside);
     EXPECT_EQ(neg.nonpositive_diag, 1);
     EXPECT_EQ(neg.g_max, 0.0);
+    EXPECT_FALSE(neg.diagonal_negative);
+    // Every diagonal entry negative: -A's verdict (-A is what mpmg solve solves), G_max of -A.
+    const MatrixInfo all_neg = analyse_matrix(csr(2, 2, {{0, 0, -1e5}, {0, 1, 2}, {1, 1, -4}}));
+    EXPECT_TRUE(all_neg.diagonal_negative);
+    EXPECT_EQ(all_neg.verdict, Fp16Verdict::scalable) << all_neg.verdict_reason;
+    EXPECT_EQ(all_neg.g_max, 65504.0);  // the scaled diagonal, 1, is the largest entry
     // A missing diagonal entry.
     const MatrixInfo miss = analyse_matrix(csr(2, 2, {{0, 0, 1e5}, {0, 1, 1}, {1, 0, 1}}));
     EXPECT_EQ(miss.verdict, Fp16Verdict::outside);
@@ -129,6 +135,7 @@ TEST(MatrixInfo, RealMatricesFromSharedData) {
     const MatrixInfo nos4 = analyse_matrix(read_matrix_market(data + "/nos4.mtx.gz"));
     EXPECT_EQ(nos4.verdict, Fp16Verdict::inside) << nos4.verdict_reason;
     EXPECT_TRUE(nos4.numerically_symmetric);
+    EXPECT_FALSE(nos4.diagonal_negative);
     EXPECT_NEAR(nos4.max_abs, 0.435777, 1e-6);  // MANIFEST.tsv
 
     const MatrixInfo k01 = analyse_matrix(read_matrix_market(data + "/bcsstk01.mtx.gz"));
@@ -138,8 +145,13 @@ TEST(MatrixInfo, RealMatricesFromSharedData) {
     EXPECT_NEAR(k01.max_abs, 2.47239e9, 1e4);
 
     const MatrixInfo saylr3 = analyse_matrix(read_matrix_market(data + "/saylr3.mtx.gz"));
-    EXPECT_EQ(saylr3.verdict, Fp16Verdict::outside);  // negative diagonal, min |a| 1.1e-5
-    EXPECT_GT(saylr3.nonpositive_diag, 0);
+    // Negative semidefinite: every diagonal entry is negative, so the verdict is -A's (what
+    // mpmg solve solves): min |a| 1.1e-5 is outside FP16's normal range, the scaling fits.
+    EXPECT_TRUE(saylr3.diagonal_negative);
+    EXPECT_EQ(saylr3.nonpositive_diag, 1000);
+    EXPECT_EQ(saylr3.verdict, Fp16Verdict::scalable) << saylr3.verdict_reason;
+    EXPECT_GE(saylr3.g_max, 65504.0 * (1 - 1e-12));  // -A is symmetric positive semidefinite
+    EXPECT_EQ(saylr3.verdict_reason.rfind("for -A", 0), 0u) << saylr3.verdict_reason;
 
     const MatrixInfo pde = analyse_matrix(read_matrix_market(data + "/pde900.mtx.gz"));
     EXPECT_EQ(pde.verdict, Fp16Verdict::inside);
