@@ -286,6 +286,27 @@ TEST(Cli, NegativeDiagonalIsSolvedNegated) {
     EXPECT_TRUE(j["guard_events"].empty()) << j["guard_events"];
 }
 
+// Values beyond 2^64 (here 4e40): the solve scales A and b by powers of two, says so and
+// reports the exponents; x is the given system's (error against x = 1).
+TEST(Cli, ExtremeValuesAreScaledByPowersOfTwo) {
+    const fs::path matrix = temp_dir() / "huge.mtx", json = temp_dir() / "huge.json";
+    std::string text = "%%MatrixMarket matrix coordinate real symmetric\n200 200 399\n";
+    for (int i = 1; i <= 200; ++i) {
+        text += std::to_string(i) + " " + std::to_string(i) + " 4e40\n";
+        if (i > 1) text += std::to_string(i) + " " + std::to_string(i - 1) + " -1e40\n";
+    }
+    write(matrix, text);
+    const CliRun r = mpmg("solve --matrix " + matrix.string() + " --precision K64P32D16 --json " +
+                          json.string());
+    ASSERT_EQ(r.code, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("input scale: the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]"),
+              std::string::npos)
+        << r.out;
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["input_scale_exponents"]["a"], -134);  // 4e40 = 1.84 2^134
+    EXPECT_LT(j["error_vs_exact"].get<double>(), 1e-8);
+}
+
 TEST(Cli, UnstructuredMatrixSolvesWithAmg) {
     const std::string data = MPMG_SHARED_DATA;
     const fs::path json = temp_dir() / "amg.json";

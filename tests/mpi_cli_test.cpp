@@ -606,28 +606,41 @@ TEST(Mpi, AmgPathReadsPlainAndGzipFilesInPartsAlike) {
     }
 }
 
-// A file whose diagonal is negative on every row (Δ assembled for -Δ) is solved as -A x = -b:
-// each rank negates its rows when every rank's diagonal is negative, so the AMG path (read in
-// parts) and the structured one give A's residual history to the bit, as serially. One positive
-// diagonal entry, in the last rank's rows, keeps every rank from negating.
-TEST(Mpi, NegativeDiagonalIsNegatedOnEveryRankOrNone) {
+// A file whose diagonal is negative on every row (Δ assembled for -Δ) is solved as -A x = -b,
+// and one whose values lie beyond 2^64 as 2^-e A x = 2^-e b: every rank negates and scales its
+// rows by what all ranks' rows call for, so the AMG path (read in parts) and the structured one
+// give A's residual history to the bit, as serially. One positive diagonal entry, in the last
+// rank's rows, keeps every rank from negating.
+TEST(Mpi, NegatedAndScaledInputAlikeOnEveryRank) {
     const fs::path pos = problem_file("laplace27", 12);
     CsrMatrix a = problem_csr("laplace27", 12);
     for (double& v : a.val) v = -v;
     const fs::path neg = temp_dir() / "minus_laplace27_12.mtx";
     write_matrix_market(neg.string(), a);
+    CsrMatrix big = a;
+    for (double& v : big.val) v = std::ldexp(v, 200);  // -2^200 A: 26 2^200 = 1.625 2^204
+    const fs::path huge = temp_dir() / "minus_2e200_laplace27_12.mtx";
+    write_matrix_market(huge.string(), big);
     for (const std::string grid : {"", " --grid 12,12,12"}) {
         SCOPED_TRACE(grid);
         for (int ranks : {0, 2, 3}) {
             SCOPED_TRACE(ranks);
             const MpiRun p = mpmg(ranks, "solve --matrix " + pos.string() + grid + " --quiet");
             const MpiRun m = mpmg(ranks, "solve --matrix " + neg.string() + grid + " --quiet");
+            const MpiRun h = mpmg(ranks, "solve --matrix " + huge.string() + grid + " --quiet");
             ASSERT_EQ(p.code, 0) << p.err;
             ASSERT_EQ(m.code, 0) << m.err << m.out;
+            ASSERT_EQ(h.code, 0) << h.err << h.out;
             EXPECT_FALSE(p.result["negated"].get<bool>());
             EXPECT_TRUE(m.result["negated"].get<bool>());
-            EXPECT_EQ(m.result["residual_history"], p.result["residual_history"]);
-            EXPECT_EQ(m.result["error_vs_exact"], p.result["error_vs_exact"]);
+            EXPECT_TRUE(h.result["negated"].get<bool>());
+            EXPECT_EQ(p.result["input_scale_exponents"]["a"], 0);
+            EXPECT_EQ(h.result["input_scale_exponents"]["a"], -204);
+            EXPECT_EQ(h.result["input_scale_exponents"]["b"], -204);  // max |A 1|: 19 (a corner)
+            for (const MpiRun* r : {&m, &h}) {
+                EXPECT_EQ(r->result["residual_history"], p.result["residual_history"]);
+                EXPECT_EQ(r->result["error_vs_exact"], p.result["error_vs_exact"]);
+            }
         }
     }
     const std::int64_t row = a.rows - 2;

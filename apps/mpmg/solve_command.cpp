@@ -285,6 +285,12 @@ std::function<int()> add_solve(CLI::App& app) {
                 "A's diagonal is negative on every row: solved -A x = -b (the same x and "
                 "relative residuals)\n");
         }
+        if (r.a_exponent != 0 || r.b_exponent != 0) {
+            fmt::print(
+                "input scale: the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]: solved "
+                "(2^{} A) x' = 2^{} b, x = 2^{} x'\n",
+                r.a_exponent, r.b_exponent, r.a_exponent - r.b_exponent);
+        }
         print_hierarchy(r);
         if (a->quiet) {
             fmt::print("{} after {} iterations: relative residual {:.3e}, total {:.4f} s\n",

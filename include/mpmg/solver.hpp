@@ -86,6 +86,10 @@ struct SolveResult {
     /// A's diagonal was negative on every row, so -A x = -b was solved (the same x; see
     /// README "Negative definite matrices").
     bool negated = false;
+    /// A and b were scaled by 2^a_exponent and 2^b_exponent (0: not scaled), their largest
+    /// magnitudes lying outside [2^-64, 2^64]; x is A x = b's (README "Input scale"). The level
+    /// reports describe the scaled system.
+    int a_exponent = 0, b_exponent = 0;
 };
 
 /// Validates the options, builds the problem and the preconditioner, and solves. Throws

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <span>
 
+#include "core/power_of_two.hpp"
 #include "io/matrix_market.hpp"
 #include "mpmg/errors.hpp"
 #include "structured/coarsen.hpp"
@@ -25,9 +26,11 @@ void right_hand_side(const CsrMatrix& a, const ProblemOptions& po, std::vector<d
         x_exact.assign(static_cast<std::size_t>(a.rows), 1.0);
         b.resize(x_exact.size());
         a.multiply(x_exact.data(), b.data());
+        // Both sums of squares times f^2 (a power of two: the same test at any scale of A).
+        const double f = inverse_power_of_two(largest_abs(a.val));
         double b2 = 0.0, a2 = 0.0;
-        for (double v : b) b2 += v * v;
-        for (double v : a.val) a2 += v * v;
+        for (double v : b) b2 += (f * v) * (f * v);
+        for (double v : a.val) a2 += (f * v) * (f * v);
         if (b2 <= 1e-20 * a2) {  // |A 1| <= 1e-10 |A|_F
             for (std::size_t i = 0; i < x_exact.size(); ++i) {
                 x_exact[i] = 1.0 + static_cast<double>(i % 10) / 10.0;
@@ -121,6 +124,27 @@ void negate(SgDiaMatrix<double>& a, std::vector<double>& b) {
 void negate(CsrMatrix& a, std::vector<double>& b) {
     negate_values(a.val);
     negate_values(b);
+}
+
+double largest_abs(std::span<const double> v) {
+    double m = 0.0;
+    for (const double x : v) {
+        const double a = std::fabs(x);
+        if (a > m && std::isfinite(a)) m = a;
+    }
+    return m;
+}
+
+int normalising_exponent(double m) {
+    if (!(m > 0.0) || !std::isfinite(m)) return 0;
+    const int e = std::ilogb(m);  // m in [2^e, 2^(e+1))
+    if (e >= -kSafeExponent && e < kSafeExponent) return 0;
+    return -e;
+}
+
+void scale_by_power_of_two(std::span<double> v, int e) {
+    if (e == 0) return;
+    for (double& x : v) x = std::ldexp(x, e);
 }
 
 }  // namespace mpmg

@@ -2,6 +2,7 @@
 // on --grid) or a CSR problem (a Matrix Market file, or a built-in one converted for AMG).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,5 +39,21 @@ bool diagonal_negative(const CsrMatrix& a, std::int64_t first_row = 0);
 /// the same relative residuals.
 void negate(SgDiaMatrix<double>& a, std::vector<double>& b);
 void negate(CsrMatrix& a, std::vector<double>& b);
+
+/// Input magnitudes the solve takes as they are: [2^-64, 2^64], about [5.4e-20, 1.8e19]. Beyond
+/// them the FP64 setup and the FP32 preconditioner meet overflow (squares and products of
+/// entries in the scaling and the Galerkin products, FP32's 3.4e38) or underflow (||b||^2 below
+/// FP64's smallest number: b taken for zero).
+inline constexpr int kSafeExponent = 64;
+
+/// The largest |v| over finite values (0 when there are none).
+double largest_abs(std::span<const double> v);
+
+/// e with 2^e m in [1, 2) when m > 0 is finite and outside [2^-kSafeExponent, 2^kSafeExponent];
+/// 0 otherwise (m inside, zero, Inf or NaN).
+int normalising_exponent(double m);
+
+/// v := 2^e v for every value, exactly (std::ldexp) unless a result leaves FP64's normal range.
+void scale_by_power_of_two(std::span<double> v, int e);
 
 }  // namespace mpmg

@@ -74,6 +74,7 @@ json to_json(const SolveResult& r) {
                 {"status", to_string(r.status)},
                 {"message", r.message},
                 {"negated", r.negated},
+                {"input_scale_exponents", {{"a", r.a_exponent}, {"b", r.b_exponent}}},
                 {"guard_events", r.guard_events},
                 {"iterations", r.iterations},
                 {"final_relative_residual", number(r.final_relative_residual)},

@@ -297,20 +297,40 @@ std::optional<double> relative_error(const std::vector<double>& x,
     return std::sqrt(num / den);
 }
 
-/// -A x = -b in place of A x = b when A's diagonal is negative on every process's rows (a
-/// negative definite operator: Δ assembled for -Δ, or saylr3); x and the relative residuals are
-/// those of A x = b. Collective under mpirun.
+/// The system the solve takes in place of A x = b (collective under mpirun; x and the relative
+/// residuals are those of A x = b):
+///  - -A x = -b when A's diagonal is negative on every process's rows (a negative definite
+///    operator: Δ assembled for -Δ, or saylr3);
+///  - A' = 2^ea A and b' = 2^eb b when the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]
+///    (normalising_exponent): the setup's products of entries and FP32's range stay finite and
+///    ||b||^2 nonzero; then x = 2^(ea - eb) x' (finish_input). Exact: powers of two.
 template <class M>
-bool negate_if_negative(M& a, std::vector<double>& b, std::int64_t first_row = 0) {
-    bool mine = false;
-    if constexpr (std::is_same_v<M, CsrMatrix>) {
-        mine = diagonal_negative(a, first_row);
-    } else {
-        mine = diagonal_negative(a);
+void prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t first_row = 0) {
+    auto& values = [&]() -> auto& {
+        if constexpr (std::is_same_v<M, CsrMatrix>) {
+            return a.val;
+        } else {
+            return a.values();
+        }
     }
-    if (!dist::all_ranks(mine)) return false;
-    negate(a, b);
-    return true;
+    ();
+    bool negative = false;
+    if constexpr (std::is_same_v<M, CsrMatrix>) {
+        negative = diagonal_negative(a, first_row);
+    } else {
+        negative = diagonal_negative(a);
+    }
+    out.negated = dist::all_ranks(negative);
+    if (out.negated) negate(a, b);
+    out.a_exponent = normalising_exponent(dist::max_all_ranks(largest_abs(values)));
+    out.b_exponent = normalising_exponent(dist::max_all_ranks(largest_abs(b)));
+    scale_by_power_of_two(values, out.a_exponent);
+    scale_by_power_of_two(b, out.b_exponent);
+}
+
+/// x = 2^(ea - eb) x' (prepare_input).
+void finish_input(SolveResult& out) {
+    scale_by_power_of_two(out.x, out.a_exponent - out.b_exponent);
 }
 
 /// The AMG path's automatic choices: the problem's solver (CG when A is symmetric), SymGS.
@@ -342,7 +362,7 @@ SolveResult solve(const SolverOptions& options) {
         StructuredProblem p = mine                       ? std::move(*mine)
                               : o.problem.matrix.empty() ? make_problem(o.problem)
                                                          : load_structured(o.problem);
-        out.negated = negate_if_negative(p.a, p.b);
+        prepare_input(p.a, p.b, out);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
         if (o.multigrid.interpolation == InterpolationKind::automatic) {
@@ -359,7 +379,7 @@ SolveResult solve(const SolverOptions& options) {
     } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
         // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
         amg_defaults(o, rows->solver);
-        out.negated = negate_if_negative(rows->mine, rows->b, rows->rows.first(dist::world_rank()));
+        prepare_input(rows->mine, rows->b, out, rows->rows.first(dist::world_rank()));
         out.problem = rows->name;
         out.rows = rows->rows.global_rows();
         out.nnz = rows->nnz;
@@ -369,7 +389,7 @@ SolveResult solve(const SolverOptions& options) {
     } else {
         CsrProblem p = load_csr(o.problem);
         amg_defaults(o, p.solver);
-        out.negated = negate_if_negative(p.a, p.b);
+        prepare_input(p.a, p.b, out);
         out.problem = p.name;
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();
@@ -380,6 +400,7 @@ SolveResult solve(const SolverOptions& options) {
         exact = p.x_exact;
     }
     out.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
+    finish_input(out);
     out.other_s = std::max(0.0, out.total_s - out.setup_s - out.preconditioner_s);
     out.error_vs_exact = relative_error(out.x, exact);
     out.options = o;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/power_of_two.hpp"
 #include "distributed/agree.hpp"
 #include "distributed/by_owner.hpp"
 #include "distributed/dist_galerkin.hpp"
@@ -346,13 +347,17 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     if (po.rhs.empty()) {
         std::vector<double> x(static_cast<std::size_t>(rows), 1.0);
         window_product(g.a, g.lo, grid, x, p.b);
+        const double f = inverse_power_of_two(scale);  // the test at any scale of A
         double b2 = 0.0, a2 = 0.0;
         for_each_own_cell(g, *part, [&](std::int64_t c) {
             for (int a = 0; a < r; ++a) {
-                const double bc = p.b[static_cast<std::size_t>(c * r + a)];
+                const double bc = f * p.b[static_cast<std::size_t>(c * r + a)];
                 b2 += bc * bc;
                 for (int d = 0; d < stencil.size(); ++d) {
-                    for (int j = 0; j < r; ++j) a2 += g.a.value(d, c, a, j) * g.a.value(d, c, a, j);
+                    for (int j = 0; j < r; ++j) {
+                        const double v = f * g.a.value(d, c, a, j);
+                        a2 += v * v;
+                    }
                 }
             }
         });
@@ -466,9 +471,13 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     if (po.rhs.empty()) {
         p.x_exact.assign(static_cast<std::size_t>(n), 1.0);
         p.mine.multiply(p.x_exact.data(), p.b.data());
+        double largest = 0.0;
+        for (double v : p.mine.val) largest = std::max(largest, std::fabs(v));
+        MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
+        const double f = inverse_power_of_two(largest);  // the test at any scale of A
         double b2 = 0.0, a2 = 0.0;
-        for (double v : p.b) b2 += v * v;
-        for (double v : p.mine.val) a2 += v * v;
+        for (double v : p.b) b2 += (f * v) * (f * v);
+        for (double v : p.mine.val) a2 += (f * v) * (f * v);
         b2 = allreduce_sum(b2, comm);
         a2 = allreduce_sum(a2, comm);
         if (b2 <= 1e-20 * a2) {  // |A 1| <= 1e-10 |A|_F

@@ -85,4 +85,11 @@ bool all_ranks(bool mine) {
     return mine;
 }
 
+double max_all_ranks(double mine) {
+#ifdef MPMG_HAVE_MPI
+    if (distributed()) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
+    return mine;
+}
+
 }  // namespace mpmg::dist

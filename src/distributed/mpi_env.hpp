@@ -31,4 +31,7 @@ bool distributed();
 /// itself otherwise).
 bool all_ranks(bool mine);
 
+/// The largest of `mine` over the processes (collective when distributed()).
+double max_all_ranks(double mine);
+
 }  // namespace mpmg::dist

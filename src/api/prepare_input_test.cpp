@@ -1,0 +1,261 @@
+// The system solve() takes in place of the user's (api/solve.cpp prepare_input): -A x = -b when
+// A's diagonal is negative on every row; A and b scaled by powers of two when their largest
+// magnitudes lie outside [2^-64, 2^64].
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include "api/problem_input.hpp"
+#include "core/power_of_two.hpp"
+#include "io/matrix_market.hpp"
+#include "io/problems.hpp"
+#include "mpmg/solver.hpp"
+#include "mpmg_paths.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg {
+namespace {
+
+namespace fs = std::filesystem;
+
+StructuredProblem problem(const char* name, int n) {
+    ProblemOptions po;
+    po.name = name;
+    po.n = n;
+    return make_problem(po);
+}
+
+TEST(Negate, SgDiaValuesFlipExactlyAndZerosStayPositive) {
+    StructuredProblem p = problem("laplace27", 6);
+    EXPECT_FALSE(diagonal_negative(p.a));
+    const SgDiaMatrix<double> before = p.a;
+    const std::vector<double> b = p.b;
+    negate(p.a, p.b);
+    EXPECT_TRUE(diagonal_negative(p.a));
+    int zeros = 0;
+    for (std::size_t i = 0; i < before.values().size(); ++i) {
+        const double v = p.a.values()[i];
+        ASSERT_EQ(v, -before.values()[i]) << i;
+        if (v == 0.0) {
+            EXPECT_FALSE(std::signbit(v)) << i;  // entries to cells outside the grid
+            ++zeros;
+        }
+    }
+    EXPECT_GT(zeros, 0);
+    for (std::size_t i = 0; i < b.size(); ++i) ASSERT_EQ(p.b[i], -b[i]);
+    negate(p.a, p.b);
+    EXPECT_TRUE(p.a.values() == before.values());
+}
+
+TEST(Negate, BlockProblemsNeedEveryScalarDiagonalEntryNegative) {
+    StructuredProblem p = problem("rhd3t", 4);  // 3 x 3 blocks
+    ASSERT_EQ(p.a.block(), 3);
+    negate(p.a, p.b);
+    EXPECT_TRUE(diagonal_negative(p.a));
+    const int c = p.a.stencil().center();
+    double& v = p.a.value(c, p.a.box().cells() - 1, 2, 2);  // the last cell's third unknown
+    v = -v;
+    EXPECT_FALSE(diagonal_negative(p.a));
+    v = 0.0;
+    EXPECT_FALSE(diagonal_negative(p.a));
+}
+
+TEST(Negate, CsrRowsNumberedFromFirstRow) {
+    // Rows 2 and 3 of a 4-column matrix (global columns), as a process of a distributed read
+    // holds them.
+    CsrMatrix a;
+    a.rows = 2;
+    a.cols = 4;
+    a.row_ptr = {0, 2, 4};
+    a.col = {1, 2, 2, 3};
+    a.val = {1.0, -2.0, 5.0, -3.0};
+    EXPECT_TRUE(diagonal_negative(a, 2));
+    EXPECT_FALSE(diagonal_negative(a, 0));  // rows 0 and 1: a_00 missing
+    a.val[1] = 0.0;
+    EXPECT_FALSE(diagonal_negative(a, 2));
+    a.val[1] = -2.0;
+    a.col = {1, 3, 2, 3};  // row 2 without its diagonal entry
+    EXPECT_FALSE(diagonal_negative(a, 2));
+    CsrMatrix none;
+    EXPECT_TRUE(diagonal_negative(none));  // no rows: nothing against it
+}
+
+fs::path temp_file(const std::string& name) {
+    const fs::path dir =
+        fs::temp_directory_path() / ("mpmg_negate_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir / name;
+}
+
+SolveResult solve_file(const fs::path& path, bool on_grid, const char* precision) {
+    SolverOptions o;
+    o.problem.matrix = path.string();
+    if (on_grid) o.problem.grid = {10, 10, 10};
+    o.precision = parse_precision(precision);
+    o.max_iter = 100;
+    return solve(o);
+}
+
+// -A (Δ with the other sign) solves as A does on both paths: the same hierarchy, iterations,
+// residuals and x to the bit, since 0 - (-a) = a and -A 1 = -(A 1) exactly. Without the negation
+// CG stopped at iteration 1 ((r, z) < 0) and the guard's rebuilds could not help.
+TEST(Negate, NegativeDefiniteFileSolvesAsItsNegative) {
+    const CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    CsrMatrix neg = a;
+    for (double& v : neg.val) v = -v;
+    const fs::path pos_path = temp_file("a.mtx"), neg_path = temp_file("minus_a.mtx");
+    write_matrix_market(pos_path.string(), a);
+    write_matrix_market(neg_path.string(), neg);
+    for (const bool on_grid : {false, true}) {  // AMG, structured
+        for (const char* precision : {"K64P32D16", "K64P64D64"}) {
+            SCOPED_TRACE(std::string(on_grid ? "structured " : "amg ") + precision);
+            const SolveResult p = solve_file(pos_path, on_grid, precision);
+            const SolveResult m = solve_file(neg_path, on_grid, precision);
+            ASSERT_TRUE(p.converged) << p.message;
+            ASSERT_TRUE(m.converged) << m.message;
+            EXPECT_FALSE(p.negated);
+            EXPECT_TRUE(m.negated);
+            EXPECT_TRUE(m.guard_events.empty());
+            EXPECT_EQ(m.residual_history, p.residual_history);
+            EXPECT_EQ(m.x, p.x);
+            EXPECT_LT(*m.error_vs_exact, 1e-8);
+        }
+    }
+    // One diagonal entry left positive: not negative definite, so A is taken as given.
+    for (std::int64_t q = neg.row_ptr[7]; q < neg.row_ptr[8]; ++q) {
+        if (neg.col[static_cast<std::size_t>(q)] == 7) neg.val[static_cast<std::size_t>(q)] *= -1.0;
+    }
+    write_matrix_market(neg_path.string(), neg);
+    const SolveResult mixed = solve_file(neg_path, false, "K64P64D64");
+    EXPECT_FALSE(mixed.negated);
+}
+
+// saylr3 (Harwell-Boeing, reservoir): symmetric negative semidefinite. It failed for every
+// configuration before (CG's (r, z) < 0 at iteration 1).
+TEST(Negate, Saylr3Converges) {
+    const fs::path path = fs::path(MPMG_SHARED_DATA) / "saylr3.mtx.gz";
+    const SolveResult r = solve_file(path, false, "K64P32D16");
+    EXPECT_TRUE(r.negated);
+    EXPECT_TRUE(r.converged) << r.message;
+    EXPECT_LE(r.final_relative_residual, 1e-10);
+}
+
+TEST(InputScale, ExponentsOnlyOutsideTheSafeRange) {
+    EXPECT_EQ(normalising_exponent(0.0), 0);
+    EXPECT_EQ(normalising_exponent(std::numeric_limits<double>::infinity()), 0);
+    EXPECT_EQ(normalising_exponent(std::numeric_limits<double>::quiet_NaN()), 0);
+    EXPECT_EQ(normalising_exponent(1.0), 0);
+    EXPECT_EQ(normalising_exponent(2.6e9), 0);  // laplace27e8's range is left as it is
+    EXPECT_EQ(normalising_exponent(std::ldexp(1.0, 64) * 0.999), 0);
+    EXPECT_EQ(normalising_exponent(std::ldexp(1.0, 64)), -64);
+    EXPECT_EQ(normalising_exponent(std::ldexp(1.0, -64)), 0);
+    EXPECT_EQ(normalising_exponent(std::ldexp(1.0, -65)), 65);
+    EXPECT_EQ(normalising_exponent(8e300), -999);  // 8e300 / 2^999 = 1.56
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    EXPECT_EQ(normalising_exponent(tiny), 1074);
+    EXPECT_EQ(std::ldexp(tiny, normalising_exponent(tiny)), 1.0);
+    const double values[] = {3.0, -std::numeric_limits<double>::infinity(), -7.5,
+                             std::numeric_limits<double>::quiet_NaN()};
+    EXPECT_EQ(largest_abs(values), 7.5);
+    EXPECT_EQ(inverse_power_of_two(12.0), 0.125);
+    EXPECT_EQ(inverse_power_of_two(0.0), 1.0);
+    EXPECT_EQ(inverse_power_of_two(tiny), std::ldexp(1.0, 1022));  // kept a normal number
+}
+
+SolveResult solve_with(const fs::path& a, const fs::path& b, bool on_grid, const char* precision) {
+    SolverOptions o;
+    o.problem.matrix = a.string();
+    o.problem.rhs = b.string();
+    if (on_grid) o.problem.grid = {10, 10, 10};
+    o.precision = parse_precision(precision);
+    o.max_iter = 100;
+    return solve(o);
+}
+
+void write_vector(const fs::path& path, const std::vector<double>& v) {
+    CsrMatrix m;
+    m.rows = static_cast<std::int64_t>(v.size());
+    m.cols = 1;
+    m.row_ptr.assign(v.size() + 1, 0);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        m.row_ptr[i + 1] = static_cast<std::int64_t>(i + 1);
+        m.col.push_back(0);
+        m.val.push_back(v[i]);
+    }
+    write_matrix_market(path.string(), m);
+}
+
+// 2^ea A x = 2^eb b, with ea or eb beyond ±64, solves as A x = b to the bit: the solve scales
+// both back to [1, 2) by powers of two (exact), then x = 2^(eb - ea) x. Before, 2^200 A failed
+// in the setup (the diagonal scaling's products of entries overflowed FP64), 2^-600 A took
+// b = 2^-600 A 1 for zero (||b||^2 underflowed) and returned x = 0 as converged.
+TEST(InputScale, PowerOfTwoMultiplesSolveAsTheSystemItself) {
+    const CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    std::vector<double> b(static_cast<std::size_t>(a.rows));
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0 + static_cast<double>(i % 7);
+    const fs::path a_path = temp_file("a.mtx"), b_path = temp_file("b.mtx");
+    const fs::path sa_path = temp_file("scaled_a.mtx"), sb_path = temp_file("scaled_b.mtx");
+    write_matrix_market(a_path.string(), a);
+    write_vector(b_path, b);
+    for (const auto& [ea, eb] : {std::pair{200, 0}, {-600, -600}, {0, 300}, {-100, 80}}) {
+        CsrMatrix sa = a;
+        for (double& v : sa.val) v = std::ldexp(v, ea);
+        std::vector<double> sb = b;
+        for (double& v : sb) v = std::ldexp(v, eb);
+        write_matrix_market(sa_path.string(), sa);
+        write_vector(sb_path, sb);
+        for (const bool on_grid : {false, true}) {
+            for (const char* precision : {"K64P32D16", "K64P32D32", "K64P64D64"}) {
+                SCOPED_TRACE(std::to_string(ea) + " " + std::to_string(eb) +
+                             (on_grid ? " structured " : " amg ") + precision);
+                const SolveResult p = solve_with(a_path, b_path, on_grid, precision);
+                const SolveResult s = solve_with(sa_path, sb_path, on_grid, precision);
+                ASSERT_TRUE(p.converged) << p.message;
+                ASSERT_TRUE(s.converged) << s.message;
+                EXPECT_EQ(p.a_exponent, 0);
+                EXPECT_EQ(p.b_exponent, 0);
+                // To [1, 2): A's largest |a| is 26 = 1.625 2^4, b's 7 = 1.75 2^2.
+                EXPECT_EQ(s.a_exponent, ea == 0 ? 0 : -ea - 4);
+                EXPECT_EQ(s.b_exponent, eb == 0 ? 0 : -eb - 2);
+                EXPECT_EQ(s.residual_history, p.residual_history);
+                ASSERT_EQ(s.x.size(), p.x.size());
+                for (std::size_t i = 0; i < p.x.size(); ++i) {
+                    ASSERT_EQ(s.x[i], std::ldexp(p.x[i], eb - ea)) << i;
+                }
+            }
+        }
+    }
+}
+
+// Not powers of two: 1e40 A and 1e-300 A (with b = A 1) converge with x = 1, on both paths and
+// at every precision. 1e40 failed before ("level 1: entries overflow fp64 storage"), 1e-300
+// returned x = 0 after 0 iterations, and both lost the exact solution (the test of 1 being in
+// A's null space compared sums of squares that overflowed or underflowed).
+TEST(InputScale, ExtremeMagnitudesConvergeToTheExactSolution) {
+    const CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    const fs::path path = temp_file("extreme.mtx");
+    for (const double scale : {1e40, 1e-300, 1e300, 1e-40}) {
+        CsrMatrix sa = a;
+        for (double& v : sa.val) v *= scale;
+        write_matrix_market(path.string(), sa);
+        for (const bool on_grid : {false, true}) {
+            for (const char* precision : {"K64P32D16", "K64P32D32", "K64P64D64"}) {
+                SCOPED_TRACE(std::to_string(scale) + (on_grid ? " structured " : " amg ") +
+                             precision);
+                const SolveResult r = solve_file(path, on_grid, precision);
+                ASSERT_TRUE(r.converged) << r.message;
+                EXPECT_GT(r.iterations, 0);
+                ASSERT_TRUE(r.error_vs_exact.has_value());
+                EXPECT_LT(*r.error_vs_exact, 1e-8);
+                EXPECT_NE(r.a_exponent, 0);
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace mpmg
