@@ -8,6 +8,7 @@
 
 #include "core/power_of_two.hpp"
 #include "io/matrix_market.hpp"
+#include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "structured/coarsen.hpp"
 #include "structured/from_csr.hpp"
@@ -127,12 +128,7 @@ void negate(CsrMatrix& a, std::vector<double>& b) {
 }
 
 double largest_abs(std::span<const double> v) {
-    double m = 0.0;
-    for (const double x : v) {
-        const double a = std::fabs(x);
-        if (a > m && std::isfinite(a)) m = a;
-    }
-    return m;
+    return kernels::largest_finite_abs(v.data(), static_cast<std::int64_t>(v.size()));
 }
 
 int normalising_exponent(double m) {

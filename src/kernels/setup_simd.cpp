@@ -128,6 +128,25 @@ double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
     return s;
 }
 
+double largest_finite_abs(const double* HWY_RESTRICT v, std::int64_t n) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    auto m0 = hn::Zero(d), m1 = hn::Zero(d);
+    std::int64_t k = 0;
+    for (; k + 2 * lanes <= n; k += 2 * lanes) {
+        const auto a = hn::LoadU(d, v + k), b = hn::LoadU(d, v + k + lanes);
+        // Inf and NaN lanes count as 0 (a max is exact: any order gives the scalar loop's).
+        m0 = hn::Max(m0, hn::IfThenElseZero(hn::IsFinite(a), hn::Abs(a)));
+        m1 = hn::Max(m1, hn::IfThenElseZero(hn::IsFinite(b), hn::Abs(b)));
+    }
+    double m = hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
+    for (; k < n; ++k) {
+        const double a = std::fabs(v[k]);
+        if (std::isfinite(a) && a > m) m = a;
+    }
+    return m;
+}
+
 bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
     const hn::ScalableTag<double> d;
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
@@ -164,6 +183,7 @@ HWY_EXPORT(max_scaled_abs);
 HWY_EXPORT(count_scaled);
 HWY_EXPORT(scale_counted);
 HWY_EXPORT(sum_abs);
+HWY_EXPORT(largest_finite_abs);
 HWY_EXPORT(sqrt_over);
 HWY_EXPORT(current_target);
 
@@ -191,6 +211,9 @@ bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
 }
 double sum_abs(const double* v, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(setup::sum_abs)(v, n);
+}
+double largest_finite_abs(const double* v, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(setup::largest_finite_abs)(v, n);
 }
 const char* setup_target_name() {
     return hwy::TargetName(HWY_DYNAMIC_DISPATCH(setup::current_target)());

@@ -43,6 +43,9 @@ bool sqrt_over(const double* v, std::int64_t n, double g, double* s);
 /// sum (the result may differ in the last bits), but not between threads or runs.
 double sum_abs(const double* v, std::int64_t n);
 
+/// The largest |v[k]| over finite v[k], k < n (0 when there are none): the scalar loop's value.
+double largest_finite_abs(const double* v, std::int64_t n);
+
 /// Name of the Highway target that dynamic dispatch runs on this CPU.
 const char* setup_target_name();
 

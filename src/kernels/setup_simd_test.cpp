@@ -126,6 +126,33 @@ void check_target() {
     for (double x : v) sum += std::fabs(x);
     EXPECT_NEAR(kernels::sum_abs(v.data(), static_cast<std::int64_t>(v.size())), sum, 1e-13 * sum);
     EXPECT_EQ(kernels::sum_abs(v.data(), 0), 0.0);
+
+    // largest_finite_abs: Inf and NaN (either sign) skipped wherever they sit, the largest value
+    // at every position of short arrays, subnormals and an all-non-finite array (0).
+    std::vector<double> w = random_values(1003, -1074, 1023, 9);
+    for (std::size_t i = 5; i < w.size(); i += 37) w[i] = i % 2 ? nan : -inf;
+    for (std::size_t b = 0; b < 40; b += 3) {
+        for (std::size_t e = b; e <= w.size(); e += 1 + e / 5) {
+            double want = 0.0;
+            for (std::size_t i = b; i < e; ++i) {
+                if (std::isfinite(w[i])) want = std::max(want, std::fabs(w[i]));
+            }
+            ASSERT_EQ(kernels::largest_finite_abs(w.data() + b, static_cast<std::int64_t>(e - b)),
+                      want)
+                << b << " " << e;
+        }
+    }
+    for (std::size_t at = 0; at < 19; ++at) {
+        std::vector<double> u(19, -0.5);
+        u[(at + 7) % 19] = inf;
+        u[at] = -3.0;
+        EXPECT_EQ(kernels::largest_finite_abs(u.data(), 19), 3.0) << at;
+    }
+    const std::vector<double> none = {nan, inf, -inf};
+    EXPECT_EQ(kernels::largest_finite_abs(none.data(), 3), 0.0);
+    const double tiny = std::numeric_limits<double>::denorm_min();
+    const std::vector<double> sub = {0.0, -tiny, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    EXPECT_EQ(kernels::largest_finite_abs(sub.data(), 9), tiny);
 }
 
 // sqrt_over: the scalar loop's bits for s = sqrt(v / g), in place too; false exactly when some
