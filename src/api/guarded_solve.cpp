@@ -79,6 +79,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     std::vector<K> x(b.size(), K{0});
     PrecisionPlan plan = o.precision;
     SmootherKind smoother = o.multigrid.smoother;
+    SolverKind solver = o.solver;
     int used = 0;
     for (bool first = true;; first = false) {
         const auto t_setup = Clock::now();
@@ -91,7 +92,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
 
         Adapter<K> pre(*m);
         const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first};
-        KrylovResult kr = run_solver(o.solver, a, &pre, b.data(), x.data(), kopt);
+        KrylovResult kr = run_solver(solver, a, &pre, b.data(), x.data(), kopt);
         out.preconditioner_s += kr.preconditioner_seconds;
         if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
         out.residual_history.insert(out.residual_history.end(), kr.history.begin(),
@@ -105,11 +106,22 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
                              kr.status == SolveStatus::breakdown ||
                              kr.status == SolveStatus::stagnated;
         if (!trouble || !o.guard || used >= o.max_iter) break;
-        // First widen the precision; once everything is FP64, take the robust smoother.
+        // First widen the precision. Once everything is FP64: a CG breakdown ((r, z) <= 0 or
+        // (p, A p) <= 0) says A or the V-cycle is not symmetric positive definite (a symmetric
+        // indefinite A: a shifted Laplacian, Helmholtz), which GMRES does not need; it goes on
+        // with the hierarchy as first built. Last, the robust smoother.
         std::string action;
         if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
             plan = *wider;
             action = fmt::format("precision {}", plan.notation());
+        } else if (solver == SolverKind::cg && kr.status == SolveStatus::breakdown) {
+            solver = SolverKind::gmres;
+            plan = o.precision;
+            smoother = o.multigrid.smoother;
+            action = fmt::format(
+                "precision {} and smoother {} as first built, switched to GMRES (CG needs A and "
+                "the preconditioner symmetric positive definite),",
+                plan.notation(), to_string(smoother));
         } else if (smoother != robust) {
             smoother = robust;
             action = fmt::format("smoother {}", to_string(smoother));

@@ -257,5 +257,33 @@ TEST(InputScale, ExtremeMagnitudesConvergeToTheExactSolution) {
     }
 }
 
+// A symmetric indefinite A (laplace27 with 3 taken off its diagonal: one eigenvalue, about
+// 2.1 - 3, below zero; the diagonal stays positive): CG breaks down ((r, z) <= 0) in every
+// precision, and the guard then goes on with GMRES on the hierarchy as first built, which
+// converges. Before, it ended with the robust smoother's breakdown and exit 3.
+TEST(Guard, SymmetricIndefiniteSwitchesFromCgToGmres) {
+    CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
+            if (a.col[static_cast<std::size_t>(q)] == i) a.val[static_cast<std::size_t>(q)] -= 3.0;
+        }
+    }
+    const fs::path path = temp_file("indefinite.mtx");
+    write_matrix_market(path.string(), a);
+    for (const bool on_grid : {false, true}) {
+        SCOPED_TRACE(on_grid ? "structured" : "amg");
+        const SolveResult r = solve_file(path, on_grid, "K64P32D16");
+        ASSERT_TRUE(r.converged) << r.message;
+        EXPECT_EQ(r.options.solver, SolverKind::cg);  // the choice for a symmetric A
+        ASSERT_GE(r.guard_events.size(), 2u);
+        const std::string& last = r.guard_events.back();
+        EXPECT_NE(last.find("switched to GMRES"), std::string::npos) << last;
+        EXPECT_EQ(last.rfind("cg: iteration", 0), 0u) << last;  // a CG breakdown
+        EXPECT_NE(r.guard_events[r.guard_events.size() - 2].find("K64P64D64"), std::string::npos);
+        EXPECT_LT(*r.error_vs_exact, 1e-8);
+        for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
+    }
+}
+
 }  // namespace
 }  // namespace mpmg
