@@ -106,14 +106,18 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
                              kr.status == SolveStatus::breakdown ||
                              kr.status == SolveStatus::stagnated;
         if (!trouble || !o.guard || used >= o.max_iter) break;
-        // First widen the precision. Once everything is FP64: a CG breakdown ((r, z) <= 0 or
-        // (p, A p) <= 0) says A or the V-cycle is not symmetric positive definite (a symmetric
-        // indefinite A: a shifted Laplacian, Helmholtz), which GMRES does not need; it goes on
-        // with the hierarchy as first built. Last, the robust smoother.
+        // First widen the precision; once everything is FP64, take the robust smoother (an
+        // SPD A whose V-cycle is not SPD). A CG breakdown ((r, z) <= 0 or (p, A p) <= 0) after
+        // that says A itself is not symmetric positive definite (symmetric indefinite: a
+        // shifted Laplacian, Helmholtz), which GMRES does not need: it goes on with the
+        // hierarchy as first built.
         std::string action;
         if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
             plan = *wider;
             action = fmt::format("precision {}", plan.notation());
+        } else if (smoother != robust) {
+            smoother = robust;
+            action = fmt::format("smoother {}", to_string(smoother));
         } else if (solver == SolverKind::cg && kr.status == SolveStatus::breakdown) {
             solver = SolverKind::gmres;
             plan = o.precision;
@@ -122,9 +126,6 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
                 "precision {} and smoother {} as first built, switched to GMRES (CG needs A and "
                 "the preconditioner symmetric positive definite),",
                 plan.notation(), to_string(smoother));
-        } else if (smoother != robust) {
-            smoother = robust;
-            action = fmt::format("smoother {}", to_string(smoother));
         } else {
             break;
         }
