@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "api/guarded_solve.hpp"
 #include "mpmg/solver.hpp"
 
 namespace mpmg {
@@ -48,6 +51,64 @@ TEST(Guard, OverflowedCoarseDiagonalStillReachesTheGuard) {
     ASSERT_TRUE(r.converged) << r.message;
     ASSERT_EQ(r.guard_events.size(), 1u);
     EXPECT_NE(r.guard_events[0].find("iteration 1"), std::string::npos) << r.guard_events[0];
+}
+
+// A = diag(1, ..., 100); a fake preconditioner, the identity, whose first build turns
+// non-finite at its third application (CG stops in iteration 3, two done).
+class Diagonal final : public LinearOperator<double> {
+public:
+    std::int64_t size() const override { return 100; }
+    void apply(const double* x, double* y) const override {
+        for (int i = 0; i < 100; ++i) y[i] = (i + 1) * x[i];
+    }
+};
+class FakePreconditioner final : public BuiltPreconditioner {
+public:
+    explicit FakePreconditioner(int fail_at) : fail_at_(fail_at) {}
+    void apply(const double* r, double* z) override {
+        const bool fail = ++calls_ == fail_at_;
+        for (int i = 0; i < 100; ++i) z[i] = fail ? std::nan("") : r[i];
+    }
+    void apply(const float* r, float* z) override {
+        for (int i = 0; i < 100; ++i) z[i] = r[i];
+    }
+    const std::vector<LevelReport>& report() const override { return report_; }
+    double grid_complexity() const override { return 1.0; }
+    double operator_complexity() const override { return 1.0; }
+
+private:
+    int fail_at_, calls_ = 0;
+    std::vector<LevelReport> report_;
+};
+
+// Out of iterations after a rebuild: the message names the user's max_iter, not what the
+// rebuild left of it (it said "reached max_iter = 4" for max_iter 6).
+TEST(Guard, OutOfIterationsAfterARebuildNamesTheWholeLimit) {
+    const Diagonal a;
+    const std::vector<double> b(100, 1.0);
+    int builds = 0;
+    const BuildFn build = [&](const PrecisionPlan&, SmootherKind) {
+        return std::unique_ptr<BuiltPreconditioner>(
+            std::make_unique<FakePreconditioner>(builds++ == 0 ? 3 : -1));
+    };
+    SolverOptions o;
+    o.solver = SolverKind::cg;
+    o.max_iter = 6;
+    o.multigrid.smoother = SmootherKind::symgs;
+    SolveResult r;
+    run_guarded<double>(a, b, build, o, SmootherKind::jacobi, r);
+    EXPECT_EQ(builds, 2);
+    ASSERT_EQ(r.guard_events.size(), 1u);
+    EXPECT_NE(r.guard_events[0].find("cg: iteration 3"), std::string::npos) << r.guard_events[0];
+    EXPECT_FALSE(r.converged);
+    EXPECT_EQ(r.status, SolveStatus::max_iterations);
+    EXPECT_EQ(r.iterations, 6);
+    EXPECT_EQ(r.message.rfind("cg: reached max_iter = 6 with relative residual", 0), 0u)
+        << r.message;
+    EXPECT_NE(r.message.find("(the last 4 iterations after the guard's rebuild)"),
+              std::string::npos)
+        << r.message;
+    for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
 }
 
 TEST(Guard, OffStopsWithTheReasonAndNoNaN) {

@@ -80,7 +80,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     PrecisionPlan plan = o.precision;
     SmootherKind smoother = o.multigrid.smoother;
     SolverKind solver = o.solver;
-    int used = 0;
+    int used = 0, last_run = 0;  // iterations in all, and in the last run
     for (bool first = true;; first = false) {
         const auto t_setup = Clock::now();
         const std::unique_ptr<BuiltPreconditioner> m = build(plan, smoother);
@@ -98,6 +98,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         out.residual_history.insert(out.residual_history.end(), kr.history.begin(),
                                     kr.history.end());
         used += kr.iterations;
+        last_run = kr.iterations;
         out.status = kr.status;
         out.iterations = used;
         out.final_relative_residual = kr.relative_residual;
@@ -134,6 +135,13 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
             kr.message, action));
     }
     out.converged = out.status == SolveStatus::converged;
+    if (out.status == SolveStatus::max_iterations && used > last_run) {
+        // The last run's own limit was what the rebuilds had left of max_iter.
+        out.message = fmt::format(
+            "{}: reached max_iter = {} with relative residual {:.3e} > rtol = {:.3e} (the last {} "
+            "iterations after the guard's rebuild)",
+            to_string(solver), o.max_iter, out.final_relative_residual, o.rtol, last_run);
+    }
     out.x.assign(x.begin(), x.end());
 }
 
