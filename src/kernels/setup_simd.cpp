@@ -114,37 +114,44 @@ TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_R
     return c;
 }
 
-double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
+/// A reduction of v[0..n): two accumulators (from zero) take alternate vectors, acc =
+/// step(acc, vector); `lanes` combines the two and reduces them to one value, and `tail`
+/// folds in each remaining value.
+template <class Step, class Lanes, class Tail>
+HWY_INLINE double fold(const double* HWY_RESTRICT v, std::int64_t n, Step step, Lanes lanes_of,
+                       Tail tail) {
     const hn::ScalableTag<double> d;
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-    auto s0 = hn::Zero(d), s1 = hn::Zero(d);
+    auto a0 = hn::Zero(d), a1 = hn::Zero(d);
     std::int64_t k = 0;
     for (; k + 2 * lanes <= n; k += 2 * lanes) {
-        s0 = hn::Add(s0, hn::Abs(hn::LoadU(d, v + k)));
-        s1 = hn::Add(s1, hn::Abs(hn::LoadU(d, v + k + lanes)));
+        a0 = step(a0, hn::LoadU(d, v + k));
+        a1 = step(a1, hn::LoadU(d, v + k + lanes));
     }
-    double s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
-    for (; k < n; ++k) s += std::fabs(v[k]);
-    return s;
+    double r = lanes_of(d, a0, a1);
+    for (; k < n; ++k) r = tail(r, v[k]);
+    return r;
+}
+
+double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
+    return fold(
+        v, n, [](auto acc, auto x) { return hn::Add(acc, hn::Abs(x)); },
+        [](auto d, auto a, auto b) { return hn::GetLane(hn::SumOfLanes(d, hn::Add(a, b))); },
+        [](double r, double x) { return r + std::fabs(x); });
 }
 
 double largest_finite_abs(const double* HWY_RESTRICT v, std::int64_t n) {
-    const hn::ScalableTag<double> d;
-    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-    auto m0 = hn::Zero(d), m1 = hn::Zero(d);
-    std::int64_t k = 0;
-    for (; k + 2 * lanes <= n; k += 2 * lanes) {
-        const auto a = hn::LoadU(d, v + k), b = hn::LoadU(d, v + k + lanes);
-        // Inf and NaN lanes count as 0 (a max is exact: any order gives the scalar loop's).
-        m0 = hn::Max(m0, hn::IfThenElseZero(hn::IsFinite(a), hn::Abs(a)));
-        m1 = hn::Max(m1, hn::IfThenElseZero(hn::IsFinite(b), hn::Abs(b)));
-    }
-    double m = hn::GetLane(hn::MaxOfLanes(d, hn::Max(m0, m1)));
-    for (; k < n; ++k) {
-        const double a = std::fabs(v[k]);
-        if (std::isfinite(a) && a > m) m = a;
-    }
-    return m;
+    // Inf and NaN lanes count as 0 (a max is exact: any order gives the scalar loop's).
+    return fold(
+        v, n,
+        [](auto acc, auto x) {
+            return hn::Max(acc, hn::IfThenElseZero(hn::IsFinite(x), hn::Abs(x)));
+        },
+        [](auto d, auto a, auto b) { return hn::GetLane(hn::MaxOfLanes(d, hn::Max(a, b))); },
+        [](double r, double x) {
+            const double a = std::fabs(x);
+            return std::isfinite(a) && a > r ? a : r;
+        });
 }
 
 bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
