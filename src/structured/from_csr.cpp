@@ -45,8 +45,14 @@ void fail_beyond_neighbourhood(std::int64_t row, std::int64_t col, const Box& bo
     throw InvalidInput(fmt::format(
         "{}: entry ({}, {}) couples cell ({},{},{}) with cell ({},{},{}), beyond the "
         "27-point neighbourhood: not a structured matrix on grid {}x{}x{} (1-based "
-        "indices as in the file)",
-        source, row + 1, col + 1, p.i, p.j, p.k, q.i, q.j, q.k, box.nx, box.ny, box.nz));
+        "indices as in the file){}",
+        source, row + 1, col + 1, p.i, p.j, p.k, q.i, q.j, q.k, box.nx, box.ny, box.nz,
+        block > 1 ? fmt::format("; with {} unknowns per cell the rows go cell by cell, a "
+                                "cell's {} unknowns in consecutive rows (a file ordered "
+                                "unknown by unknown needs renumbering, or the AMG path: no "
+                                "--grid)",
+                                block, block)
+                  : std::string()));
 }
 
 Stencil stencil_of_slots(const std::array<bool, 27>& used) {

@@ -51,6 +51,18 @@ TEST(FromCsr, RejectsMatricesThatDoNotFitTheGrid) {
         FAIL();
     } catch (const InvalidInput& e) {
         EXPECT_NE(std::string(e.what()).find("beyond the 27-point"), std::string::npos) << e.what();
+        EXPECT_EQ(std::string(e.what()).find("unknowns per cell"), std::string::npos) << e.what();
+    }
+    // A 2-unknown matrix ordered unknown by unknown (all of the first, then all of the second)
+    // read as cell by cell: the message says which order --grid NX,NY,NZ,R reads.
+    const CsrMatrix two = to_csr(laplace27(Box{4, 4, 8}));  // as 4x4x4 x 2, field by field
+    try {
+        sgdia_from_csr(two, Box{4, 4, 4}, 2, "f.mtx");
+        FAIL();
+    } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find("with 2 unknowns per cell the rows go cell by cell"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
