@@ -133,7 +133,12 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         out.status = kr.status;
         out.iterations = used;
         out.final_relative_residual = kr.relative_residual;
-        out.message = kr.message;
+        // The solvers number this run's iterations from 1; after a rebuild, say where it began.
+        out.message =
+            used > last_run && !kr.message.empty()
+                ? fmt::format("{} (iterations counted from the rebuild after iteration {})",
+                              kr.message, used - last_run)
+                : kr.message;
         const bool trouble = kr.status == SolveStatus::non_finite ||
                              kr.status == SolveStatus::breakdown ||
                              kr.status == SolveStatus::stagnated;
@@ -163,7 +168,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         }
         out.guard_events.push_back(fmt::format(
             "{}; rebuilt the hierarchy with {} and continued from the last finite iterate",
-            kr.message, action));
+            out.message, action));
     }
     if constexpr (std::is_same_v<K, float>) {
         if (out.status == SolveStatus::converged) check_fp32_residual(a, b_in, x, solver, o, out);
