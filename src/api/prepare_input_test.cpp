@@ -279,12 +279,15 @@ TEST(Guard, SymmetricIndefiniteSwitchesFromCgToGmres) {
         const std::string& last = r.guard_events.back();
         EXPECT_NE(last.find("switched to GMRES"), std::string::npos) << last;
         EXPECT_EQ(last.rfind("cg: iteration", 0), 0u) << last;  // a CG breakdown
-        // Its iteration is the run's own; the event says where that run began.
-        if (r.guard_events.front().find("cg: iteration 1:") == std::string::npos) {
-            EXPECT_NE(last.find("(iterations counted from the rebuild after iteration"),
-                      std::string::npos)
-                << last;
-        }
+        // Its iteration is the run's own; the event says where that run began exactly when
+        // the first run did iterations before breaking down (the structured path: it breaks
+        // down in iteration 2; the AMG path in iteration 1).
+        const bool earlier = r.guard_events.front().find("cg: iteration 1:") == std::string::npos;
+        EXPECT_EQ(earlier, on_grid);
+        EXPECT_EQ(last.find("(iterations counted from the rebuild after iteration 1)") !=
+                      std::string::npos,
+                  earlier)
+            << last;
         // Before it: FP64, then the robust smoother, both still breaking down.
         ASSERT_GE(r.guard_events.size(), 3u);
         EXPECT_NE(r.guard_events[r.guard_events.size() - 3].find("K64P64D64"), std::string::npos);

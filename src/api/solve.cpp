@@ -8,6 +8,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <type_traits>
 
 #include "api/guarded_solve.hpp"
@@ -304,16 +305,11 @@ std::optional<double> relative_error(const std::vector<double>& x,
 ///  - A' = 2^ea A and b' = 2^eb b when the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]
 ///    (normalising_exponent): the setup's products of entries and FP32's range stay finite and
 ///    ||b||^2 nonzero; then x = 2^(ea - eb) x' (finish_input). Exact: powers of two.
+std::span<double> values_of(CsrMatrix& a) { return a.val; }
+std::span<double> values_of(SgDiaMatrix<double>& a) { return a.values(); }
+
 template <class M>
 void prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t first_row = 0) {
-    auto& values = [&]() -> auto& {
-        if constexpr (std::is_same_v<M, CsrMatrix>) {
-            return a.val;
-        } else {
-            return a.values();
-        }
-    }
-    ();
     bool negative = false;
     if constexpr (std::is_same_v<M, CsrMatrix>) {
         negative = diagonal_negative(a, first_row);
@@ -322,6 +318,7 @@ void prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t 
     }
     out.negated = dist::all_ranks(negative);
     if (out.negated) negate(a, b);
+    const std::span<double> values = values_of(a);
     out.a_exponent = normalising_exponent(dist::max_all_ranks(largest_abs(values)));
     out.b_exponent = normalising_exponent(dist::max_all_ranks(largest_abs(b)));
     scale_by_power_of_two(values, out.a_exponent);

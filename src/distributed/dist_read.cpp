@@ -22,6 +22,7 @@
 #include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_ops.hpp"
 #include "io/matrix_market.hpp"
+#include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "structured/from_csr.hpp"
 #include "structured/sgdia_ops.hpp"
@@ -388,14 +389,12 @@ namespace {
 /// Whether the matrix whose rows the processes hold in `mine` (partition rp) is symmetric as
 /// is_symmetric() decides it for the whole matrix: the same stored pattern as its transpose and
 /// |a_ij - a_ji| <= 1e-12 max |a| (collective). Every entry whose mirror another process holds
-/// is sent to it. When every entry's mirror is stored, the pattern is its transpose's.
-bool symmetric(const CsrMatrix& mine, const RowPartition& rp, MPI_Comm comm) {
+/// is sent to it. When every entry's mirror is stored, the pattern is its transpose's. `scale`:
+/// max |a| over all processes.
+bool symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale, MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
     const std::int64_t first = rp.first(rank), end = rp.first(rank + 1);
-    double scale = 0.0;
-    for (double v : mine.val) scale = std::max(scale, std::fabs(v));
-    MPI_Allreduce(MPI_IN_PLACE, &scale, 1, MPI_DOUBLE, MPI_MAX, comm);
     const double tol = 1e-12 * scale;
     // The value of (row, col) of an own row, or nothing when it is not stored.
     const auto find = [&](std::int64_t row, std::int64_t col) -> const double* {
@@ -462,7 +461,10 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
         std::vector<CooEntry> own = send_to_row_owners(mine, p.rows, comm);
         p.mine = csr_rows(own, first, p.rows.rows(rank), n);
     }
-    p.solver = symmetric(p.mine, p.rows, comm) ? SolverKind::cg : SolverKind::gmres;
+    // max |a| over all processes: the symmetry tolerance's scale and the null-space test's.
+    double largest = kernels::largest_finite_abs(p.mine.val.data(), p.mine.nnz());
+    MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    p.solver = symmetric(p.mine, p.rows, largest, comm) ? SolverKind::cg : SolverKind::gmres;
     drop_zeros(p.mine, first);  // after the symmetry test, which compares stored patterns
     p.nnz = reduce(p.mine.nnz(), MPI_SUM, comm);
     // b: the file's, or A 1 (A x with x_i = 1 + (i mod 10) / 10 when 1 is in A's null space),
@@ -471,9 +473,6 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     if (po.rhs.empty()) {
         p.x_exact.assign(static_cast<std::size_t>(n), 1.0);
         p.mine.multiply(p.x_exact.data(), p.b.data());
-        double largest = 0.0;
-        for (double v : p.mine.val) largest = std::max(largest, std::fabs(v));
-        MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
         const double f = inverse_power_of_two(largest);  // the test at any scale of A
         double b2 = 0.0, a2 = 0.0;
         for (double v : p.b) b2 += (f * v) * (f * v);
