@@ -257,6 +257,35 @@ TEST(InputScale, ExtremeMagnitudesConvergeToTheExactSolution) {
     }
 }
 
+// An FP64 level 0 reads A itself and reports its subnormals. The input pass tells whether A
+// holds any (zero or normal values only: no counting pass over A), so its answer must be the
+// one after the input scale: 2^100 A with one symmetric pair at 2^-950 is scaled by 2^-104, and
+// that pair becomes subnormal (2^-1054). A pass that looked at A before the scale would skip
+// the count, and level 0 would report none.
+TEST(InputScale, SubnormalsTheScaleMakesAreCountedOnAnFp64Level) {
+    CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    for (double& v : a.val) v = std::ldexp(v, 100);
+    const auto set = [&](std::int64_t i, std::int64_t j, double v) {
+        for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
+            if (a.col[static_cast<std::size_t>(q)] == j) a.val[static_cast<std::size_t>(q)] = v;
+        }
+    };
+    const fs::path path = temp_file("subnormal.mtx");
+    write_matrix_market(path.string(), a);
+    const SolveResult normal = solve_file(path, true, "K64P64D64");
+    ASSERT_TRUE(normal.converged) << normal.message;
+    EXPECT_EQ(normal.a_exponent, -104);  // 26 2^100 = 1.625 2^104
+    EXPECT_EQ(normal.levels.front().subnormal_count, 0);
+    set(444, 445, -std::ldexp(1.0, -950));  // cells (4, 4, 4) and (5, 4, 4)
+    set(445, 444, -std::ldexp(1.0, -950));
+    write_matrix_market(path.string(), a);
+    const SolveResult r = solve_file(path, true, "K64P64D64");
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_EQ(r.a_exponent, -104);
+    ASSERT_EQ(r.levels.front().storage, Precision::fp64);
+    EXPECT_EQ(r.levels.front().subnormal_count, 2);
+}
+
 // A symmetric indefinite A (laplace27 with 3 taken off its diagonal: one eigenvalue, about
 // 2.1 - 3, below zero; the diagonal stays positive): CG breaks down ((r, z) <= 0) in every
 // precision and with the robust smoother, and the guard then goes on with GMRES on the

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <new>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "distributed/dist_read.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
+#include "kernels/setup_simd.hpp"
 #include "krylov/vector_ops.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
@@ -181,7 +183,7 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
         MultigridOptions mg = o.multigrid;
         mg.smoother = smoother;
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<Built<Hierarchy>>(
-            p.a, mg, plan, [&a] { return a.exact_half(); }, not_owned(p.a)));
+            p.a, mg, plan, [&a] { return a.exact_half(); }, not_owned(p.a), p.a_normal));
     };
     run_guarded<K>(a, p.b, build, o, SmootherKind::jacobi, out);
     out.operator_storage = a.storage();
@@ -305,11 +307,13 @@ std::optional<double> relative_error(const std::vector<double>& x,
 ///  - A' = 2^ea A and b' = 2^eb b when the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]
 ///    (normalising_exponent): the setup's products of entries and FP32's range stay finite and
 ///    ||b||^2 nonzero; then x = 2^(ea - eb) x' (finish_input). Exact: powers of two.
+/// Returns whether every value of this process's A' is zero or a normal FP64 number (found in
+/// the same pass as the largest: StructuredProblem::a_normal).
 std::span<double> values_of(CsrMatrix& a) { return a.val; }
 std::span<double> values_of(SgDiaMatrix<double>& a) { return a.values(); }
 
 template <class M>
-void prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t first_row = 0) {
+bool prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t first_row = 0) {
     bool negative = false;
     if constexpr (std::is_same_v<M, CsrMatrix>) {
         negative = diagonal_negative(a, first_row);
@@ -319,10 +323,15 @@ void prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t 
     out.negated = dist::all_ranks(negative);
     if (out.negated) negate(a, b);
     const std::span<double> values = values_of(a);
-    out.a_exponent = normalising_exponent(dist::max_all_ranks(largest_abs(values)));
+    const kernels::FiniteRange range =
+        kernels::finite_range(values.data(), static_cast<std::int64_t>(values.size()));
+    out.a_exponent = normalising_exponent(dist::max_all_ranks(range.largest));
     out.b_exponent = normalising_exponent(dist::max_all_ranks(largest_abs(b)));
     scale_by_power_of_two(values, out.a_exponent);
     scale_by_power_of_two(b, out.b_exponent);
+    // The smallest nonzero magnitude as the scaling left it (the same ldexp); +Inf when none.
+    return !range.nonfinite &&
+           !(std::ldexp(range.smallest, out.a_exponent) < std::numeric_limits<double>::min());
 }
 
 /// x = 2^(ea - eb) x' (prepare_input).
@@ -359,7 +368,7 @@ SolveResult solve(const SolverOptions& options) {
         StructuredProblem p = mine                       ? std::move(*mine)
                               : o.problem.matrix.empty() ? make_problem(o.problem)
                                                          : load_structured(o.problem);
-        prepare_input(p.a, p.b, out);
+        p.a_normal = prepare_input(p.a, p.b, out);
         if (o.solver == SolverKind::automatic) o.solver = p.solver;
         if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
         if (o.multigrid.interpolation == InterpolationKind::automatic) {
@@ -376,7 +385,7 @@ SolveResult solve(const SolverOptions& options) {
     } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
         // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
         amg_defaults(o, rows->solver);
-        prepare_input(rows->mine, rows->b, out, rows->rows.first(dist::world_rank()));
+        (void)prepare_input(rows->mine, rows->b, out, rows->rows.first(dist::world_rank()));
         out.problem = rows->name;
         out.rows = rows->rows.global_rows();
         out.nnz = rows->nnz;
@@ -386,7 +395,7 @@ SolveResult solve(const SolverOptions& options) {
     } else {
         CsrProblem p = load_csr(o.problem);
         amg_defaults(o, p.solver);
-        prepare_input(p.a, p.b, out);
+        (void)prepare_input(p.a, p.b, out);
         out.problem = p.name;
         out.rows = p.a.rows;
         out.nnz = p.a.nnz();

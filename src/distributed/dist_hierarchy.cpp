@@ -182,8 +182,13 @@ std::int64_t min_local_cells(const Partition& p) {
 
 DistHierarchy::DistHierarchy(const GhostedRows& rows0, const Partition& p,
                              const MultigridOptions& mg, const PrecisionPlan& plan, MPI_Comm comm,
-                             Fp64BlockSource block0, ExactHalfSource exact_half0, int first_level)
-    : comm_(comm), mg_(mg), first_(first_level), block_(rows0.a.block()) {
+                             Fp64BlockSource block0, ExactHalfSource exact_half0, int first_level,
+                             bool a_normal)
+    : comm_(comm),
+      mg_(mg),
+      first_(first_level),
+      a_normal_(a_normal && first_level == 0),
+      block_(rows0.a.block()) {
     if (first_ > 0) block0 = {};    // a nested hierarchy's first level is not A
     if (!block0) exact_half0 = {};  // it is block0's copy
     setup(rows0, p, plan, std::move(block0), exact_half0);
@@ -249,6 +254,8 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
             *cur, pl, first_ + l, mg_, plan, comm_, l == 0 ? block0 : Fp64BlockSource{}, ghost, rep,
             l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr);
         if (l == 0 && block0) setup.exact_half = exact_half0;
+        // Level 0 of A (not scaled first): its FP64 block holds A's values.
+        setup.shared_fp64_normal = l == 0 && a_normal_ && !scale_first && setup.shared_fp64;
         if (l == 0 && scale_first) {  // as level_setup: level 0 carries the scaling
             setup.s = own_values(s0, rows0, pl);
             setup.scale_transfers = false;

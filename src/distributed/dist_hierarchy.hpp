@@ -51,10 +51,12 @@ public:
     /// Krylov operator's copy, LevelSetup::exact_half), shared by a level 0 that stores FP16
     /// unscaled, which then never asks for the FP64 block. `first_level`: the index of
     /// rows0's level in the whole hierarchy (the precision plan's; > 0 for the nested hierarchy
-    /// of an agglomeration onto a subset, whose first level is not A).
+    /// of an agglomeration onto a subset, whose first level is not A). `a_normal`: every
+    /// value of rows0 is zero or a normal FP64 number (StructuredProblem::a_normal), so that
+    /// an FP64 level 0 needs no counting pass over its block.
     DistHierarchy(const GhostedRows& rows0, const Partition& p, const MultigridOptions& mg,
                   const PrecisionPlan& plan, MPI_Comm comm, Fp64BlockSource block0 = {},
-                  ExactHalfSource exact_half0 = {}, int first_level = 0);
+                  ExactHalfSource exact_half0 = {}, int first_level = 0, bool a_normal = false);
     ~DistHierarchy();
     DistHierarchy(const DistHierarchy&) = delete;
     DistHierarchy& operator=(const DistHierarchy&) = delete;
@@ -93,6 +95,7 @@ private:
     MPI_Comm comm_;
     MultigridOptions mg_;
     int first_ = 0;                             ///< the first level's index in the whole hierarchy
+    bool a_normal_ = false;                     ///< rows0 holds only zero or normal values
     std::vector<Partition> parts_;              // parts_[l] for l <= distributed_levels()
     std::vector<std::unique_ptr<Level>> dist_;  // this process's blocks of the distributed levels
     std::vector<std::unique_ptr<DistTransfer>> dist_transfers_;  // dist_[l] -> level l + 1

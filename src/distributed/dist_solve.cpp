@@ -172,8 +172,8 @@ class BuiltDist final : public BuiltPreconditioner {
 public:
     BuiltDist(const GhostedRows& rows0, const Partition& p, const MultigridOptions& mg,
               const PrecisionPlan& plan, MPI_Comm comm, HierarchyShape* shape,
-              Fp64BlockSource block0, ExactHalfSource exact_half0)
-        : h_(rows0, p, mg, plan, comm, std::move(block0), std::move(exact_half0)) {
+              Fp64BlockSource block0, ExactHalfSource exact_half0, bool a_normal)
+        : h_(rows0, p, mg, plan, comm, std::move(block0), std::move(exact_half0), 0, a_normal) {
         shape->distributed_levels = h_.distributed_levels();
         shape->level_ranks = h_.level_ranks();
     }
@@ -222,7 +222,7 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
             rows0, part, mg, plan, comm, shape,
             std::is_same_v<K, double> ? Fp64BlockSource([&a] { return a.fp64_block(); })
                                       : Fp64BlockSource{},
-            [&a] { return a.exact_half(); }));
+            [&a] { return a.exact_half(); }, p.a_normal));
     };
     run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)

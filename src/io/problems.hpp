@@ -31,6 +31,9 @@ struct StructuredProblem {
     InterpolationKind interpolation = InterpolationKind::linear;
     /// The cells whose rows `a` and `b` hold (make_problem_rows); empty: the whole grid.
     GridWindow window;
+    /// Every value of `a` is zero or a normal FP64 number (no Inf, NaN or subnormal), as the
+    /// solve's input pass found it (api/solve.cpp prepare_input); false: not known.
+    bool a_normal = false;
 };
 
 /// Names of the built-in problems.

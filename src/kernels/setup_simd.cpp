@@ -140,18 +140,38 @@ double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
         [](double r, double x) { return r + std::fabs(x); });
 }
 
-double largest_finite_abs(const double* HWY_RESTRICT v, std::int64_t n) {
-    // Inf and NaN lanes count as 0 (a max is exact: any order gives the scalar loop's).
-    return fold(
-        v, n,
-        [](auto acc, auto x) {
-            return hn::Max(acc, hn::IfThenElseZero(hn::IsFinite(x), hn::Abs(x)));
-        },
-        [](auto d, auto a, auto b) { return hn::GetLane(hn::MaxOfLanes(d, hn::Max(a, b))); },
-        [](double r, double x) {
-            const double a = std::fabs(x);
-            return std::isfinite(a) && a > r ? a : r;
-        });
+FiniteRange finite_range(const double* HWY_RESTRICT v, std::int64_t n) {
+    // Max and min are exact, so any order gives the scalar loop's values; Inf and NaN lanes
+    // enter neither (0 for the largest, +Inf for the smallest) and set `nonfinite`.
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const auto zero = hn::Zero(d);
+    const auto inf = hn::Inf(d);
+    auto hi = zero, lo = inf;
+    auto finite = all_lanes(d);
+    std::int64_t k = 0;
+    for (; k + lanes <= n; k += lanes) {
+        const auto x = hn::LoadU(d, v + k);
+        const auto a = hn::Abs(x);
+        const auto fin = hn::IsFinite(x);
+        finite = hn::And(finite, fin);
+        hi = hn::Max(hi, hn::IfThenElseZero(fin, a));
+        lo = hn::Min(lo, hn::IfThenElse(hn::And(fin, hn::Gt(a, zero)), a, inf));
+    }
+    FiniteRange r;
+    r.largest = hn::GetLane(hn::MaxOfLanes(d, hi));
+    r.smallest = hn::GetLane(hn::MinOfLanes(d, lo));
+    r.nonfinite = !hn::AllTrue(d, finite);
+    for (; k < n; ++k) {
+        const double a = std::fabs(v[k]);
+        if (!std::isfinite(a)) {
+            r.nonfinite = true;
+            continue;
+        }
+        if (a > r.largest) r.largest = a;
+        if (a > 0.0 && a < r.smallest) r.smallest = a;
+    }
+    return r;
 }
 
 bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
@@ -190,7 +210,7 @@ HWY_EXPORT(max_scaled_abs);
 HWY_EXPORT(count_scaled);
 HWY_EXPORT(scale_counted);
 HWY_EXPORT(sum_abs);
-HWY_EXPORT(largest_finite_abs);
+HWY_EXPORT(finite_range);
 HWY_EXPORT(sqrt_over);
 HWY_EXPORT(current_target);
 
@@ -219,9 +239,10 @@ bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
 double sum_abs(const double* v, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(setup::sum_abs)(v, n);
 }
-double largest_finite_abs(const double* v, std::int64_t n) {
-    return HWY_DYNAMIC_DISPATCH(setup::largest_finite_abs)(v, n);
+FiniteRange finite_range(const double* v, std::int64_t n) {
+    return HWY_DYNAMIC_DISPATCH(setup::finite_range)(v, n);
 }
+double largest_finite_abs(const double* v, std::int64_t n) { return finite_range(v, n).largest; }
 const char* setup_target_name() {
     return hwy::TargetName(HWY_DYNAMIC_DISPATCH(setup::current_target)());
 }

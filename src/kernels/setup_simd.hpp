@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "core/float16.hpp"
 
@@ -43,7 +44,17 @@ bool sqrt_over(const double* v, std::int64_t n, double g, double* s);
 /// sum (the result may differ in the last bits), but not between threads or runs.
 double sum_abs(const double* v, std::int64_t n);
 
-/// The largest |v[k]| over finite v[k], k < n (0 when there are none): the scalar loop's value.
+/// The magnitudes of v[0..n) in one pass: the largest |v[k]| over finite v[k] (0 when there are
+/// none), the smallest nonzero one (+Inf when there are none), and whether some v[k] is Inf or
+/// NaN; the scalar loop's values.
+struct FiniteRange {
+    double largest = 0.0;
+    double smallest = std::numeric_limits<double>::infinity();
+    bool nonfinite = false;
+};
+FiniteRange finite_range(const double* v, std::int64_t n);
+
+/// finite_range(v, n).largest.
 double largest_finite_abs(const double* v, std::int64_t n);
 
 /// Name of the Highway target that dynamic dispatch runs on this CPU.

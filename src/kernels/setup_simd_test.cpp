@@ -148,11 +148,40 @@ void check_target() {
         u[at] = -3.0;
         EXPECT_EQ(kernels::largest_finite_abs(u.data(), 19), 3.0) << at;
     }
+    // finite_range: the same largest, the smallest nonzero finite magnitude and whether a
+    // non-finite value is present, against the scalar loop on the same slices (zeros too).
+    for (std::size_t i = 3; i < w.size(); i += 41) w[i] = i % 3 ? 0.0 : -0.0;
+    for (std::size_t b = 0; b < 40; b += 7) {
+        for (std::size_t e = b; e <= w.size(); e += 1 + e / 4) {
+            double hi = 0.0, lo = inf;
+            bool bad = false;
+            for (std::size_t i = b; i < e; ++i) {
+                const double m = std::fabs(w[i]);
+                if (!std::isfinite(m)) {
+                    bad = true;
+                    continue;
+                }
+                hi = std::max(hi, m);
+                if (m > 0.0) lo = std::min(lo, m);
+            }
+            const kernels::FiniteRange r =
+                kernels::finite_range(w.data() + b, static_cast<std::int64_t>(e - b));
+            ASSERT_EQ(r.largest, hi) << b << " " << e;
+            ASSERT_EQ(r.smallest, lo) << b << " " << e;
+            ASSERT_EQ(r.nonfinite, bad) << b << " " << e;
+        }
+    }
     const std::vector<double> none = {nan, inf, -inf};
     EXPECT_EQ(kernels::largest_finite_abs(none.data(), 3), 0.0);
+    EXPECT_EQ(kernels::finite_range(none.data(), 3).smallest, inf);
+    EXPECT_TRUE(kernels::finite_range(none.data(), 3).nonfinite);
+    const std::vector<double> clean(17, -2.0);
+    EXPECT_FALSE(kernels::finite_range(clean.data(), 17).nonfinite);
+    EXPECT_EQ(kernels::finite_range(clean.data(), 17).smallest, 2.0);
     const double tiny = std::numeric_limits<double>::denorm_min();
     const std::vector<double> sub = {0.0, -tiny, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     EXPECT_EQ(kernels::largest_finite_abs(sub.data(), 9), tiny);
+    EXPECT_EQ(kernels::finite_range(sub.data(), 9).smallest, tiny);
 }
 
 // sqrt_over: the scalar loop's bits for s = sqrt(v / g), in place too; false exactly when some

@@ -157,7 +157,7 @@ std::shared_ptr<const SgDiaMatrix<double>> fp64_to_share(
 
 Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
                      const PrecisionPlan& plan, ExactHalfSource exact_half,
-                     std::shared_ptr<const SgDiaMatrix<double>> shared_a)
+                     std::shared_ptr<const SgDiaMatrix<double>> shared_a, bool a_normal)
     : mg_(mg) {
     GalerkinLevels g = galerkin_levels(a, mg);
     if (exact_half) {  // level 0 asks for a multiple, then for A itself: one call of the source
@@ -179,6 +179,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         if (is_a) setup.exact_half = exact_half;
         setup.shared_fp64 = fp64_to_share(g, l, a, shared_a, setup);
+        setup.shared_fp64_normal = a_normal && setup.shared_fp64.get() == &a;
         levels_.push_back(make_level(l, setup, last && g.direct, rep));
         rep.matrix_bytes = g.mats[static_cast<std::size_t>(l)]->nnz() * bytes_of(rep.storage);
         if (rep.counts.overflow > 0 && mg.setup_fallback) {

@@ -87,10 +87,12 @@ public:
     /// scalar c (LevelSetup::shared_half). `shared_a`, when given, points to a
     /// itself, kept alive as long as the hierarchy (an owner, or none when the caller keeps a
     /// alive): level 0 reads it if it stores FP64 unscaled, instead of a copy. Coarse FP64
-    /// levels always keep their Galerkin matrix instead of a copy.
+    /// levels always keep their Galerkin matrix instead of a copy. `a_normal`: every value of
+    /// a is zero or a normal FP64 number (StructuredProblem::a_normal), so that level 0 reading
+    /// it needs no counting pass.
     Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg, const PrecisionPlan& plan,
               ExactHalfSource exact_half = {},
-              std::shared_ptr<const SgDiaMatrix<double>> shared_a = {});
+              std::shared_ptr<const SgDiaMatrix<double>> shared_a = {}, bool a_normal = false);
 
     int num_levels() const { return static_cast<int>(levels_.size()); }
     const std::vector<LevelReport>& report() const { return report_; }

@@ -50,7 +50,8 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
     }
     if constexpr (std::is_same_v<S, double>) {
         if (setup.shared_fp64 && setup.s.empty() && !setup.owns) {
-            counts += count_truncation<double>(*setup.shared_fp64);  // subnormals, as the copy's
+            // Subnormals, as the copy's count would find them (none in a normal A).
+            if (!setup.shared_fp64_normal) counts += count_truncation<double>(*setup.shared_fp64);
             return setup.shared_fp64;
         }
     }

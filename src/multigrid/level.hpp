@@ -111,6 +111,10 @@ struct LevelSetup {
     /// holds this pointer (shared ownership, or none where the owner outlives the level, as the
     /// caller's A for level 0) instead of copying the matrix. Null: the level copies.
     std::shared_ptr<const SgDiaMatrix<double>> shared_fp64;
+    /// Every value of shared_fp64 is zero or a normal FP64 number, as the solve's input pass
+    /// found for A (StructuredProblem::a_normal): its truncation counts are zero without the
+    /// counting pass (a full read of A that an FP64 level 0 would otherwise make).
+    bool shared_fp64_normal = false;
     /// The level's FP16 storage matrix already truncated (scaled) by the storage decision, with
     /// its counts (StorageDecision::truncated); null: the level truncates. Set only together
     /// with scale_in_truncation.
