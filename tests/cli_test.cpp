@@ -85,7 +85,9 @@ TEST(Cli, SolveWritesTheJsonContract) {
 // The Krylov products read an exact narrower copy of A when one holds every value (Laplace's
 // 26 / -1 in FP16, times 1e8 in FP32), else A in K; the report says so and from which product
 // on: from the first when level 0 shares the FP16 copy, else only once the solve has run long
-// enough (7 products for FP16, 17 for FP32) to pay for the copy.
+// enough to pay for the copy (api/guarded_solve.hpp products_before_half_copy: FP16 after 6
+// products from FP64 values, 10 once they read a symmetric A mirrored, more when K = FP32; the
+// FP32 copy after 16).
 TEST(Cli, KrylovOperatorStorageIsReported) {
     const fs::path json = temp_dir() / "storage.json";
     const auto storage = [&](const std::string& args) {
@@ -99,18 +101,22 @@ TEST(Cli, KrylovOperatorStorageIsReported) {
     // (K = FP32 iterations: an rtol that FP32 can reach; 1e-10 is refused as not converged.)
     EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K32P32D16 --rtol 1e-5"),
               "fp16 from 1");
-    // Full64: level 0 keeps FP64, so the copy waits for the 7th product (8 iterations here).
-    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P64D64"), "fp16 from 7");
+    // Full64: level 0 keeps FP64 and the products read the symmetric A mirrored, so the copy
+    // waits for the 11th product: none in 8 iterations (9 products), from the 11th in 11.
+    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P64D64"), "fp64 from 1");
+    EXPECT_EQ(storage("--problem laplace27 --n 12 --precision K64P64D64 --rtol 1e-14"),
+              "fp16 from 11");
     // laplace27e8 is 1e8 times an FP16 matrix: level 0 shares that copy, the products scale by
-    // 1e8; under Full64 the copy comes at the 7th product.
+    // 1e8; under Full64 the copy comes at the 11th product.
     EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P32D16"), "fp16 from 1");
-    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P64D64"), "fp16 from 7");
+    EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K64P64D64 --rtol 1e-14"),
+              "fp16 from 11");
     EXPECT_EQ(nlohmann::json::parse(slurp(json))["krylov_operator_scale"].get<double>(), 1e8);
-    // K = FP32 reads A truncated to FP32, and the exact FP16 multiple from the 7th product
-    // (Richardson with Jacobi: 7 iterations to rtol 1e-5).
+    // K = FP32 reads A truncated to FP32 (mirrored): the FP16 multiple would save too little
+    // per product for a copy in 7 iterations (Richardson with Jacobi to rtol 1e-5).
     EXPECT_EQ(storage("--problem laplace27e8 --n 12 --precision K32P32D32 --smoother jacobi "
                       "--solver richardson --rtol 1e-5"),
-              "fp16 from 7");
+              "fp32 from 1");
     // A 7-point stencil whose diagonal 6 + 2^-20 FP32 holds but no FP16 multiple does:
     // CG converges in fewer than 17 products, so no FP32 copy is worth making ...
     const fs::path f32 = temp_dir() / "fp32_exact.mtx";
@@ -147,9 +153,9 @@ TEST(Cli, KrylovOperatorStorageIsReported) {
               "fp32 from 17");
     EXPECT_EQ(storage("--problem rhd --n 12 --precision K64P32D16"), "fp64 from 1");
     EXPECT_EQ(storage("--problem rhd --n 12 --precision K32P32D16 --rtol 1e-5"), "fp32 from 1");
-    const CliRun r = mpmg("solve --problem laplace27 --n 12 --precision K64P64D64");
+    const CliRun r = mpmg("solve --problem laplace27 --n 12 --precision K64P64D64 --rtol 1e-14");
     EXPECT_NE(r.out.find("Krylov products: A stored in fp16 (holds every value of A exactly) "
-                         "from product 7 on, computed in fp64"),
+                         "from product 11 on, computed in fp64"),
               std::string::npos)
         << r.out;
 }

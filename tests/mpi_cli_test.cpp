@@ -165,7 +165,9 @@ TEST(Mpi, Laplace27Fp16StorageMatchesSerial) {
 
 // The Krylov operator reads the exact FP16 copy of each process's block from the first
 // product, the one level 0 stores (as serially); with FP64 levels it makes the copy after
-// kProductsBeforeHalfCopy products, a rhd block (not exact in FP16) never does.
+// 6 products (the serial operator, whose products read a symmetric A mirrored, waits for 10:
+// none in this 9-product solve; products_before_half_copy), a rhd block (not exact in FP16)
+// never does.
 TEST(Mpi, KrylovOperatorReadsTheExactFp16CopyAsSerially) {
     const auto storage = [](const std::string& args, int ranks) {
         const MpiRun r = mpmg(ranks, args);
@@ -179,7 +181,8 @@ TEST(Mpi, KrylovOperatorReadsTheExactFp16CopyAsSerially) {
     for (int ranks : {0, 2, 3}) {
         SCOPED_TRACE(ranks);
         EXPECT_EQ(storage(fp16, ranks), std::pair(std::string("fp16"), 1));
-        EXPECT_EQ(storage(fp64, ranks), std::pair(std::string("fp16"), 7));
+        EXPECT_EQ(storage(fp64, ranks), ranks == 0 ? std::pair(std::string("fp64"), 1)
+                                                   : std::pair(std::string("fp16"), 7));
         EXPECT_EQ(storage(rhd, ranks).first, "fp64");
     }
 }

@@ -15,11 +15,21 @@
 namespace mpmg {
 
 /// Krylov products before a structured operator (serial or distributed) makes an exact FP16
-/// copy of A that level 0 does not share (ski rental: wait about as many products as the copy
-/// costs). Measured on laplace27 n = 128, one thread: an FP64-compute 3d27 product costs 47 ms
-/// from FP64 values and 19-22 ms from FP16; the FP16 copy costs ~170 ms (68 ms of conversion
-/// and the first touch of 113 MB at ~0.9 ms per MB): about 6 products' savings.
-constexpr int kProductsBeforeHalfCopy = 6;
+/// copy of A that level 0 does not share. Ski rental: wait about as many products as the copy
+/// costs in what each product saves, which depends on what the products read until then
+/// (`reads`, and whether they read a symmetric A mirrored: the centre and upper offsets only).
+/// Measured on laplace27 n = 128, one thread, scratch drivers: the FP16 copy costs 150-170 ms
+/// (the conversion and the first touch of 113 MB). A 3d27 product costs 13-22 ms from the FP16
+/// copy, so the wait is
+///   - 6 products from FP64 values (38-47 ms each);
+///   - 10 from FP64 mirrored (29-33 ms; until the twenty-eighth session these waited 6 too, and
+///     a Full64 laplace27 solve of 9 products lost about 100 ms on the copy);
+///   - about 20 from FP32 values (K = FP32; 20-25 ms);
+///   - about 40 from FP32 mirrored (17-21 ms).
+inline int products_before_half_copy(Precision reads, bool mirrored) {
+    if (reads == Precision::fp64) return mirrored ? 10 : 6;
+    return mirrored ? 40 : 20;
+}
 
 // A built multigrid preconditioner of either path, as the guard needs it.
 class BuiltPreconditioner {

@@ -35,7 +35,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Krylov products before the operator makes an exact FP32 copy (FP64 iterations) that level 0
-/// does not share (ski rental, as kProductsBeforeHalfCopy in api/guarded_solve.hpp). Measured
+/// does not share (ski rental, as products_before_half_copy in api/guarded_solve.hpp). Measured
 /// on laplace27 n = 128, one thread: an FP64-compute 3d27 product costs 47 ms from FP64 values
 /// and ~30 ms from FP32; the FP32 copy ~270 ms: about 16 products' savings.
 constexpr int kProductsBeforeSingleCopy = 16;
@@ -103,7 +103,11 @@ private:
     /// first the copies and the symmetry check that this product's number asks for.
     void multiply(const K* x, K* y, double* dot) const {
         const int product = products_ + 1;
-        if (!tried_half_ && product > kProductsBeforeHalfCopy) (void)exact_half();
+        if (!tried_half_ &&
+            product > products_before_half_copy(single_ ? Precision::fp32 : Precision::fp64,
+                                                mirrored_from_ > 0)) {
+            (void)exact_half();
+        }
         if constexpr (std::is_same_v<K, double>) {
             if (!half_ && !tried_single_ && product > kProductsBeforeSingleCopy) {
                 tried_single_ = true;

@@ -29,7 +29,7 @@ namespace {
 /// summed over all processes. As the serial structured operator (api/solve.cpp), the products
 /// read an exact FP16 copy of the process's block when FP16 holds every value of it: made
 /// when level 0 of the hierarchy asks for it (exact_half(); the level then stores that same
-/// matrix), else after kProductsBeforeHalfCopy products.
+/// matrix), else after products_before_half_copy products (not mirrored).
 template <class K>
 class DistOperator final : public LinearOperator<K> {
 public:
@@ -59,7 +59,8 @@ public:
     std::int64_t size() const override { return p_.local().cells() * rows_.a.block(); }
     void apply(const K* x, K* y) const override {
         const int product = products_ + 1;
-        if (!tried_half_ && product > kProductsBeforeHalfCopy) (void)exact_half();
+        constexpr Precision reads = std::is_same_v<K, double> ? Precision::fp64 : Precision::fp32;
+        if (!tried_half_ && product > products_before_half_copy(reads, false)) (void)exact_half();
         products_ = product;
         halo_.exchange(x);
         if (half_) {
