@@ -480,6 +480,41 @@ TEST(Mpi, CoarseLevelsMergeOntoFewerRanksWithTheSerialHistory) {
         << r.result["partition"].dump();
 }
 
+// The distributed coarsest solve. With multigrid.max_levels = 2, laplace27 n = 40's coarsest
+// level (20^3 = 8000 rows, beyond the LU's 4096) is smoothed (40 sweeps). It stays on every rank
+// (level_ranks r, r) instead of being gathered onto rank 0 while the others wait. With the
+// Jacobi smoother the residual history is the serial one; with SymGS (hybrid across ranks) the
+// iterations are within 1. max_levels = 1: level 0 alone, smoothed on every rank.
+TEST(Mpi, CoarsestLevelTooLargeForTheLuIsSmoothedOnEveryRank) {
+    for (const int levels : {2, 1}) {
+        SCOPED_TRACE(levels);
+        const fs::path config = temp_dir() / ("levels" + std::to_string(levels) + ".json");
+        std::ofstream(config) << R"({"multigrid": {"max_levels": )" << levels << "}}";
+        const std::string args = "solve --problem laplace27 --n " +
+                                 std::string(levels == 2 ? "40" : "24") +
+                                 " --precision K64P64D64 --config " + config.string() + " --quiet";
+        expect_serial_history(args + " --smoother jacobi", {2, 3});
+        const MpiRun serial = mpmg(0, args);
+        ASSERT_EQ(serial.code, 0) << serial.err;
+        const json& ls = serial.result["hierarchy"]["levels"];
+        ASSERT_EQ(ls.size(), static_cast<std::size_t>(levels));
+        EXPECT_EQ(ls.back()["solve"], "40 smoother sweeps");
+        for (int ranks : {2, 3}) {
+            SCOPED_TRACE(ranks);
+            const MpiRun par = mpmg(ranks, args);
+            ASSERT_EQ(par.code, 0) << par.err;
+            EXPECT_TRUE(par.result["converged"].get<bool>());
+            EXPECT_LE(std::abs(par.result["iterations"].get<int>() -
+                               serial.result["iterations"].get<int>()),
+                      1);
+            EXPECT_EQ(par.result["hierarchy"]["levels"].back()["solve"], "40 smoother sweeps");
+            const json& part = par.result["partition"];
+            EXPECT_EQ(part["distributed_levels"], levels);
+            EXPECT_EQ(part["level_ranks"], json(std::vector<int>(levels, ranks))) << part.dump();
+        }
+    }
+}
+
 // A file read in parts with --rhs: every rank reads b whole and keeps its rows; with the Jacobi
 // smoother the residual history is the serial one (a b cut from the wrong cells is not).
 TEST(Mpi, RhsFileGivesTheSerialHistory) {

@@ -227,27 +227,9 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         block0 = {};  // level 0 is not A
     }
     parts_.push_back(p);
-    int l = 0;
-    bool small_blocks = false;  // the loop stopped because level l's blocks are too small
-    for (;; ++l) {
+    // Level l as this process's block of *cur on the partition parts_.back(), with its report.
+    const auto add_level = [&](int l) -> LevelReport& {
         const Partition& pl = parts_.back();
-        // Level l stays distributed when it has a coarser level (as galerkin_levels decides)
-        // and the coarser blocks stay large enough.
-        std::optional<DistCoarseLevel> next;
-        const bool coarsens =
-            first_ + l + 1 < mg_.max_levels && pl.global().cells() * block_ > mg_.max_coarse_rows;
-        const bool large = pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells;
-        if (coarsens && large) next = coarsen(*cur, pl, copt, kGalerkinMargin, comm_);
-        if (!next) {
-            small_blocks = coarsens && !large;
-            break;
-        }
-        auto t = std::make_unique<DistTransfer>(transfers_.emplace_back(std::move(next->transfer)),
-                                                pl, comm_, std::move(next->weights));
-        if (!t->valid()) {
-            transfers_.pop_back();
-            break;
-        }
         LevelReport rep;
         TruncationCounts ghost;
         LevelSetup setup = distributed_level_setup(
@@ -268,12 +250,53 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm_);
         rep.matrix_bytes = rep.nnz * bytes_of(rep.storage);
-        report_.push_back(std::move(rep));
+        return report_.emplace_back(std::move(rep));
+    };
+    int l = 0;
+    bool small_blocks = false;  // the loop stopped because level l's blocks are too small
+    bool last = false;          // ... because level l is the hierarchy's coarsest
+    for (;; ++l) {
+        const Partition& pl = parts_.back();
+        // Level l stays distributed when it has a coarser level (as galerkin_levels decides)
+        // and the coarser blocks stay large enough.
+        std::optional<DistCoarseLevel> next;
+        const bool coarsens =
+            first_ + l + 1 < mg_.max_levels && pl.global().cells() * block_ > mg_.max_coarse_rows;
+        const bool large = pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells;
+        if (coarsens && large) next = coarsen(*cur, pl, copt, kGalerkinMargin, comm_);
+        if (!next) {
+            small_blocks = coarsens && !large;
+            last = !coarsens;
+            break;
+        }
+        auto t = std::make_unique<DistTransfer>(transfers_.emplace_back(std::move(next->transfer)),
+                                                pl, comm_, std::move(next->weights));
+        if (!t->valid()) {
+            transfers_.pop_back();
+            break;
+        }
+        add_level(l);
         dist_transfers_.push_back(std::move(t));
         coarse_.emplace_back();
         rows = std::move(next->rows);
         cur = &rows;
         parts_.push_back(next->coarse);
+    }
+    // The distributed coarsest solve: a coarsest level too large for the LU (max_levels reached
+    // with large blocks; coarse_sweeps_for) keeps its blocks and takes its symmetric sweeps with
+    // the hybrid smoother on every process, where gathering it would leave the others idle
+    // while rank 0 swept the whole level.
+    if (last) {
+        const Partition& pl = parts_.back();
+        const bool large = pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells;
+        const int sweeps = coarse_sweeps_for(mg_, pl.global().cells() * block_);
+        if (large && sweeps > 0) {
+            LevelReport& rep = add_level(l);
+            rep.solve = fmt::format("{} smoother sweeps", 2 * sweeps);
+            coarse_sweeps_ = sweeps;
+            distributed_coarsest_ = true;
+            return;
+        }
     }
     // Level l and the coarser ones are agglomerated. Onto the merged partition's processes when
     // its blocks are large enough to stay distributed: each holder of a merged block gathers
@@ -420,6 +443,14 @@ void DistHierarchy::scatter_from_root(const std::vector<double>& global,
 
 void DistHierarchy::cycle(int l, CycleKind kind) {
     const int nd = static_cast<int>(dist_.size());
+    if (distributed_coarsest_ && l == nd - 1) {  // as run_cycle's coarsest level, hybrid
+        Level& lev = *dist_.back();
+        for (int s = 0; s < coarse_sweeps_; ++s) {
+            lev.smooth(1, true);
+            lev.smooth(1, false);
+        }
+        return;
+    }
     if (l == nd && merging_) {  // agglomerated onto the holders: the rhs is in nested_'s level
         if (nested_) nested_->cycle(0, kind);
         return;

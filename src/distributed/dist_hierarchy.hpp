@@ -17,7 +17,10 @@
 // turn; the others wait for the correction in the scatter): the coarse levels of a run on
 // many processes shrink onto 1/8 of them per stage instead of all onto one. Else rank 0
 // gathers that level, coarsens it further and runs those levels with the serial hierarchy's
-// cycle (with its LU on the coarsest); it broadcasts their reports.
+// cycle (with its LU on the coarsest); it broadcasts their reports. A coarsest level too large
+// for that LU (max_levels reached while the blocks are still large) is not gathered: it stays
+// distributed and takes its symmetric sweeps (coarse_sweeps) with the hybrid smoother on every
+// process, the distributed coarsest solve.
 #pragma once
 
 #ifdef MPMG_HAVE_MPI
@@ -102,7 +105,9 @@ private:
     std::deque<Transfer> transfers_;            // transfers_[l]: level l -> l + 1 (stable)
     std::vector<std::unique_ptr<Level>> tail_;  // levels from distributed_levels() on
     std::vector<LevelReport> report_;
-    int coarse_sweeps_ = 0;
+    int coarse_sweeps_ = 0;  // of the coarsest level (dist_.back() or the tail's) when smoothed
+    /// The coarsest level is dist_.back(), smoothed on every process (coarse_sweeps_).
+    bool distributed_coarsest_ = false;
     int block_ = 1;
     SgDiaMatrix<double> tail_first_;  // rank 0: the first agglomerated level, whole
     std::vector<double> buf_, global_, fine_;
