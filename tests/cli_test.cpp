@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -337,6 +338,84 @@ TEST(Cli, ExtremeValuesAreScaledByPowersOfTwo) {
     const auto j = nlohmann::json::parse(slurp(json));
     EXPECT_EQ(j["input_scale_exponents"]["a"], -134);  // 4e40 = 1.84 2^134
     EXPECT_LT(j["error_vs_exact"].get<double>(), 1e-8);
+}
+
+// A Matrix Market file on --grid 30,30,1: the 5-point Laplacian (block: 2 unknowns per cell,
+// centre block [[4, 1], [1, 4]], -I to each neighbour), one cell's diagonal set by `centre`.
+fs::path grid_file(const std::string& name, int r, int zero_x, int zero_y,
+                   const std::string& centre) {
+    constexpr int n = 30;
+    std::string entries;
+    int count = 0;
+    const auto row = [&](int x, int y, int k) { return 1 + (y * n + x) * r + k; };
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            for (int k = 0; k < r; ++k) {
+                for (int j = 0; j < r; ++j) {
+                    const std::string v = x == zero_x && y == zero_y ? centre : k == j ? "4" : "1";
+                    entries += fmt::format("{} {} {}\n", row(x, y, k), row(x, y, j), v);
+                    ++count;
+                }
+                const int d[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+                for (const auto& o : d) {
+                    const int a = x + o[0], b = y + o[1];
+                    if (a < 0 || a >= n || b < 0 || b >= n) continue;
+                    entries += fmt::format("{} {} -1\n", row(x, y, k), row(a, b, k));
+                    ++count;
+                }
+            }
+        }
+    }
+    const fs::path path = temp_dir() / name;
+    write(path, fmt::format("%%MatrixMarket matrix coordinate real general\n{} {} {}\n{}",
+                            n * n * r, n * n * r, count, entries));
+    return path;
+}
+
+// A zero diagonal entry (a saddle-point row) on the structured path: Gauss-Seidel and Jacobi
+// would divide by it, so the setup stops with a numerical failure that names the cell (exit 3).
+// Before, the first sweep made NaN, the guard rebuilt three times and the solve ended "not
+// converged after 0 iterations" with "(r, z) = nan". A singular centre block likewise; the AMG
+// path already said so.
+TEST(Cli, ZeroDiagonalOnTheGridIsNamed) {
+    const fs::path scalar = grid_file("zero_diagonal.mtx", 1, 7, 3, "0");
+    for (const char* smoother : {"symgs", "jacobi"}) {
+        const CliRun r = mpmg("solve --matrix " + scalar.string() +
+                              " --grid 30,30,1 --quiet --smoother " + smoother);
+        EXPECT_EQ(r.code, 3) << r.err << r.out;
+        EXPECT_NE(
+            r.err.find(fmt::format("numerical failure: level 0: diagonal 0 at cell (7, 3, 0); "
+                                   "the {} smoother needs a nonzero diagonal",
+                                   smoother)),
+            std::string::npos)
+            << r.err;
+    }
+    // ILU(0) eliminates around it. This A is indefinite, so CG breaks down; the guard's robust
+    // smoother (Jacobi) cannot be set up on it, and the guard goes on with GMRES on the ILU(0)
+    // hierarchy, which converges (before, the failed Jacobi setup replaced the solve).
+    const fs::path json = temp_dir() / "zero_diagonal.json";
+    const CliRun ilu = mpmg("solve --matrix " + scalar.string() +
+                            " --grid 30,30,1 --quiet --smoother ilu0 --json " + json.string());
+    EXPECT_EQ(ilu.code, 0) << ilu.err;
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_TRUE(j["converged"].get<bool>());
+    ASSERT_FALSE(j["guard_events"].empty());
+    const std::string last = j["guard_events"].back();
+    EXPECT_NE(last.find("rebuilding the hierarchy with smoother jacobi failed (level 0: diagonal "
+                        "0 at cell (7, 3, 0)"),
+              std::string::npos)
+        << last;
+    EXPECT_NE(last.find("switched to GMRES"), std::string::npos) << last;
+    const fs::path block = grid_file("singular_block.mtx", 2, 12, 20, "2");  // [[2, 2], [2, 2]]
+    const CliRun b = mpmg("solve --matrix " + block.string() + " --grid 30,30,1,2 --quiet");
+    EXPECT_EQ(b.code, 3) << b.err << b.out;
+    EXPECT_NE(b.err.find("level 0: 1 of its 2x2 diagonal blocks are singular or not finite"),
+              std::string::npos)
+        << b.err;
+    // The same files without the defect solve.
+    const CliRun good = mpmg("solve --matrix " + grid_file("good.mtx", 2, -1, -1, "").string() +
+                             " --grid 30,30,1,2 --quiet");
+    EXPECT_EQ(good.code, 0) << good.err;
 }
 
 TEST(Cli, UnstructuredMatrixSolvesWithAmg) {

@@ -338,6 +338,30 @@ TEST(Mpi, StoredZerosDecideTheSolverAsSerially) {
     }
 }
 
+// A zero diagonal entry in the last rank's block: every rank stops with the serial message (the
+// cell in the whole grid's coordinates) and exit 3, and none waits for the others: the level's
+// build is agreed over the ranks.
+TEST(Mpi, ZeroDiagonalInOneBlockGivesTheSerialError) {
+    CsrMatrix a = problem_csr("laplace27", 12);
+    const std::int64_t row = (10 * 12 + 6) * 12 + 5;  // cell (5, 6, 10)
+    for (std::int64_t q = a.row_ptr[row]; q < a.row_ptr[row + 1]; ++q) {
+        if (a.col[static_cast<std::size_t>(q)] == row) a.val[static_cast<std::size_t>(q)] = 0.0;
+    }
+    const fs::path path = temp_dir() / "laplace27_12_zero.mtx";
+    write_matrix_market(path.string(), a);
+    const std::string args = "solve --matrix " + path.string() + " --grid 12,12,12 --quiet";
+    const std::string message = "level 0: diagonal 0 at cell (5, 6, 10)";
+    const MpiRun serial = mpmg(0, args);
+    EXPECT_EQ(serial.code, 3) << serial.err;
+    EXPECT_NE(serial.err.find(message), std::string::npos) << serial.err;
+    for (int ranks : {2, 3}) {
+        SCOPED_TRACE(ranks);
+        const MpiRun par = mpmg(ranks, args);
+        EXPECT_EQ(par.code, 3) << par.err;
+        EXPECT_NE(par.err.find(message), std::string::npos) << par.err;
+    }
+}
+
 // A bad file gives the serial run's message (file, line, problem) and exit code, whichever
 // process's part holds the bad line, on the structured and the AMG path, and no process
 // crashes or hangs.

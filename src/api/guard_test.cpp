@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/guarded_solve.hpp"
+#include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 
 namespace mpmg {
@@ -64,10 +65,12 @@ public:
 };
 class FakePreconditioner final : public BuiltPreconditioner {
 public:
-    explicit FakePreconditioner(int fail_at) : fail_at_(fail_at) {}
+    /// z = r, except on call fail_at: NaN, or -r (an indefinite preconditioner) when `negate`.
+    explicit FakePreconditioner(int fail_at, bool negate = false)
+        : fail_at_(fail_at), negate_(negate) {}
     void apply(const double* r, double* z) override {
         const bool fail = ++calls_ == fail_at_;
-        for (int i = 0; i < 100; ++i) z[i] = fail ? std::nan("") : r[i];
+        for (int i = 0; i < 100; ++i) z[i] = !fail ? r[i] : negate_ ? -r[i] : std::nan("");
     }
     void apply(const float* r, float* z) override {
         for (int i = 0; i < 100; ++i) z[i] = r[i];
@@ -77,7 +80,9 @@ public:
     double operator_complexity() const override { return 1.0; }
 
 private:
-    int fail_at_, calls_ = 0;
+    int fail_at_;
+    bool negate_;
+    int calls_ = 0;
     std::vector<LevelReport> report_;
 };
 
@@ -109,6 +114,56 @@ TEST(Guard, OutOfIterationsAfterARebuildNamesTheWholeLimit) {
               std::string::npos)
         << r.message;
     for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
+}
+
+// A rebuild whose setup fails (the robust smoother on a zero diagonal entry: a NumericalError
+// from the build) no longer replaces the solve's result with that error. After a non-finite
+// preconditioner output the solve stops with the last finite x, the run's status and a message
+// that says which rebuild failed and why; after a CG breakdown the guard goes on with GMRES on
+// the hierarchy as first built, as it would after the robust smoother.
+TEST(Guard, ARebuildThatCannotBeSetUpEndsOrSkipsToGmres) {
+    const Diagonal a;
+    const std::vector<double> b(100, 1.0);
+    SolverOptions o;
+    o.solver = SolverKind::cg;
+    o.precision = parse_precision("K64P64D64");  // nothing to widen
+    o.multigrid.smoother = SmootherKind::symgs;
+    for (const bool breakdown : {false, true}) {
+        SCOPED_TRACE(breakdown);
+        std::vector<SmootherKind> built;
+        const BuildFn build = [&](const PrecisionPlan&, SmootherKind s) {
+            built.push_back(s);
+            if (s == SmootherKind::jacobi) throw NumericalError("level 0: diagonal 0 (test)");
+            return std::unique_ptr<BuiltPreconditioner>(
+                std::make_unique<FakePreconditioner>(built.size() == 1 ? 3 : -1, breakdown));
+        };
+        SolveResult r;
+        run_guarded<double>(a, b, build, o, SmootherKind::jacobi, r);
+        for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
+        ASSERT_EQ(r.guard_events.size(), 1u);
+        const std::string& e = r.guard_events[0];
+        EXPECT_NE(e.find("rebuilding the hierarchy with smoother jacobi failed (level 0: "
+                         "diagonal 0 (test)); "),
+                  std::string::npos)
+            << e;
+        if (!breakdown) {
+            EXPECT_EQ(built, (std::vector{SmootherKind::symgs, SmootherKind::jacobi}));
+            EXPECT_FALSE(r.converged);
+            EXPECT_EQ(r.status, SolveStatus::non_finite);
+            EXPECT_EQ(r.iterations, 2);
+            EXPECT_NE(e.find("so the solve stops here"), std::string::npos) << e;
+            EXPECT_NE(r.message.find("cg: iteration 3"), std::string::npos) << r.message;
+            EXPECT_NE(r.message.find("the guard's rebuilding the hierarchy with smoother jacobi "
+                                     "failed"),
+                      std::string::npos)
+                << r.message;
+        } else {
+            EXPECT_EQ(built, (std::vector{SmootherKind::symgs, SmootherKind::jacobi,
+                                          SmootherKind::symgs}));
+            EXPECT_TRUE(r.converged) << r.message;
+            EXPECT_NE(e.find("switched to GMRES"), std::string::npos) << e;
+        }
+    }
 }
 
 TEST(Guard, OffStopsWithTheReasonAndNoNaN) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <type_traits>
 
+#include "mpmg/errors.hpp"
+
 namespace mpmg {
 namespace {
 
@@ -112,10 +114,14 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     SmootherKind smoother = o.multigrid.smoother;
     SolverKind solver = o.solver;
     int used = 0, last_run = 0;  // iterations in all, and in the last run
-    for (bool first = true;; first = false) {
+    const auto timed_build = [&] {
         const auto t_setup = Clock::now();
-        const std::unique_ptr<BuiltPreconditioner> m = build(plan, smoother);
+        std::unique_ptr<BuiltPreconditioner> built = build(plan, smoother);
         out.setup_s += seconds_since(t_setup);
+        return built;
+    };
+    std::unique_ptr<BuiltPreconditioner> m = timed_build();
+    for (bool first = true;; first = false) {
         out.levels.clear();
         for (const auto& r : m->report()) out.levels.push_back(to_info(r));
         out.grid_complexity = m->grid_complexity();
@@ -148,6 +154,16 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         // that says A itself is not symmetric positive definite (symmetric indefinite: a
         // shifted Laplacian, Helmholtz), which GMRES does not need: it goes on with the
         // hierarchy as first built.
+        const bool cg_breakdown = solver == SolverKind::cg && kr.status == SolveStatus::breakdown;
+        const auto to_gmres = [&] {
+            solver = SolverKind::gmres;
+            plan = o.precision;
+            smoother = o.multigrid.smoother;
+            return fmt::format(
+                "precision {} and smoother {} as first built, switched to GMRES (CG needs A and "
+                "the preconditioner symmetric positive definite),",
+                plan.notation(), to_string(smoother));
+        };
         std::string action;
         if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
             plan = *wider;
@@ -155,20 +171,37 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         } else if (smoother != robust) {
             smoother = robust;
             action = fmt::format("smoother {}", to_string(smoother));
-        } else if (solver == SolverKind::cg && kr.status == SolveStatus::breakdown) {
-            solver = SolverKind::gmres;
-            plan = o.precision;
-            smoother = o.multigrid.smoother;
-            action = fmt::format(
-                "precision {} and smoother {} as first built, switched to GMRES (CG needs A and "
-                "the preconditioner symmetric positive definite),",
-                plan.notation(), to_string(smoother));
+        } else if (cg_breakdown) {
+            action = to_gmres();
         } else {
             break;
         }
+        // A rebuild that cannot be set up (the robust smoother on a zero diagonal entry) is
+        // skipped for GMRES where a CG breakdown calls for it, else ends the solve with this
+        // run's result and says why, instead of replacing the result with that error.
+        m.reset();
+        std::string failed;
+        for (;;) {
+            try {
+                m = timed_build();
+                break;
+            } catch (const NumericalError& e) {
+                failed +=
+                    fmt::format("rebuilding the hierarchy with {} failed ({}); ", action, e.what());
+                if (!cg_breakdown || solver == SolverKind::gmres) break;
+                action = to_gmres();
+            }
+        }
+        if (!m) {
+            out.guard_events.push_back(
+                fmt::format("{}; {}so the solve stops here", out.message, failed));
+            out.message =
+                fmt::format("{} (the guard's {}so the solve stops here)", out.message, failed);
+            break;
+        }
         out.guard_events.push_back(fmt::format(
-            "{}; rebuilt the hierarchy with {} and continued from the last finite iterate",
-            out.message, action));
+            "{}; {}rebuilt the hierarchy with {} and continued from the last finite iterate",
+            out.message, failed, action));
     }
     if constexpr (std::is_same_v<K, float>) {
         if (out.status == SolveStatus::converged) check_fp32_residual(a, b_in, x, solver, o, out);

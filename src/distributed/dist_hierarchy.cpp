@@ -142,6 +142,7 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
         s.s = own_values(dec.s, rows, p);
     }
     s.shared_half = std::move(multiple);
+    s.origin = p.lo();
     s.boundary = std::make_shared<HaloBoundary>(rows.a, rows.lo, p, s.precision.storage, comm,
                                                 ghost, dec.scaled ? &dec.s : nullptr);
     // A level that stores the exact FP16 copy, A / c scaled by c or A itself unscaled (the
@@ -246,7 +247,9 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
             rep.scale_g_max = g0_max;
             rep.note = "scale-then-setup: A scaled before coarsening";
         }
-        dist_.push_back(make_level(first_ + l, setup, false, rep));
+        // (Agreed: a level one process cannot build, e.g. a zero diagonal in its block, stops all.)
+        dist_.push_back(
+            run_agreed([&] { return make_level(first_ + l, setup, false, rep); }, comm_));
         rep.counts += ghost;
         rep.counts = allreduce(rep.counts, comm_);
         rep.matrix_bytes = rep.nnz * bytes_of(rep.storage);

@@ -139,6 +139,47 @@ public:
     Precision compute() const override { return precision_of<C>(); }
     std::int64_t rows() const override { return rows_; }
 
+    /// Gauss-Seidel and Jacobi divide by the diagonal (the centre blocks' inverses on a block
+    /// level): a zero diagonal entry of the operator would turn the first sweep into NaN, which
+    /// the guard could only report as a preconditioner output that is not finite, and no
+    /// rebuild repairs. Throws NumericalError naming the first such cell. Not for what the
+    /// storage made of the values (a level kept with overflowed or underflowed entries, the
+    /// ablation's, or an FP16 block rounded singular): the guard's rebuilds in wider precision
+    /// repair those. ILU(0) checks its own pivots; the LU its own.
+    void check_diagonal(int index, const std::array<int, 3>& origin,
+                        const TruncationCounts& counts) const {
+        if (smoother_ != SmootherKind::symgs && smoother_ != SmootherKind::jacobi) return;
+        if (counts.overflow > 0 || counts.underflow > 0 || counts.nonfinite_input > 0) return;
+        const std::string smoother(to_string(smoother_));
+        if (!blocks_.empty()) {
+            constexpr bool narrow = std::is_same_v<S, half> || std::is_same_v<S, bfloat16>;
+            if (!narrow && blocks_.singular_blocks() > 0) {
+                throw NumericalError(fmt::format(
+                    "level {}: {} of its {}x{} diagonal blocks are singular or not finite; the {} "
+                    "smoother inverts them (for a system with singular diagonal blocks, such as a "
+                    "saddle point, try --smoother ilu0 --solver gmres)",
+                    index, blocks_.singular_blocks(), block_, block_, smoother));
+            }
+            return;
+        }
+        const SgDiaMatrix<S>& a = *a_ptr_;
+        const Box& b = a.box();
+        const int centre = a.stencil().center();
+        for (std::int64_t c = 0; c < b.cells(); ++c) {
+            for (int k = 0; k < block_; ++k) {
+                const double v = to_double(a.value(centre, c, k, k));
+                if (v != 0.0) continue;
+                const std::int64_t x = c % b.nx, y = (c / b.nx) % b.ny, z = c / (b.nx * b.ny);
+                throw NumericalError(fmt::format(
+                    "level {}: diagonal {} at cell ({}, {}, {}){}; the {} smoother needs a "
+                    "nonzero diagonal (for a system with zero diagonal entries, such as a saddle "
+                    "point, try --smoother ilu0 --solver gmres)",
+                    index, v, x + origin[0], y + origin[1], z + origin[2],
+                    block_ > 1 ? fmt::format(", unknown {}", k) : std::string(), smoother));
+            }
+        }
+    }
+
     void set_rhs(const double* r) override { load(r); }
     void set_rhs(const float* r) override { load(r); }
     void get_solution(double* z) const override { level_vectors::store_unscaled(u_, inv_s_, z); }
@@ -330,8 +371,10 @@ private:
 };
 
 template <class S, class C>
-std::unique_ptr<Level> build(const LevelSetup& setup, bool direct, LevelReport& report) {
-    return std::make_unique<LevelImpl<S, C>>(setup, direct, report);
+std::unique_ptr<Level> build(int index, const LevelSetup& setup, bool direct, LevelReport& report) {
+    auto level = std::make_unique<LevelImpl<S, C>>(setup, direct, report);
+    if (!direct) level->check_diagonal(index, setup.origin, report.counts);
+    return level;
 }
 
 }  // namespace
@@ -343,22 +386,22 @@ std::unique_ptr<Level> make_level(int index, const LevelSetup& setup, bool direc
     if (lp.compute == P::fp64) {
         switch (lp.storage) {
             case P::fp64:
-                return build<double, double>(setup, direct, report);
+                return build<double, double>(index, setup, direct, report);
             case P::fp32:
-                return build<float, double>(setup, direct, report);
+                return build<float, double>(index, setup, direct, report);
             case P::fp16:
-                return build<half, double>(setup, direct, report);
+                return build<half, double>(index, setup, direct, report);
             case P::bf16:
-                return build<bfloat16, double>(setup, direct, report);
+                return build<bfloat16, double>(index, setup, direct, report);
         }
     } else if (lp.compute == P::fp32) {
         switch (lp.storage) {
             case P::fp32:
-                return build<float, float>(setup, direct, report);
+                return build<float, float>(index, setup, direct, report);
             case P::fp16:
-                return build<half, float>(setup, direct, report);
+                return build<half, float>(index, setup, direct, report);
             case P::bf16:
-                return build<bfloat16, float>(setup, direct, report);
+                return build<bfloat16, float>(index, setup, direct, report);
             case P::fp64:
                 break;
         }

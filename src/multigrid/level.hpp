@@ -128,6 +128,9 @@ struct LevelSetup {
     /// matrix is then this process's block, and smoothing is hybrid: inside the block as on a
     /// serial level, across its faces with the neighbours' values from before the sweep.
     std::shared_ptr<LevelBoundary> boundary;
+    /// The first cell of the level's matrix in the level's whole grid: (0, 0, 0) serially, the
+    /// process's block corner on a distributed level (for messages that name a cell).
+    std::array<int, 3> origin{0, 0, 0};
 };
 
 class Level {
