@@ -418,6 +418,34 @@ TEST(Cli, ZeroDiagonalOnTheGridIsNamed) {
     EXPECT_EQ(good.code, 0) << good.err;
 }
 
+// BentPipe2D100 (convection-diffusion on a 100 x 100 grid, GMRES) with linear interpolation: the
+// coarse correction undoes the smoothing, and GMRES stagnated at 0.87 through every rebuild of
+// precision and smoother (not converged after 200 iterations). A stagnating restart cycle now
+// makes the guard rebuild with operator-dependent interpolation first, which converges.
+TEST(Cli, StagnationOnTheGridRebuildsWithOperatorInterpolation) {
+    const std::string file = std::string(MPMG_SHARED_DATA) + "/BentPipe2D100.mtx.gz";
+    const fs::path json = temp_dir() / "bentpipe.json";
+    const CliRun r =
+        mpmg("solve --matrix " + file + " --grid 100,100,1 --quiet --json " + json.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_TRUE(j["converged"].get<bool>());
+    EXPECT_LE(j["iterations"].get<int>(), 60);
+    ASSERT_EQ(j["guard_events"].size(), 1u) << j["guard_events"];
+    const std::string e = j["guard_events"][0];
+    EXPECT_NE(e.find("stagnates"), std::string::npos) << e;
+    EXPECT_NE(e.find("rebuilt the hierarchy with precision auto, smoother symgs and operator "
+                     "interpolation"),
+              std::string::npos)
+        << e;
+    // Asked for from the start: no rebuild.
+    const CliRun o =
+        mpmg("solve --matrix " + file +
+             " --grid 100,100,1 --interpolation operator --quiet --json " + json.string());
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_TRUE(nlohmann::json::parse(slurp(json))["guard_events"].empty());
+}
+
 TEST(Cli, UnstructuredMatrixSolvesWithAmg) {
     const std::string data = MPMG_SHARED_DATA;
     const fs::path json = temp_dir() / "amg.json";

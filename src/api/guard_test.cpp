@@ -92,7 +92,7 @@ TEST(Guard, OutOfIterationsAfterARebuildNamesTheWholeLimit) {
     const Diagonal a;
     const std::vector<double> b(100, 1.0);
     int builds = 0;
-    const BuildFn build = [&](const PrecisionPlan&, SmootherKind) {
+    const BuildFn build = [&](const PrecisionPlan&, const MultigridOptions&) {
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<FakePreconditioner>(builds++ == 0 ? 3 : -1));
     };
@@ -101,7 +101,7 @@ TEST(Guard, OutOfIterationsAfterARebuildNamesTheWholeLimit) {
     o.max_iter = 6;
     o.multigrid.smoother = SmootherKind::symgs;
     SolveResult r;
-    run_guarded<double>(a, b, build, o, SmootherKind::jacobi, r);
+    run_guarded<double>(a, b, build, o, GuardFallbacks{SmootherKind::jacobi, {}}, r);
     EXPECT_EQ(builds, 2);
     ASSERT_EQ(r.guard_events.size(), 1u);
     EXPECT_NE(r.guard_events[0].find("cg: iteration 3"), std::string::npos) << r.guard_events[0];
@@ -131,14 +131,15 @@ TEST(Guard, ARebuildThatCannotBeSetUpEndsOrSkipsToGmres) {
     for (const bool breakdown : {false, true}) {
         SCOPED_TRACE(breakdown);
         std::vector<SmootherKind> built;
-        const BuildFn build = [&](const PrecisionPlan&, SmootherKind s) {
+        const BuildFn build = [&](const PrecisionPlan&, const MultigridOptions& mg) {
+            const SmootherKind s = mg.smoother;
             built.push_back(s);
             if (s == SmootherKind::jacobi) throw NumericalError("level 0: diagonal 0 (test)");
             return std::unique_ptr<BuiltPreconditioner>(
                 std::make_unique<FakePreconditioner>(built.size() == 1 ? 3 : -1, breakdown));
         };
         SolveResult r;
-        run_guarded<double>(a, b, build, o, SmootherKind::jacobi, r);
+        run_guarded<double>(a, b, build, o, GuardFallbacks{SmootherKind::jacobi, {}}, r);
         for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
         ASSERT_EQ(r.guard_events.size(), 1u);
         const std::string& e = r.guard_events[0];

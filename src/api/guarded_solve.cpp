@@ -107,16 +107,17 @@ void check_fp32_residual(const LinearOperator<float>& a, const std::vector<doubl
 /// rebuilds with a wider plan and continues from the last finite iterate (DESIGN.md Safety §5).
 template <class K>
 void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, const BuildFn& build,
-                 const SolverOptions& o, SmootherKind robust, SolveResult& out) {
+                 const SolverOptions& o, const GuardFallbacks& fallbacks, SolveResult& out) {
     std::vector<K> b(b_in.begin(), b_in.end());
     std::vector<K> x(b.size(), K{0});
     PrecisionPlan plan = o.precision;
-    SmootherKind smoother = o.multigrid.smoother;
+    MultigridOptions mg = o.multigrid;
+    const SmootherKind robust = fallbacks.robust;
     SolverKind solver = o.solver;
     int used = 0, last_run = 0;  // iterations in all, and in the last run
     const auto timed_build = [&] {
         const auto t_setup = Clock::now();
-        std::unique_ptr<BuiltPreconditioner> built = build(plan, smoother);
+        std::unique_ptr<BuiltPreconditioner> built = build(plan, mg);
         out.setup_s += seconds_since(t_setup);
         return built;
     };
@@ -153,26 +154,44 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         // SPD A whose V-cycle is not SPD). A CG breakdown ((r, z) <= 0 or (p, A p) <= 0) after
         // that says A itself is not symmetric positive definite (symmetric indefinite: a
         // shifted Laplacian, Helmholtz), which GMRES does not need: it goes on with the
-        // hierarchy as first built.
+        // hierarchy as first built. Last, or first for a stagnating restart cycle, the
+        // fallback interpolation (structured path).
         const bool cg_breakdown = solver == SolverKind::cg && kr.status == SolveStatus::breakdown;
         const auto to_gmres = [&] {
             solver = SolverKind::gmres;
             plan = o.precision;
-            smoother = o.multigrid.smoother;
+            mg.smoother = o.multigrid.smoother;
             return fmt::format(
                 "precision {} and smoother {} as first built, switched to GMRES (CG needs A and "
                 "the preconditioner symmetric positive definite),",
-                plan.notation(), to_string(smoother));
+                plan.notation(), to_string(mg.smoother));
         };
+        const auto to_interpolation = [&] {
+            mg.interpolation = *fallbacks.interpolation;
+            return fmt::format("precision {}, smoother {} and {} interpolation", plan.notation(),
+                               to_string(mg.smoother), to_string(mg.interpolation));
+        };
+        const bool interpolation_left =
+            fallbacks.interpolation && mg.interpolation != *fallbacks.interpolation;
         std::string action;
-        if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
+        if (kr.status == SolveStatus::stagnated && interpolation_left) {
+            // A whole restart cycle without progress is the coarse levels', not the storage
+            // precision's (that shows as Inf/NaN): linear interpolation of a convection-
+            // dominated operator gives a coarse correction that undoes the smoothing
+            // (BentPipe2D100 on --grid stagnated at 0.87 through every other rebuild).
+            action = to_interpolation();
+        } else if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
             plan = *wider;
             action = fmt::format("precision {}", plan.notation());
-        } else if (smoother != robust) {
-            smoother = robust;
-            action = fmt::format("smoother {}", to_string(smoother));
+        } else if (mg.smoother != robust) {
+            mg.smoother = robust;
+            action = fmt::format("smoother {}", to_string(mg.smoother));
         } else if (cg_breakdown) {
             action = to_gmres();
+        } else if (interpolation_left) {  // neither precision nor the smoother helped
+            plan = o.precision;
+            mg.smoother = o.multigrid.smoother;
+            action = to_interpolation();
         } else {
             break;
         }
@@ -218,8 +237,10 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
 }
 
 template void run_guarded<double>(const LinearOperator<double>&, const std::vector<double>&,
-                                  const BuildFn&, const SolverOptions&, SmootherKind, SolveResult&);
+                                  const BuildFn&, const SolverOptions&, const GuardFallbacks&,
+                                  SolveResult&);
 template void run_guarded<float>(const LinearOperator<float>&, const std::vector<double>&,
-                                 const BuildFn&, const SolverOptions&, SmootherKind, SolveResult&);
+                                 const BuildFn&, const SolverOptions&, const GuardFallbacks&,
+                                 SolveResult&);
 
 }  // namespace mpmg

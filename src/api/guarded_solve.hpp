@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "krylov/krylov.hpp"
@@ -57,9 +58,20 @@ private:
     H h_;
 };
 
-/// Builds the preconditioner for a precision plan.
-using BuildFn =
-    std::function<std::unique_ptr<BuiltPreconditioner>(const PrecisionPlan&, SmootherKind)>;
+/// Builds the preconditioner for a precision plan and multigrid options (the guard's rebuilds
+/// change the smoother and the interpolation).
+using BuildFn = std::function<std::unique_ptr<BuiltPreconditioner>(const PrecisionPlan&,
+                                                                   const MultigridOptions&)>;
+
+/// What the guard's last rebuilds take, by path.
+struct GuardFallbacks {
+    /// The smoother once every level is FP64 and the solve still fails.
+    SmootherKind robust = SmootherKind::jacobi;
+    /// The interpolation when the robust smoother did not help either (the structured path:
+    /// operator-dependent weights, for what linear interpolation coarsens badly, such as
+    /// convection-dominated operators); none on the AMG path.
+    std::optional<InterpolationKind> interpolation;
+};
 
 template <class K>
 class Adapter final : public Preconditioner<K> {
@@ -73,9 +85,10 @@ private:
 
 /// Solves A x = b (b in FP64) in precision K; fills status, iterations, history, message,
 /// guard events, levels, complexities, setup and preconditioner times, and x of `out`. When
-/// FP64 everywhere still fails, the guard's last step rebuilds with the `robust` smoother.
+/// FP64 everywhere still fails, the guard rebuilds with the robust smoother, then (CG breaking
+/// down) goes on with GMRES, or (otherwise) with the fallback interpolation.
 template <class K>
 void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b, const BuildFn& build,
-                 const SolverOptions& o, SmootherKind robust, SolveResult& out);
+                 const SolverOptions& o, const GuardFallbacks& fallbacks, SolveResult& out);
 
 }  // namespace mpmg

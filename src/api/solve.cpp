@@ -183,13 +183,13 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     TruncationCounts counts;
     const SgDiaOperator<K> a(p.a, counts);
     check_k(counts, o.precision.krylov);
-    const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
-        MultigridOptions mg = o.multigrid;
-        mg.smoother = smoother;
+    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<Built<Hierarchy>>(
             p.a, mg, plan, [&a] { return a.exact_half(); }, not_owned(p.a), p.a_normal));
     };
-    run_guarded<K>(a, p.b, build, o, SmootherKind::jacobi, out);
+    run_guarded<K>(a, p.b, build, o,
+                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent},
+                   out);
     out.operator_storage = a.storage();
     out.operator_storage_from = a.storage_from_product();
     out.operator_scale = a.storage_scale();
@@ -233,13 +233,11 @@ void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult&
     TruncationCounts counts;
     const CsrOperator<K> a(to_typed<K>(p.a, counts));
     check_k(counts, o.precision.krylov);
-    const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
-        MultigridOptions mg = o.multigrid;
-        mg.smoother = smoother;
+    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan));
     };
-    run_guarded<K>(a, p.b, build, o, SmootherKind::l1_jacobi, out);
+    run_guarded<K>(a, p.b, build, o, GuardFallbacks{SmootherKind::l1_jacobi, {}}, out);
 }
 
 void check_smoother(const SolverOptions& o) {

@@ -348,13 +348,11 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
         throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
                                          counts.overflow, to_string(o.precision.krylov)));
     }
-    const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
-        MultigridOptions mg = o.multigrid;
-        mg.smoother = smoother;
+    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{}, distributed_levels));
     };
-    run_guarded<K>(a, b, build, o, SmootherKind::l1_jacobi, out);
+    run_guarded<K>(a, b, build, o, GuardFallbacks{SmootherKind::l1_jacobi, {}}, out);
     // The solution, whole, on every process.
     const RowPartition& rp = a0.partition();
     std::vector<int> counts_of(static_cast<std::size_t>(rp.size())), at(counts_of.size());

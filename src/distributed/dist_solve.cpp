@@ -216,16 +216,16 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
         throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
                                          counts.overflow, to_string(o.precision.krylov)));
     }
-    const BuildFn build = [&](const PrecisionPlan& plan, SmootherKind smoother) {
-        MultigridOptions mg = o.multigrid;
-        mg.smoother = smoother;
+    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
             rows0, part, mg, plan, comm, shape,
             std::is_same_v<K, double> ? Fp64BlockSource([&a] { return a.fp64_block(); })
                                       : Fp64BlockSource{},
             [&a] { return a.exact_half(); }, p.a_normal));
     };
-    run_guarded<K>(a, b, build, o, SmootherKind::jacobi, out);
+    run_guarded<K>(a, b, build, o,
+                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent},
+                   out);
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)
     out.operator_storage_from = a.storage_from_product();
     out.operator_scale = a.storage_scale();
