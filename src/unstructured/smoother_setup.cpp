@@ -217,10 +217,13 @@ SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi
     for (std::size_t i = 0; i < d.size(); ++i) {
         if (d[i] == 0.0 || !std::isfinite(d[i])) {
             throw NumericalError(fmt::format(
-                "AMG level {}: {} diagonal {} at row {}; the {} smoother needs a nonzero "
-                "diagonal",
-                level, l1 ? "l1" : "", d[i], row_ids ? row_ids[i] : static_cast<std::int64_t>(i),
-                to_string(kind)));
+                "AMG level {}: {}diagonal {} at row {}; the {} smoother needs a nonzero "
+                "diagonal{}",
+                level, l1 ? "l1 " : "", d[i], row_ids ? row_ids[i] : static_cast<std::int64_t>(i),
+                to_string(kind),
+                l1 ? " (the row is zero)"
+                   : " (for a zero diagonal entry, such as a saddle point's, try --smoother "
+                     "l1-jacobi or chebyshev, which divide by the row's l1 norm)"));
         }
         s.inv_diag[i] = 1.0 / d[i];
     }
