@@ -338,6 +338,29 @@ TEST(Mpi, StoredZerosDecideTheSolverAsSerially) {
     }
 }
 
+// BentPipe2D100 on the grid stagnates with linear interpolation; the guard rebuilds with
+// operator-dependent interpolation on every rank alike (the rebuild is collective) and the solve
+// converges within one iteration of serial, with the serial guard event.
+TEST(Mpi, StagnationRebuildsWithOperatorInterpolationOnEveryRank) {
+    const std::string args = "solve --matrix " + std::string(MPMG_SHARED_DATA) +
+                             "/BentPipe2D100.mtx.gz --grid 100,100,1 --quiet";
+    const MpiRun serial = mpmg(0, args);
+    ASSERT_EQ(serial.code, 0) << serial.err;
+    ASSERT_EQ(serial.result["guard_events"].size(), 1u);
+    for (int ranks : {2, 3}) {
+        SCOPED_TRACE(ranks);
+        const MpiRun par = mpmg(ranks, args);
+        ASSERT_EQ(par.code, 0) << par.err;
+        EXPECT_TRUE(par.result["converged"].get<bool>());
+        EXPECT_LE(
+            std::abs(par.result["iterations"].get<int>() - serial.result["iterations"].get<int>()),
+            1);
+        ASSERT_EQ(par.result["guard_events"].size(), 1u) << par.result["guard_events"];
+        const std::string e = par.result["guard_events"][0];
+        EXPECT_NE(e.find("and operator interpolation"), std::string::npos) << e;
+    }
+}
+
 // A zero diagonal entry in the last rank's block: every rank stops with the serial message (the
 // cell in the whole grid's coordinates) and exit 3, and none waits for the others: the level's
 // build is agreed over the ranks.
