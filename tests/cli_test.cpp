@@ -446,6 +446,27 @@ TEST(Cli, StagnationOnTheGridRebuildsWithOperatorInterpolation) {
     EXPECT_TRUE(nlohmann::json::parse(slurp(json))["guard_events"].empty());
 }
 
+// A singular coarsest LU says whether the singular matrix is A (level 0: it may be wrongly
+// assembled) or an operator the hierarchy made (then the options that build another one). It
+// said "the operator may be wrongly assembled" for both.
+TEST(Cli, SingularCoarsestLevelSaysWhetherItIsA) {
+    const fs::path a = temp_dir() / "singular3.mtx";
+    write(a, "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 0\n2 2 3\n3 3 4\n1 2 1\n");
+    const CliRun r = mpmg("solve --matrix " + a.string() + " --quiet");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("coarsest level (3 rows) is singular"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("; A may be wrongly assembled"), std::string::npos) << r.err;
+    // sherman3 with operator-dependent weights: its Galerkin coarsest level is singular.
+    const CliRun g = mpmg("solve --matrix " + std::string(MPMG_SHARED_DATA) +
+                          "/sherman3.mtx.gz --grid 35,11,13 --interpolation operator --quiet");
+    EXPECT_EQ(g.code, 3) << g.err;
+    EXPECT_NE(g.err.find("is a coarse operator the hierarchy made, not A: try --coarse-solver "
+                         "smoother or the other --interpolation"),
+              std::string::npos)
+        << g.err;
+    EXPECT_EQ(g.err.find("wrongly assembled"), std::string::npos) << g.err;
+}
+
 TEST(Cli, UnstructuredMatrixSolvesWithAmg) {
     const std::string data = MPMG_SHARED_DATA;
     const fs::path json = temp_dir() / "amg.json";

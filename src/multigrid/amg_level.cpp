@@ -262,8 +262,13 @@ private:
 };
 
 template <class S, class C>
-std::unique_ptr<Level> build(const AmgLevelSetup& setup, LevelReport& report) {
-    return std::make_unique<AmgLevelImpl<S, C>>(setup, report);
+std::unique_ptr<Level> build(int index, const AmgLevelSetup& setup, LevelReport& report) {
+    try {
+        return std::make_unique<AmgLevelImpl<S, C>>(setup, report);
+    } catch (const NumericalError& e) {
+        if (!setup.direct) throw;
+        throw NumericalError(coarse_lu_failure(e, index, "the other --aggregation"));
+    }
 }
 
 }  // namespace
@@ -274,22 +279,22 @@ std::unique_ptr<Level> make_amg_level(int index, const AmgLevelSetup& setup, Lev
     if (lp.compute == P::fp64) {
         switch (lp.storage) {
             case P::fp64:
-                return build<double, double>(setup, report);
+                return build<double, double>(index, setup, report);
             case P::fp32:
-                return build<float, double>(setup, report);
+                return build<float, double>(index, setup, report);
             case P::fp16:
-                return build<half, double>(setup, report);
+                return build<half, double>(index, setup, report);
             case P::bf16:
-                return build<bfloat16, double>(setup, report);
+                return build<bfloat16, double>(index, setup, report);
         }
     } else if (lp.compute == P::fp32) {
         switch (lp.storage) {
             case P::fp32:
-                return build<float, float>(setup, report);
+                return build<float, float>(index, setup, report);
             case P::fp16:
-                return build<half, float>(setup, report);
+                return build<half, float>(index, setup, report);
             case P::bf16:
-                return build<bfloat16, float>(setup, report);
+                return build<bfloat16, float>(index, setup, report);
             case P::fp64:
                 break;
         }

@@ -131,8 +131,7 @@ void CoarseSolver::factorise() {
         if (std::fabs(lu_[k * n + k]) <= tiny) {
             throw NumericalError(fmt::format(
                 "coarsest level ({} rows) is singular: pivot {} of its LU factorisation is {:.3g} "
-                "(largest {:.3g}) with nonzero pivots after it; the operator may be wrongly "
-                "assembled",
+                "(largest {:.3g}) with nonzero pivots after it",
                 n_, k + 1, lu_[k * n + k], umax));
         }
     }
@@ -182,6 +181,14 @@ void CoarseSolver::solve(double* x) const {
     dgetrs_(&trans, &m, &one, lu_.data(), &m, pivots_.data(), x, &m, &info);
     for (std::size_t k = static_cast<std::size_t>(rank_); k < n; ++k) x[k] = 0.0;
     project_out(null_right_, x, n);
+}
+
+std::string coarse_lu_failure(const std::exception& e, int index, std::string_view alternatives) {
+    if (index == 0) return fmt::format("{}; A may be wrongly assembled", e.what());
+    return fmt::format(
+        "{}; level {} is a coarse operator the hierarchy made, not A: try --coarse-solver "
+        "smoother or {}",
+        e.what(), index, alternatives);
 }
 
 }  // namespace mpmg

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,5 +35,11 @@ private:
     std::int64_t rank_ = 0;
     std::vector<std::vector<double>> null_left_, null_right_;
 };
+
+/// The message for a coarsest-level LU that failed (`e`, from CoarseSolver) on hierarchy level
+/// `index`: level 0 is A itself, which may be wrongly assembled; a coarser level is an operator
+/// the hierarchy made, which the path's `alternatives` (other options) or smoothing instead of
+/// the LU may avoid.
+std::string coarse_lu_failure(const std::exception& e, int index, std::string_view alternatives);
 
 }  // namespace mpmg

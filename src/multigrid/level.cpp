@@ -372,7 +372,13 @@ private:
 
 template <class S, class C>
 std::unique_ptr<Level> build(int index, const LevelSetup& setup, bool direct, LevelReport& report) {
-    auto level = std::make_unique<LevelImpl<S, C>>(setup, direct, report);
+    std::unique_ptr<LevelImpl<S, C>> level;
+    try {
+        level = std::make_unique<LevelImpl<S, C>>(setup, direct, report);
+    } catch (const NumericalError& e) {
+        if (!direct) throw;
+        throw NumericalError(coarse_lu_failure(e, index, "the other --interpolation"));
+    }
     if (!direct) level->check_diagonal(index, setup.origin, report.counts);
     return level;
 }
