@@ -112,7 +112,6 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     std::vector<K> x(b.size(), K{0});
     PrecisionPlan plan = o.precision;
     MultigridOptions mg = o.multigrid;
-    const SmootherKind robust = fallbacks.robust;
     SolverKind solver = o.solver;
     int used = 0, last_run = 0;  // iterations in all, and in the last run
     const auto timed_build = [&] {
@@ -183,8 +182,8 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         } else if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
             plan = *wider;
             action = fmt::format("precision {}", plan.notation());
-        } else if (mg.smoother != robust) {
-            mg.smoother = robust;
+        } else if (mg.smoother != fallbacks.robust) {
+            mg.smoother = fallbacks.robust;
             action = fmt::format("smoother {}", to_string(mg.smoother));
         } else if (cg_breakdown) {
             action = to_gmres();

@@ -302,6 +302,9 @@ std::optional<double> relative_error(const std::vector<double>& x,
     return std::sqrt(num / den);
 }
 
+std::span<double> values_of(CsrMatrix& a) { return a.val; }
+std::span<double> values_of(SgDiaMatrix<double>& a) { return a.values(); }
+
 /// The system the solve takes in place of A x = b (collective under mpirun; x and the relative
 /// residuals are those of A x = b):
 ///  - -A x = -b when A's diagonal is negative on every process's rows (a negative definite
@@ -311,9 +314,6 @@ std::optional<double> relative_error(const std::vector<double>& x,
 ///    ||b||^2 nonzero; then x = 2^(ea - eb) x' (finish_input). Exact: powers of two.
 /// Returns whether every value of this process's A' is zero or a normal FP64 number (found in
 /// the same pass as the largest: StructuredProblem::a_normal).
-std::span<double> values_of(CsrMatrix& a) { return a.val; }
-std::span<double> values_of(SgDiaMatrix<double>& a) { return a.values(); }
-
 template <class M>
 bool prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t first_row = 0) {
     bool negative = false;

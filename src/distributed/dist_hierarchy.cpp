@@ -238,7 +238,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
             l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr);
         if (l == 0 && block0) setup.exact_half = exact_half0;
         // Level 0 of A (not scaled first): its FP64 block holds A's values.
-        setup.shared_fp64_normal = l == 0 && a_normal_ && !scale_first && setup.shared_fp64;
+        setup.shared_fp64_normal = l == 0 && a_normal_ && !scale_first;
         if (l == 0 && scale_first) {  // as level_setup: level 0 carries the scaling
             setup.s = own_values(s0, rows0, pl);
             setup.scale_transfers = false;
@@ -257,7 +257,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
     };
     int l = 0;
     bool small_blocks = false;  // the loop stopped because level l's blocks are too small
-    bool last = false;          // ... because level l is the hierarchy's coarsest
+    bool last = false;  // ... because level l is the hierarchy's coarsest, with large blocks
     for (;; ++l) {
         const Partition& pl = parts_.back();
         // Level l stays distributed when it has a coarser level (as galerkin_levels decides)
@@ -269,7 +269,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         if (coarsens && large) next = coarsen(*cur, pl, copt, kGalerkinMargin, comm_);
         if (!next) {
             small_blocks = coarsens && !large;
-            last = !coarsens;
+            last = !coarsens && large;
             break;
         }
         auto t = std::make_unique<DistTransfer>(transfers_.emplace_back(std::move(next->transfer)),
@@ -290,10 +290,8 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
     // the hybrid smoother on every process, where gathering it would leave the others idle
     // while rank 0 swept the whole level.
     if (last) {
-        const Partition& pl = parts_.back();
-        const bool large = pl.min_extent() >= 2 && min_local_cells(pl) >= kMinLocalCells;
-        const int sweeps = coarse_sweeps_for(mg_, pl.global().cells() * block_);
-        if (large && sweeps > 0) {
+        const int sweeps = coarse_sweeps_for(mg_, parts_.back().global().cells() * block_);
+        if (sweeps > 0) {
             LevelReport& rep = add_level(l);
             rep.solve = fmt::format("{} smoother sweeps", 2 * sweeps);
             coarse_sweeps_ = sweeps;

@@ -114,35 +114,24 @@ TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_R
     return c;
 }
 
-/// A reduction of v[0..n): two accumulators (from zero) take alternate vectors, acc =
-/// step(acc, vector); `lanes` combines the two and reduces them to one value, and `tail`
-/// folds in each remaining value.
-template <class Step, class Lanes, class Tail>
-HWY_INLINE double fold(const double* HWY_RESTRICT v, std::int64_t n, Step step, Lanes lanes_of,
-                       Tail tail) {
+double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
     const hn::ScalableTag<double> d;
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
-    auto a0 = hn::Zero(d), a1 = hn::Zero(d);
+    auto s0 = hn::Zero(d), s1 = hn::Zero(d);
     std::int64_t k = 0;
     for (; k + 2 * lanes <= n; k += 2 * lanes) {
-        a0 = step(a0, hn::LoadU(d, v + k));
-        a1 = step(a1, hn::LoadU(d, v + k + lanes));
+        s0 = hn::Add(s0, hn::Abs(hn::LoadU(d, v + k)));
+        s1 = hn::Add(s1, hn::Abs(hn::LoadU(d, v + k + lanes)));
     }
-    double r = lanes_of(d, a0, a1);
-    for (; k < n; ++k) r = tail(r, v[k]);
-    return r;
-}
-
-double sum_abs(const double* HWY_RESTRICT v, std::int64_t n) {
-    return fold(
-        v, n, [](auto acc, auto x) { return hn::Add(acc, hn::Abs(x)); },
-        [](auto d, auto a, auto b) { return hn::GetLane(hn::SumOfLanes(d, hn::Add(a, b))); },
-        [](double r, double x) { return r + std::fabs(x); });
+    double s = hn::GetLane(hn::SumOfLanes(d, hn::Add(s0, s1)));
+    for (; k < n; ++k) s += std::fabs(v[k]);
+    return s;
 }
 
 FiniteRange finite_range(const double* HWY_RESTRICT v, std::int64_t n) {
     // Max and min are exact, so any order gives the scalar loop's values; Inf and NaN lanes
-    // enter neither (0 for the largest, +Inf for the smallest) and set `nonfinite`.
+    // enter neither (0 for the largest, +Inf for the smallest) and set `nonfinite`. (Two sets
+    // of accumulators, as in sum_abs, ran no faster: 105-116 against 108-113 ms for 885 MB.)
     const hn::ScalableTag<double> d;
     const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
     const auto zero = hn::Zero(d);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -151,14 +153,15 @@ public:
         if (smoother_ != SmootherKind::symgs && smoother_ != SmootherKind::jacobi) return;
         if (counts.overflow > 0 || counts.underflow > 0 || counts.nonfinite_input > 0) return;
         const std::string smoother(to_string(smoother_));
+        constexpr std::string_view advice =
+            "such as a saddle point, try --smoother ilu0 --solver gmres";
         if (!blocks_.empty()) {
             constexpr bool narrow = std::is_same_v<S, half> || std::is_same_v<S, bfloat16>;
             if (!narrow && blocks_.singular_blocks() > 0) {
                 throw NumericalError(fmt::format(
                     "level {}: {} of its {}x{} diagonal blocks are singular or not finite; the {} "
-                    "smoother inverts them (for a system with singular diagonal blocks, such as a "
-                    "saddle point, try --smoother ilu0 --solver gmres)",
-                    index, blocks_.singular_blocks(), block_, block_, smoother));
+                    "smoother inverts them (for a system with singular diagonal blocks, {})",
+                    index, blocks_.singular_blocks(), block_, block_, smoother, advice));
             }
             return;
         }
@@ -172,10 +175,9 @@ public:
                 const std::int64_t x = c % b.nx, y = (c / b.nx) % b.ny, z = c / (b.nx * b.ny);
                 throw NumericalError(fmt::format(
                     "level {}: diagonal {} at cell ({}, {}, {}){}; the {} smoother needs a "
-                    "nonzero diagonal (for a system with zero diagonal entries, such as a saddle "
-                    "point, try --smoother ilu0 --solver gmres)",
+                    "nonzero diagonal (for a system with zero diagonal entries, {})",
                     index, v, x + origin[0], y + origin[1], z + origin[2],
-                    block_ > 1 ? fmt::format(", unknown {}", k) : std::string(), smoother));
+                    block_ > 1 ? fmt::format(", unknown {}", k) : std::string(), smoother, advice));
             }
         }
     }
