@@ -654,6 +654,9 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     // order (the error against the exact solution checks that).
     const fs::path path = problem_file("oil", 24);
     check_amg("solve --matrix " + path.string() + " --precision auto --quiet");
+    // ILU(0): each rank factors its own rows (in one block per thread), the couplings to the
+    // other ranks entering through the residual.
+    check_amg("solve --matrix " + path.string() + " --smoother ilu0 --quiet");
     // A real finite-element matrix (third-order, L-shape) in mfem's entity-by-entity order,
     // which the ranks renumber by RCM (42 iterations against 43 serially; in the file's order
     // 53 on 2 ranks, 50 on 3), with a --rhs file.

@@ -267,14 +267,6 @@ void check_smoother(const SolverOptions& o) {
         throw Unsupported(fmt::format(
             "--smoother {}: the structured path offers symgs, ilu0, jacobi", to_string(s)));
     }
-    if (o.method == MethodKind::amg && s != SmootherKind::symgs && s != SmootherKind::jacobi &&
-        s != SmootherKind::l1_jacobi && s != SmootherKind::chebyshev &&
-        s != SmootherKind::block_jacobi) {
-        throw Unsupported(fmt::format(
-            "--smoother {}: the AMG path offers jacobi, block-jacobi, l1-jacobi, chebyshev, "
-            "symgs (hybrid)",
-            to_string(s)));
-    }
 }
 
 // auto: built-in problems and files with --grid are structured, other files go to AMG.

@@ -214,7 +214,8 @@ void gs_rows(const CsrGsArgs<S, C>& q) {
         } else {
             s = row_dot<K>(d, a, p0, p1, base, static_cast<const C*>(q.x));
         }
-        q.x[i] += load_conv1<C>(q.inv_d + i) * (q.b[i] - s);
+        const C r = q.b[i] - s;
+        q.x[i] += q.inv_d != nullptr ? load_conv1<C>(q.inv_d + i) * r : r;
     }
 }
 

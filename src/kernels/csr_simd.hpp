@@ -56,7 +56,7 @@ struct CsrApplyArgs {
 /// One Gauss-Seidel sweep over rows [row_begin, row_end), forward or backward, in place on x:
 /// x_i += inv_d_i (b_i - sum_j a_ij x'_j) with x'_j = x_j (newest) for j inside the row range
 /// and `outside`_j for j outside it (`outside` may be x itself: plain Gauss-Seidel on the range
-/// with the other rows' current values).
+/// with the other rows' current values). inv_d null: 1 (a unit triangular solve).
 template <class S, class C>
 struct CsrGsArgs {
     CsrView<S> a;

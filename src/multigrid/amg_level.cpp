@@ -19,9 +19,7 @@ template <class S, class C>
 class AmgLevelImpl final : public Level {
 public:
     AmgLevelImpl(const AmgLevelSetup& setup, LevelReport& report)
-        : a_(to_typed<S>(*setup.matrix, report.counts,
-                         sizeof(S) <= setup.compact_index_max_bytes ? IndexEncoding::compact
-                                                                    : IndexEncoding::int32)),
+        : a_(to_typed<S>(*setup.matrix, report.counts, encoding(setup))),
           to_coarse_(setup.to_coarse),
           boundary_(setup.boundary),
           sm_(setup.smoother),
@@ -31,6 +29,16 @@ public:
           w2_(f_.size()) {
         sm_.inv_diag.clear();  // kept in S below; the FP64 copies are dropped
         sm_.inv_blocks.clear();
+        sm_.ilu_l = CsrMatrix{};
+        sm_.ilu_u = CsrMatrix{};
+        if (setup.smoother.kind == SmootherKind::ilu0) {
+            il_ = to_typed<S>(setup.smoother.ilu_l, report.counts, encoding(setup));
+            iu_ = to_typed<S>(setup.smoother.ilu_u, report.counts, encoding(setup));
+            report.note += report.note.empty() ? "" : "; ";
+            report.note += fmt::format("ILU(0) in {} row block{}, largest |l_ij| {:.3g}",
+                                       sm_.block_ptr.size() - 1,
+                                       sm_.block_ptr.size() == 2 ? "" : "s", sm_.ilu_largest_l);
+        }
         inv_d_.resize(setup.smoother.inv_diag.size());
         for (std::size_t i = 0; i < inv_d_.size(); ++i) {
             inv_d_[i] = truncate_counted<S>(setup.smoother.inv_diag[i], report.counts);
@@ -101,6 +109,11 @@ public:
                                      static_cast<std::int64_t>(sm_.block_ptr.size()) - 1,
                                      inv_b_.data(), static_cast<C>(sm_.omega), f, u_.data(),
                                      w1_.data(), u_zero_);
+                    break;
+                case SmootherKind::ilu0:
+                    cs::ilu0(a_, il_, iu_, inv_d_.data(), sm_.block_ptr.data(),
+                             static_cast<std::int64_t>(sm_.block_ptr.size()) - 1, f, u_.data(),
+                             w1_.data(), w2_.data(), u_zero_);
                     break;
                 case SmootherKind::chebyshev:
                     cs::chebyshev(a_, inv_d_.data(), sm_.alpha, sm_.beta, kChebyshevDegree, f,
@@ -216,6 +229,10 @@ public:
     }
 
 private:
+    static IndexEncoding encoding(const AmgLevelSetup& setup) {
+        return sizeof(S) <= setup.compact_index_max_bytes ? IndexEncoding::compact
+                                                          : IndexEncoding::int32;
+    }
     // w1 = f - A u (and - G u_ghost on a distributed level).
     void level_residual() {
         residual(a_, f_.data(), u_.data(), w1_.data());
@@ -247,6 +264,7 @@ private:
     }
 
     TypedCsr<S> a_;
+    TypedCsr<S> il_, iu_;   // ILU(0) factors (smoother ilu0) in storage precision
     std::vector<S> inv_d_;  // smoother data in storage precision
     std::vector<S> inv_b_;  // block Jacobi: the inverse blocks in storage precision
     const AmgTransfer* to_coarse_;

@@ -44,7 +44,7 @@ bool needs_scaling(const CsrMatrix& a, Precision p) {
 TruncationCounts block_counts(Precision p, const SmootherData& s) {
     const double u = p == Precision::fp16 ? 0x1p-11 : 0x1p-8;
     TruncationCounts out;
-    const std::size_t nb = s.block_ptr.empty() ? 0 : s.block_ptr.size() - 1;
+    const std::size_t nb = s.inv_ptr.empty() ? 0 : s.block_ptr.size() - 1;  // block Jacobi's
     for (std::size_t b = 0; b < nb; ++b) {
         const std::int64_t m = s.block_ptr[b + 1] - s.block_ptr[b];
         const double* blk = s.inv_blocks.data() + s.inv_ptr[b];  // column-major
@@ -140,6 +140,19 @@ AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision request
             fmt::format("auto: block Jacobi blocks of condition up to {:.2g} lose their "
                         "accuracy in {}",
                         out.smoother.max_condition, to_string(st)));
+    }
+    if (out.smoother.kind == SmootherKind::ilu0) {
+        TruncationCounts f = count_for(st, out.smoother.ilu_l.val);
+        f += count_for(st, out.smoother.ilu_u.val);
+        const std::int64_t entries = out.smoother.ilu_l.nnz() + out.smoother.ilu_u.nnz();
+        if (f.overflow > 0 ||
+            (automatic && static_cast<double>(f.underflow + f.subnormal) >
+                              kAutoUnderflowFraction * static_cast<double>(entries))) {
+            return keep(fmt::format(
+                "ILU(0) factors out of {} range ({} of {} entries overflow, {} underflow or "
+                "turn subnormal)",
+                to_string(st), f.overflow, entries, f.underflow + f.subnormal));
+        }
     }
     if (d.overflow + d.underflow + d.subnormal > 0) {
         return keep(

@@ -93,6 +93,50 @@ void hybrid_gs(const TypedCsr<S>& a, const S* inv_d, const C* f, C* u, C* w1, bo
     }
 }
 
+/// u += U^{-1} L^{-1} (f - A u): block ILU(0) (smoother_setup.hpp), each row block's two
+/// triangular solves on one thread (the factors hold no entries outside a row's block). L has
+/// a unit diagonal, U's pivots enter as their inverses `inv_pivot`. With `u_zero` (u = 0 on
+/// entry) u = U^{-1} L^{-1} f, without the product A 0. `w1`, `w2` are work vectors.
+template <class S, class C>
+void ilu0(const TypedCsr<S>& a, const TypedCsr<S>& l, const TypedCsr<S>& upper, const S* inv_pivot,
+          const std::int64_t* block_ptr, std::int64_t blocks, const C* f, C* u, C* w1, C* w2,
+          bool u_zero) {
+    const C* r = f;
+    if (!u_zero) {
+        residual(a, f, u, w1);
+        r = w1;
+    }
+    // A block's rows of r are read only by its own forward solve, so the backward solve may
+    // write them (r is w1 unless u_zero).
+    C* out = u_zero ? u : w1;
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t b0 = block_ptr[b], b1 = block_ptr[b + 1];
+        kernels::csr::CsrGsArgs<S, C> q;
+        q.row_begin = b0;
+        q.row_end = b1;
+        std::fill(w2 + b0, w2 + b1, C{0});
+        q.a = l.view();
+        q.b = r;
+        q.x = w2;
+        q.outside = w2;
+        q.forward = true;
+        kernels::csr::gs_sweep(q);
+        std::fill(out + b0, out + b1, C{0});
+        q.a = upper.view();
+        q.inv_d = inv_pivot;
+        q.b = w2;
+        q.x = out;
+        q.outside = out;
+        q.forward = false;
+        kernels::csr::gs_sweep(q);
+    }
+    if (u_zero) return;
+    const std::int64_t n = a.rows;
+#pragma omp parallel for schedule(static) if (n > kParallelVector)
+    for (std::int64_t i = 0; i < n; ++i) u[i] += w1[i];
+}
+
 /// Chebyshev iteration of `degree` steps preconditioned by D^{-1} on [alpha, beta]
 /// (Saad, Iterative Methods, Algorithm 12.1).
 template <class S, class C>

@@ -7,6 +7,8 @@
 #include <limits>
 #include <numeric>
 
+#include <omp.h>
+
 #include "mpmg/errors.hpp"
 
 extern "C" {
@@ -149,6 +151,82 @@ std::vector<double> diagonal(const CsrMatrix& a, bool l1) {
     return d;
 }
 
+// Block ILU(0) (see the header) into s.ilu_l, s.ilu_u, s.inv_diag and s.block_ptr. Row i's
+// values inside its block are spread into `w` at their columns (the others stay 0); each
+// k < i of its pattern in turn gives l_ik = w_k / u_kk and removes l_ik times U's row k from
+// the positions row i has (ILU(0) drops the rest), in ascending k as IKJ needs.
+void ilu0_setup(const CsrMatrix& a, int threads, int level, const std::int64_t* row_ids,
+                SmootherData& s) {
+    const std::int64_t n = a.rows;
+    const std::int64_t nb = n > kIluBlockRows ? std::max(1, threads) : 1;
+    s.block_ptr.resize(static_cast<std::size_t>(nb + 1));
+    for (std::int64_t b = 0; b <= nb; ++b) s.block_ptr[static_cast<std::size_t>(b)] = n * b / nb;
+    s.inv_diag.assign(static_cast<std::size_t>(n), 0.0);
+    CsrMatrix& l = s.ilu_l;
+    CsrMatrix& u = s.ilu_u;
+    l = CsrMatrix{};
+    u = CsrMatrix{};
+    l.rows = l.cols = u.rows = u.cols = n;
+    l.row_ptr.reserve(static_cast<std::size_t>(n + 1));
+    u.row_ptr.reserve(static_cast<std::size_t>(n + 1));
+    std::vector<double> w(static_cast<std::size_t>(n), 0.0);
+    std::vector<char> in_row(static_cast<std::size_t>(n), 0);
+    for (std::int64_t b = 0; b < nb; ++b) {
+        const std::int64_t b0 = s.block_ptr[static_cast<std::size_t>(b)];
+        const std::int64_t b1 = s.block_ptr[static_cast<std::size_t>(b + 1)];
+        for (std::int64_t i = b0; i < b1; ++i) {
+            const auto p0 = static_cast<std::size_t>(a.row_ptr[i]);
+            const auto p1 = static_cast<std::size_t>(a.row_ptr[i + 1]);
+            double big = 0.0;
+            for (std::size_t p = p0; p < p1; ++p) {
+                const std::int64_t j = a.col[p];
+                big = std::max(big, std::fabs(a.val[p]));
+                if (j < b0 || j >= b1) continue;
+                w[static_cast<std::size_t>(j)] = a.val[p];
+                in_row[static_cast<std::size_t>(j)] = 1;
+            }
+            for (std::size_t p = p0; p < p1; ++p) {
+                const std::int64_t k = a.col[p];
+                if (k < b0) continue;
+                if (k >= i) break;  // columns are sorted
+                const double lik = w[static_cast<std::size_t>(k)] * s.inv_diag[k];
+                w[static_cast<std::size_t>(k)] = lik;
+                for (std::int64_t q = u.row_ptr[k]; q < u.row_ptr[k + 1]; ++q) {
+                    const auto j = static_cast<std::size_t>(u.col[q]);
+                    if (in_row[j]) w[j] -= lik * u.val[q];
+                }
+            }
+            const double pivot = in_row[static_cast<std::size_t>(i)] ? w[i] : 0.0;
+            // A pivot at rounding level of its row is cancellation, not a value.
+            if (!std::isfinite(pivot) || !(std::fabs(pivot) > 1e-14 * big)) {
+                throw NumericalError(fmt::format(
+                    "AMG level {}: ILU(0) pivot {:.3g} at row {} (row's largest entry {:.3g}); "
+                    "the ilu0 smoother cannot factor this level: try --smoother l1-jacobi, "
+                    "chebyshev or block-jacobi",
+                    level, pivot, row_ids ? row_ids[i] : i, big));
+            }
+            s.inv_diag[static_cast<std::size_t>(i)] = 1.0 / pivot;
+            for (std::size_t p = p0; p < p1; ++p) {
+                const std::int64_t j = a.col[p];
+                if (j < b0 || j >= b1) continue;
+                if (j < i) {
+                    s.ilu_largest_l =
+                        std::max(s.ilu_largest_l, std::fabs(w[static_cast<std::size_t>(j)]));
+                }
+                if (j != i) {
+                    CsrMatrix& t = j < i ? l : u;
+                    t.col.push_back(j);
+                    t.val.push_back(w[static_cast<std::size_t>(j)]);
+                }
+                w[static_cast<std::size_t>(j)] = 0.0;
+                in_row[static_cast<std::size_t>(j)] = 0;
+            }
+            l.row_ptr.push_back(l.nnz());
+            u.row_ptr.push_back(u.nnz());
+        }
+    }
+}
+
 }  // namespace
 
 double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d) {
@@ -197,15 +275,13 @@ std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block) {
 }
 
 SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level,
-                            int max_block, const std::int64_t* row_ids) {
-    if (kind == SmootherKind::ilu0) {
-        throw Unsupported(fmt::format(
-            "--smoother {}: the AMG path offers jacobi, block-jacobi, l1-jacobi, symgs (hybrid) "
-            "and chebyshev",
-            to_string(kind)));
-    }
+                            int max_block, const std::int64_t* row_ids, int threads) {
     SmootherData s;
     s.kind = kind;
+    if (kind == SmootherKind::ilu0) {
+        ilu0_setup(a, threads > 0 ? threads : omp_get_max_threads(), level, row_ids, s);
+        return s;
+    }
     if (kind == SmootherKind::block_jacobi) {
         s.omega = jacobi_weight;
         block_setup(a, max_block, level, row_ids, s);

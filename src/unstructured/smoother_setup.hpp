@@ -12,6 +12,11 @@
 //              consecutive supervariables merged while the block stays <= 32 rows. Each block is
 //              inverted in FP64 by LAPACK (dgetrf/dgetri); a block that is singular or whose
 //              pivots span more than 1e14 is replaced by its diagonal (point Jacobi on its rows).
+//   ilu0       block ILU(0): x += U^{-1} L^{-1} (b - A x), L U the incomplete LU on A's pattern
+//              (Saad, Iterative Methods, Algorithm 10.4, IKJ order) of each diagonal block of
+//              rows [block_ptr[b], block_ptr[b+1]): one block per thread at setup beyond
+//              kIluBlockRows rows, so the triangular solves run in parallel, the couplings
+//              between blocks entering through the residual (as hybrid Gauss-Seidel's do).
 #pragma once
 
 #include <cstdint>
@@ -26,18 +31,29 @@ namespace mpmg {
 inline constexpr int kPowerIterations = 10;
 inline constexpr int kChebyshevDegree = 2;  // FGCS'23 §4.2.3: 2 iterations per smoothing
 inline constexpr int kMaxJacobiBlock = 32;  // FGCS'23 §4.2.3: Ginkgo's maximum block size
+/// ilu0 factors one block per thread from this many rows (hybrid Gauss-Seidel's threshold).
+inline constexpr std::int64_t kIluBlockRows = 4096;
 
 struct SmootherData {
     SmootherKind kind = SmootherKind::jacobi;
-    std::vector<double> inv_diag;    ///< 1/a_ii, or 1/d_l1_i for l1_jacobi and chebyshev
+    std::vector<double> inv_diag;    ///< 1/a_ii, or 1/d_l1_i for l1_jacobi and chebyshev;
+                                     ///< ilu0: 1/u_ii, the inverse pivots
     double omega = 1.0;              ///< Jacobi weight (1 for the others)
     double alpha = 0.0, beta = 0.0;  ///< Chebyshev interval
     double lambda_max = 0.0;         ///< estimate of the largest eigenvalue of D_l1^{-1} A
     /// block_jacobi: block b holds rows block_ptr[b] .. block_ptr[b+1]-1; its inverse
     /// (column-major, as LAPACK returns it and the sweep reads it; size^2 values) starts at
     /// inv_blocks[inv_ptr[b]]. inv_diag is left empty.
+    /// ilu0: the row blocks factored on their own (inv_ptr and inv_blocks stay empty).
     std::vector<std::int64_t> block_ptr, inv_ptr;
     std::vector<double> inv_blocks;
+    /// ilu0: L without its unit diagonal and U without its diagonal (the pivots), each holding
+    /// only the entries inside its row's block.
+    CsrMatrix ilu_l, ilu_u;
+    /// ilu0: the largest |l_ij|. Large values (watt_2: 1.7e7) mark unstable factors, whose
+    /// triangular solves amplify errors (Chow and Saad, "Experimental study of ILU
+    /// preconditioners for indefinite matrices", 1997): ILU(0) smooths such a level poorly.
+    double ilu_largest_l = 0.0;
     std::int64_t diagonal_blocks = 0;  ///< blocks replaced by their diagonal (near singular)
     int largest_block = 0;
     /// Largest 1-norm condition number ||B||_1 ||B^{-1}||_1 over the inverted blocks: B^{-1}
@@ -53,10 +69,12 @@ double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d);
 /// at most `max_block` rows (clamped to 1 .. kMaxJacobiBlock).
 std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block = kMaxJacobiBlock);
 
-/// Computes the smoother data of `a`. Throws Unsupported for ilu0, NumericalError naming `level`
-/// and the row for a zero (or non-finite) diagonal: row i is named row_ids[i] when given (a
-/// distributed level's rows in the user's numbering), else i.
+/// Computes the smoother data of `a` with `threads` (the OpenMP maximum when 0) setting
+/// ilu0's blocks. Throws NumericalError naming `level` and the row for a zero (or non-finite)
+/// diagonal or ILU(0) pivot: row i is named row_ids[i] when given (a distributed level's rows in
+/// the user's numbering), else i.
 SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi_weight, int level,
-                            int max_block = kMaxJacobiBlock, const std::int64_t* row_ids = nullptr);
+                            int max_block = kMaxJacobiBlock, const std::int64_t* row_ids = nullptr,
+                            int threads = 0);
 
 }  // namespace mpmg
