@@ -287,7 +287,7 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
     }
     // The distributed coarsest solve: a coarsest level too large for the LU (max_levels reached
     // with large blocks; coarse_sweeps_for) keeps its blocks and takes its symmetric sweeps with
-    // the hybrid smoother on every process, where gathering it would leave the others idle
+    // the distributed smoother on every process, where gathering it would leave the others idle
     // while rank 0 swept the whole level.
     if (last) {
         const int sweeps = coarse_sweeps_for(mg_, parts_.back().global().cells() * block_);
@@ -444,7 +444,7 @@ void DistHierarchy::scatter_from_root(const std::vector<double>& global,
 
 void DistHierarchy::cycle(int l, CycleKind kind) {
     const int nd = static_cast<int>(dist_.size());
-    if (distributed_coarsest_ && l == nd - 1) {  // as run_cycle's coarsest level, hybrid
+    if (distributed_coarsest_ && l == nd - 1) {  // as run_cycle's coarsest level
         Level& lev = *dist_.back();
         for (int s = 0; s < coarse_sweeps_; ++s) {
             lev.smooth(1, true);

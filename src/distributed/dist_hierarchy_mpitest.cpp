@@ -19,6 +19,7 @@
 #include "distributed/mpi_test_util.hpp"
 #include "io/problems.hpp"
 #include "multigrid/hierarchy.hpp"
+#include "structured/coarsen.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -80,6 +81,67 @@ TEST(DistHierarchyCycle, EqualsTheSerialCycleWhereverTheCoarseLevelsRun) {
         const double tol = plan.level(0).compute == Precision::fp64 ? 1e-12 : 1e-5;
         EXPECT_LE(diff, tol * scale) << "rank " << rank();
     }
+}
+
+// Symmetric Gauss-Seidel on a z-split (1 x 1 x P) level is exact in one global order: the
+// lowest plane of every process but the bottom one comes last (level.cpp z_ordered_sweep). One
+// level smoothed once each way from zero equals that order's forward and backward sweeps, done
+// here cell by cell on the whole matrix; the hybrid sweep (neighbours' values from before the
+// sweep) differs from it by the size of the update.
+TEST(DistHierarchyCycle, ZSplitSymGsIsExactInTheDeferredPlaneOrder) {
+    const Box box{9, 7, 48};  // 756 cells per block and more on up to 4 processes
+    const SgDiaMatrix<double> a = laplace27(box);
+    const CsrMatrix c = to_csr(a);
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::symgs;
+    mg.max_levels = 1;
+    mg.coarse_solver = CoarseSolverKind::smoother;
+    mg.coarse_sweeps = 1;
+    const PrecisionPlan plan = parse_precision("K64P64D64");
+    const Partition p(box, size(), rank());
+    ASSERT_EQ(p.dims()[0] * p.dims()[1], 1);
+    const GhostedRows rows0 = ghosted_from_global(a, p, kGalerkinMargin);
+    DistHierarchy dist(rows0, p, mg, plan, MPI_COMM_WORLD);
+    // The order: the bottom process's planes, every other process's planes but its lowest,
+    // then those lowest planes.
+    std::vector<int> planes, deferred;
+    for (int r = 0; r < size(); ++r) {
+        const int k0 = p.lo(r)[2], k1 = k0 + p.box(r).nz;
+        for (int k = r == 0 ? k0 : k0 + 1; k < k1; ++k) planes.push_back(k);
+        if (r > 0) deferred.push_back(k0);
+    }
+    planes.insert(planes.end(), deferred.begin(), deferred.end());
+    std::vector<double> r(static_cast<std::size_t>(a.rows()));
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = std::sin(0.37 * static_cast<double>(i)) + 0.2;
+    std::vector<double> x(r.size(), 0.0);
+    const std::int64_t per_plane = std::int64_t{box.nx} * box.ny;
+    const auto relax = [&](std::int64_t i) {
+        double s = r[static_cast<std::size_t>(i)], d = 0.0;
+        for (std::int64_t q = c.row_ptr[i]; q < c.row_ptr[i + 1]; ++q) {
+            if (c.col[q] == i) {
+                d = c.val[q];
+            } else {
+                s -= c.val[q] * x[static_cast<std::size_t>(c.col[q])];
+            }
+        }
+        x[static_cast<std::size_t>(i)] = s / d;
+    };
+    for (int k : planes) {
+        for (std::int64_t i = k * per_plane; i < (k + 1) * per_plane; ++i) relax(i);
+    }
+    for (auto k = planes.rbegin(); k != planes.rend(); ++k) {
+        for (std::int64_t i = (*k + 1) * per_plane; i-- > *k * per_plane;) relax(i);
+    }
+    const std::vector<double> want = extract_local(x, p, 1);
+    const std::vector<double> mine_r = extract_local(r, p, 1);
+    std::vector<double> got(mine_r.size());
+    dist.apply(mine_r.data(), got.data());
+    double diff = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        diff = std::max(diff, std::fabs(got[i] - want[i]));
+        scale = std::max(scale, std::fabs(want[i]));
+    }
+    EXPECT_LE(diff, 1e-13 * scale) << "rank " << rank() << " of " << size();
 }
 
 }  // namespace

@@ -77,6 +77,11 @@ HaloBoundary::HaloBoundary(const SgDiaMatrix<double>& rows, const std::array<int
                            const Partition& p, Precision storage, MPI_Comm comm,
                            TruncationCounts& counts, const std::vector<double>* s)
     : halo_(p, rows.block(), rows.stencil().offsets(), comm) {
+    if (p.dims()[0] == 1 && p.dims()[1] == 1 && p.size() > 1) {
+        int planes = p.global().nz;
+        for (int r = 0; r < p.size(); ++r) planes = std::min(planes, p.box(r).nz);
+        if (planes >= 2) z_split_ = p.coord(p.rank())[2] == 0 ? ZSplit::bottom : ZSplit::above;
+    }
     switch (storage) {
         case Precision::fp64:
             coupling_ = GhostCoupling::build<double>(rows, rows_lo, p, halo_, counts, s);

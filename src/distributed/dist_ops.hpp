@@ -112,6 +112,7 @@ public:
     void subtract(const double* u, double* y) override { apply(u, y); }
     void subtract(const float* u, float* y) override { apply(u, y); }
     const std::vector<std::int64_t>& rows() const override { return coupling_.rows(); }
+    ZSplit z_split() const override { return z_split_; }
 
 private:
     template <class T>
@@ -121,6 +122,7 @@ private:
     }
     Halo halo_;
     GhostCoupling coupling_;
+    ZSplit z_split_ = ZSplit::none;
 };
 
 /// The operator-dependent weights of one directional step (DirectionalTransfer's w_left and

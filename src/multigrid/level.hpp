@@ -57,6 +57,11 @@ public:
     /// The largest of every process's `local` (collective), for a level whose right-hand side
     /// scale must be the same on all processes (the AMG level's underflow guard).
     virtual double global_max(double local) { return local; }
+    /// Where this process's box lies when the level is a z-split: every process's box spans the
+    /// whole grid in x and y and at least 2 planes in z, so its only neighbours lie below and
+    /// above it. Then the level's Gauss-Seidel sweeps are exact in a permuted order (level.cpp).
+    enum class ZSplit { none, bottom, above };
+    virtual ZSplit z_split() const { return ZSplit::none; }
 };
 
 /// A level's matrix in FP16 without rounding: A = scale x m, value by value (scale 1 when FP16

@@ -106,6 +106,26 @@ void for_lines(const kernels::SgDiaGeom& g, bool serial, F f) {
     }
 }
 
+/// f(line_begin, line_end) over the lines of the planes [planes.begin, planes.end), split over
+/// the threads as for_lines splits all of them.
+template <class F>
+void for_plane_lines(const kernels::SgDiaGeom& g, PlaneRange planes, bool serial, F f) {
+    const std::int64_t first = std::int64_t{planes.begin} * g.ny;
+    const std::int64_t last = planes.end < 0 ? g.lines() : std::int64_t{planes.end} * g.ny;
+    const std::int64_t lines = last - first;
+    if (lines <= 0) return;
+    if (serial) {
+        f(first, last);
+        return;
+    }
+#pragma omp parallel
+    {
+        const std::int64_t t = omp_get_thread_num();
+        const std::int64_t nt = omp_get_num_threads();
+        f(first + lines * t / nt, first + lines * (t + 1) / nt);
+    }
+}
+
 /// y = A x over all lines; with `mirror_lower` the offsets before the centre read their
 /// mirrors' values (kernels::SgDiaGeom::mirror_lower).
 template <class S, class C>
@@ -236,18 +256,19 @@ bool exactly_symmetric(const SgDiaMatrix<S>& a) {
 }
 
 template <class S, class C>
-void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r) {
+void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r, PlaneRange planes) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    for_lines(g, run_serial(a.box()),
-              [&](std::int64_t lb, std::int64_t le) { kernels::residual(g, v, b, x, r, lb, le); });
+    for_plane_lines(g, planes, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
+        kernels::residual(g, v, b, x, r, lb, le);
+    });
 }
 
 template <class S, class C>
-void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r) {
+void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r, PlaneRange planes) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    for_lines(g, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
+    for_plane_lines(g, planes, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
         kernels::upper_residual(g, v, x, r, lb, le);
     });
 }
@@ -265,12 +286,16 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) 
 // it reproduces the sequential sweep bitwise, documented there); each run of lines is one
 // kernels::gs_lines call, sequential in i.
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess) {
+void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess,
+              PlaneRange planes) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(a.box()),
+    const int k0 = planes.begin, k1 = planes.end < 0 ? g.nz : planes.end;
+    if (k1 <= k0) return;
+    const std::int64_t first = std::int64_t{k0} * g.ny;
+    gs_lines_ordered(g.ny, k1 - k0, forward, !run_serial(a.box()),
                      [&](std::int64_t lb, std::int64_t le) {
-                         kernels::gs_lines(g, v, b, x, lb, le, forward, zero_guess);
+                         kernels::gs_lines(g, v, b, x, first + lb, first + le, forward, zero_guess);
                      });
 }
 
@@ -340,27 +365,18 @@ template void spmv_mirrored<half, double>(const SgDiaMatrix<half>&, const double
 template void spmv_mirrored<float, float>(const SgDiaMatrix<float>&, const float*, float*);
 template void spmv_mirrored<half, float>(const SgDiaMatrix<half>&, const float*, float*);
 
-template void residual<double, double>(const SgDiaMatrix<double>&, const double*, const double*,
-                                       double*);
-template void residual<float, double>(const SgDiaMatrix<float>&, const double*, const double*,
-                                      double*);
-template void residual<half, double>(const SgDiaMatrix<half>&, const double*, const double*,
-                                     double*);
-template void residual<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, const double*,
-                                         double*);
-template void residual<float, float>(const SgDiaMatrix<float>&, const float*, const float*, float*);
-template void residual<half, float>(const SgDiaMatrix<half>&, const float*, const float*, float*);
-template void residual<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, const float*,
-                                        float*);
-
-template void upper_residual<double, double>(const SgDiaMatrix<double>&, const double*, double*);
-template void upper_residual<float, double>(const SgDiaMatrix<float>&, const double*, double*);
-template void upper_residual<half, double>(const SgDiaMatrix<half>&, const double*, double*);
-template void upper_residual<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*,
-                                               double*);
-template void upper_residual<float, float>(const SgDiaMatrix<float>&, const float*, float*);
-template void upper_residual<half, float>(const SgDiaMatrix<half>&, const float*, float*);
-template void upper_residual<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*);
+#define MPMG_PLANE_OPS(S, C)                                                                 \
+    template void residual<S, C>(const SgDiaMatrix<S>&, const C*, const C*, C*, PlaneRange); \
+    template void upper_residual<S, C>(const SgDiaMatrix<S>&, const C*, C*, PlaneRange);     \
+    template void gs_sweep<S, C>(const SgDiaMatrix<S>&, const C*, C*, bool, bool, PlaneRange);
+MPMG_PLANE_OPS(double, double)
+MPMG_PLANE_OPS(float, double)
+MPMG_PLANE_OPS(half, double)
+MPMG_PLANE_OPS(bfloat16, double)
+MPMG_PLANE_OPS(float, float)
+MPMG_PLANE_OPS(half, float)
+MPMG_PLANE_OPS(bfloat16, float)
+#undef MPMG_PLANE_OPS
 
 template void jacobi<double, double>(const SgDiaMatrix<double>&, const double*, const double*,
                                      double*, double);
@@ -376,18 +392,6 @@ template void jacobi<half, float>(const SgDiaMatrix<half>&, const float*, const 
                                   float);
 template void jacobi<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, const float*,
                                       float*, float);
-
-template void gs_sweep<double, double>(const SgDiaMatrix<double>&, const double*, double*, bool,
-                                       bool);
-template void gs_sweep<float, double>(const SgDiaMatrix<float>&, const double*, double*, bool,
-                                      bool);
-template void gs_sweep<half, double>(const SgDiaMatrix<half>&, const double*, double*, bool, bool);
-template void gs_sweep<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*, bool,
-                                         bool);
-template void gs_sweep<float, float>(const SgDiaMatrix<float>&, const float*, float*, bool, bool);
-template void gs_sweep<half, float>(const SgDiaMatrix<half>&, const float*, float*, bool, bool);
-template void gs_sweep<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*, bool,
-                                        bool);
 
 // Block (BlockSoa) operations.
 

@@ -51,14 +51,22 @@ void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y);
 template <class S, class C>
 double spmv_dot(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower, double scale);
 
-/// r = b - A x.
+/// The planes k = begin .. end-1 of a box (end -1: to the last): what the operations below
+/// that take one restrict themselves to (the pieces of a distributed level's permuted-order
+/// Gauss-Seidel sweep, multigrid/level.cpp).
+struct PlaneRange {
+    int begin = 0;
+    int end = -1;
+};
+
+/// r = b - A x (on the rows of `planes`).
 template <class S, class C>
-void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r);
+void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r, PlaneRange planes = {});
 
 /// r = -U x (kernels::upper_residual): equals b - A x when x is the result of one forward
 /// Gauss-Seidel sweep on b from x = 0, at half the matrix traffic.
 template <class S, class C>
-void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r);
+void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r, PlaneRange planes = {});
 
 /// x_new = x + omega D^{-1} (b - A x), D the point-block diagonal (x_new and x distinct).
 template <class S, class C>
@@ -66,9 +74,11 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);
 
 /// One lexicographic (point-block) Gauss-Seidel sweep in place: cells in increasing index if
 /// `forward`, else decreasing. Parallel by a wavefront over lines, and bitwise identical to the
-/// sequential sweep for any thread count (see sgdia_ops.cpp).
+/// sequential sweep for any thread count (see sgdia_ops.cpp). With `planes`, only their cells
+/// are swept (reading the others' current values).
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false);
+void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false,
+              PlaneRange planes = {});
 
 // The same four operations on the re-laid-out copy of an r x r block matrix (r = 2..4) that the
 // block SIMD kernels use (kernels/sgdia_block.hpp); same parallelisation, and the wavefront
