@@ -116,7 +116,7 @@ public:
         upper_residual_ok_ = blocks_.empty() && smoother_ != SmootherKind::jacobi &&
                              smoother_ != SmootherKind::ilu0 && report.counts.overflow == 0 &&
                              report.counts.nonfinite_input == 0;
-        if (boundary_ && blocks_.empty() && smoother_ == SmootherKind::symgs) {
+        if (boundary_ && smoother_ == SmootherKind::symgs) {
             z_split_ = boundary_->z_split();
         }
     }
@@ -360,18 +360,26 @@ private:
         // planes reads no neighbour's values (those it would read are still 0).
         if (forward) {
             if (!zero) subtract_ghosts();
-            gs_sweep(*a_ptr_, f_.data(), u_.data(), true, zero, rest);
+            sweep(true, zero, rest);
             if (!zero) restore_ghost_rows();
             subtract_ghosts();
-            if (above) gs_sweep(*a_ptr_, f_.data(), u_.data(), true, false, lowest);
+            if (above) sweep(true, false, lowest);
             restore_ghost_rows();
         } else {
             if (!zero) subtract_ghosts();
-            if (above) gs_sweep(*a_ptr_, f_.data(), u_.data(), false, zero, lowest);
+            if (above) sweep(false, zero, lowest);
             if (!zero) restore_ghost_rows();
             subtract_ghosts();
-            gs_sweep(*a_ptr_, f_.data(), u_.data(), false, false, rest);
+            sweep(false, false, rest);
             restore_ghost_rows();
+        }
+    }
+    // One Gauss-Seidel sweep over `planes` of the point or block matrix.
+    void sweep(bool forward, bool zero_guess, PlaneRange planes) {
+        if (blocks_.empty()) {
+            gs_sweep(*a_ptr_, f_.data(), u_.data(), forward, zero_guess, planes);
+        } else {
+            gs_sweep(blocks_, f_.data(), u_.data(), forward, zero_guess, planes);
         }
     }
     // f̂ -= G û_ghost on the rows coupled to other processes, keeping their f̂ to restore.

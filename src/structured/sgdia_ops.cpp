@@ -323,11 +323,16 @@ void jacobi(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, 
 }
 
 template <class S, class C>
-void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, bool zero_guess) {
+void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, bool zero_guess,
+              PlaneRange planes) {
     const kernels::SgDiaGeom g = a.geom();
-    gs_lines_ordered(g.ny, g.nz, forward, !run_serial(g), [&](std::int64_t lb, std::int64_t le) {
+    const int k0 = planes.begin, k1 = planes.end < 0 ? g.nz : planes.end;
+    if (k1 <= k0) return;
+    const std::int64_t first = std::int64_t{k0} * g.ny;
+    gs_lines_ordered(g.ny, k1 - k0, forward, !run_serial(g), [&](std::int64_t lb, std::int64_t le) {
         for (std::int64_t s = 0; s < le - lb; ++s) {
-            kernels::block_gs_line(a, b, x, forward ? lb + s : le - 1 - s, forward, zero_guess);
+            kernels::block_gs_line(a, b, x, first + (forward ? lb + s : le - 1 - s), forward,
+                                   zero_guess);
         }
     });
 }
@@ -437,18 +442,18 @@ template void jacobi<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&,
                                       const float*, float*, float);
 
 template void gs_sweep<double, double>(const kernels::BlockSoa<double, double>&, const double*,
-                                       double*, bool, bool);
+                                       double*, bool, bool, PlaneRange);
 template void gs_sweep<float, double>(const kernels::BlockSoa<float, double>&, const double*,
-                                      double*, bool, bool);
+                                      double*, bool, bool, PlaneRange);
 template void gs_sweep<half, double>(const kernels::BlockSoa<half, double>&, const double*, double*,
-                                     bool, bool);
+                                     bool, bool, PlaneRange);
 template void gs_sweep<bfloat16, double>(const kernels::BlockSoa<bfloat16, double>&, const double*,
-                                         double*, bool, bool);
+                                         double*, bool, bool, PlaneRange);
 template void gs_sweep<float, float>(const kernels::BlockSoa<float, float>&, const float*, float*,
-                                     bool, bool);
+                                     bool, bool, PlaneRange);
 template void gs_sweep<half, float>(const kernels::BlockSoa<half, float>&, const float*, float*,
-                                    bool, bool);
+                                    bool, bool, PlaneRange);
 template void gs_sweep<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
-                                        float*, bool, bool);
+                                        float*, bool, bool, PlaneRange);
 
 }  // namespace mpmg

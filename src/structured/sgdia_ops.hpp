@@ -91,6 +91,6 @@ template <class S, class C>
 void jacobi(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, C omega);
 template <class S, class C>
 void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward,
-              bool zero_guess = false);
+              bool zero_guess = false, PlaneRange planes = {});
 
 }  // namespace mpmg
