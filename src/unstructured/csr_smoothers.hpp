@@ -112,24 +112,23 @@ void ilu0(const TypedCsr<S>& a, const TypedCsr<S>& l, const TypedCsr<S>& upper, 
 #pragma omp parallel for schedule(static) if (blocks > 1)
     for (std::int64_t b = 0; b < blocks; ++b) {
         const std::int64_t b0 = block_ptr[b], b1 = block_ptr[b + 1];
-        kernels::csr::CsrGsArgs<S, C> q;
-        q.row_begin = b0;
-        q.row_end = b1;
-        std::fill(w2 + b0, w2 + b1, C{0});
-        q.a = l.view();
-        q.b = r;
-        q.x = w2;
-        q.outside = w2;
-        q.forward = true;
-        kernels::csr::gs_sweep(q);
-        std::fill(out + b0, out + b1, C{0});
-        q.a = upper.view();
-        q.inv_d = inv_pivot;
-        q.b = w2;
-        q.x = out;
-        q.outside = out;
-        q.forward = false;
-        kernels::csr::gs_sweep(q);
+        // x = T^{-1} rhs on the block's rows, T triangular: a Gauss-Seidel sweep from x = 0.
+        const auto solve = [&](const TypedCsr<S>& t, const S* inv_d, const C* rhs, C* x,
+                               bool forward) {
+            std::fill(x + b0, x + b1, C{0});
+            kernels::csr::CsrGsArgs<S, C> q;
+            q.a = t.view();
+            q.inv_d = inv_d;
+            q.b = rhs;
+            q.x = x;
+            q.outside = x;
+            q.row_begin = b0;
+            q.row_end = b1;
+            q.forward = forward;
+            kernels::csr::gs_sweep(q);
+        };
+        solve(l, nullptr, r, w2, true);
+        solve(upper, inv_pivot, w2, out, false);
     }
     if (u_zero) return;
     const std::int64_t n = a.rows;
