@@ -423,7 +423,8 @@ private:
     enum class UState { other, zero, forward_from_zero };
     UState u_state_ = UState::other;
     bool upper_residual_ok_ = false;  ///< this level may restrict -U û (see the constructor)
-    /// A distributed point SymGS level on a z-split: sweeps in the permuted exact order.
+    /// A distributed SymGS level (point or block) on a z-split: sweeps in the exact permuted
+    /// order (z_ordered_sweep).
     LevelBoundary::ZSplit z_split_ = LevelBoundary::ZSplit::none;
     std::vector<C> f_, u_, r_;  // r_ doubles as scratch for Jacobi and corrections
     std::vector<C> s_, inv_s_;
