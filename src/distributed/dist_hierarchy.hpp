@@ -8,18 +8,19 @@
 // partition. Each is the serial level (multigrid/level.hpp,
 // with its kernels, zero-guess first sweep and upper-half residual) built on the process's
 // block, plus a HaloBoundary for the entries that couple it to other processes: Gauss-Seidel
-// is hybrid (lexicographic inside a process, Jacobi across process boundaries with halo values
-// from before the sweep), residuals and transfers exchange halos so they equal the serial
-// ones. Once a level's process blocks get small, the remaining levels are agglomerated. Where
-// merging 2 x 2 x 2 blocks into one (Partition::merged) leaves at least two processes with
-// blocks large enough again, the holders of the merged blocks gather their rows and build the
-// rest as a nested DistHierarchy over their own communicator (which agglomerates again in
-// turn; the others wait for the correction in the scatter): the coarse levels of a run on
+// is exact in a permuted order on a 1 x 1 x P split (each process's lowest plane last,
+// level.cpp z_ordered_sweep), else hybrid (lexicographic inside a process, Jacobi across
+// process boundaries with halo values from before the sweep), residuals and transfers exchange
+// halos so they equal the serial ones. Once a level's process blocks get small, the remaining
+// levels are agglomerated. Where merging 2 x 2 x 2 blocks into one (Partition::merged) leaves at
+// least two processes with blocks large enough again, the holders of the merged blocks gather their
+// rows and build the rest as a nested DistHierarchy over their own communicator (which agglomerates
+// again in turn; the others wait for the correction in the scatter): the coarse levels of a run on
 // many processes shrink onto 1/8 of them per stage instead of all onto one. Else rank 0
 // gathers that level, coarsens it further and runs those levels with the serial hierarchy's
 // cycle (with its LU on the coarsest); it broadcasts their reports. A coarsest level too large
 // for that LU (max_levels reached while the blocks are still large) is not gathered: it stays
-// distributed and takes its symmetric sweeps (coarse_sweeps) with the hybrid smoother on every
+// distributed and takes its symmetric sweeps (coarse_sweeps) with the distributed smoother on every
 // process, the distributed coarsest solve.
 #pragma once
 

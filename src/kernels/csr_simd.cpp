@@ -199,6 +199,7 @@ void gs_rows(const CsrGsArgs<S, C>& q) {
     const hn::ScalableTag<C> d;
     const CsrView<S>& a = q.a;
     const bool split = q.outside != q.x;
+    const bool unit = q.inv_d == nullptr;
     const std::int64_t n = q.row_end - q.row_begin;
     for (std::int64_t k = 0; k < n; ++k) {
         const std::int64_t i = q.forward ? q.row_begin + k : q.row_end - 1 - k;
@@ -215,7 +216,7 @@ void gs_rows(const CsrGsArgs<S, C>& q) {
             s = row_dot<K>(d, a, p0, p1, base, static_cast<const C*>(q.x));
         }
         const C r = q.b[i] - s;
-        q.x[i] += q.inv_d != nullptr ? load_conv1<C>(q.inv_d + i) * r : r;
+        q.x[i] += unit ? r : load_conv1<C>(q.inv_d + i) * r;
     }
 }
 

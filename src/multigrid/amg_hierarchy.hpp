@@ -54,8 +54,8 @@ class AmgHierarchy {
 public:
     /// Builds all levels from the FP64 finest operator `a` (square). The coarsening stops when
     /// a level has at most mg.max_coarse_rows rows. Throws NumericalError for a zero diagonal
-    /// (smoothers) or a singular coarsest level, Unsupported for an unsupported smoother or
-    /// precision pair.
+    /// (smoothers), a zero ILU(0) pivot or a singular coarsest level, Unsupported for an
+    /// unsupported precision pair.
     AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg, const PrecisionPlan& plan,
                  const AmgSettings& settings = {});
 

@@ -44,7 +44,8 @@ bool needs_scaling(const CsrMatrix& a, Precision p) {
 TruncationCounts block_counts(Precision p, const SmootherData& s) {
     const double u = p == Precision::fp16 ? 0x1p-11 : 0x1p-8;
     TruncationCounts out;
-    const std::size_t nb = s.inv_ptr.empty() ? 0 : s.block_ptr.size() - 1;  // block Jacobi's
+    if (s.kind != SmootherKind::block_jacobi) return out;  // ilu0's row blocks invert nothing
+    const std::size_t nb = s.block_ptr.size() - 1;
     for (std::size_t b = 0; b < nb; ++b) {
         const std::int64_t m = s.block_ptr[b + 1] - s.block_ptr[b];
         const double* blk = s.inv_blocks.data() + s.inv_ptr[b];  // column-major

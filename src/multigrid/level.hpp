@@ -130,8 +130,9 @@ struct LevelSetup {
     SmootherKind smoother = SmootherKind::symgs;
     double jacobi_weight = 0.8;
     /// A distributed level's coupling to other processes (null: serial, the whole grid). The
-    /// matrix is then this process's block, and smoothing is hybrid: inside the block as on a
-    /// serial level, across its faces with the neighbours' values from before the sweep.
+    /// matrix is then this process's block. Gauss-Seidel is exact in a permuted order on a
+    /// z-split (LevelBoundary::z_split), else hybrid: inside the block as on a serial level,
+    /// across its faces with the neighbours' values from before the sweep.
     std::shared_ptr<LevelBoundary> boundary;
     /// The first cell of the level's matrix in the level's whole grid: (0, 0, 0) serially, the
     /// process's block corner on a distributed level (for messages that name a cell).

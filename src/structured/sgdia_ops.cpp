@@ -91,25 +91,10 @@ bool run_serial(const Box& box) { return box.cells() < kSerialCells || omp_get_m
 bool run_serial(const kernels::SgDiaGeom& g) { return run_serial(Box{g.nx, g.ny, g.nz}); }
 
 /// Runs f(line_begin, line_end) over all lines, one contiguous block of lines per thread.
+/// f(line_begin, line_end) over the lines of the planes [planes.begin, planes.end) (all by
+/// default), one contiguous range per thread unless `serial`.
 template <class F>
-void for_lines(const kernels::SgDiaGeom& g, bool serial, F f) {
-    const std::int64_t lines = g.lines();
-    if (serial) {
-        f(std::int64_t{0}, lines);
-        return;
-    }
-#pragma omp parallel
-    {
-        const std::int64_t t = omp_get_thread_num();
-        const std::int64_t nt = omp_get_num_threads();
-        f(lines * t / nt, lines * (t + 1) / nt);
-    }
-}
-
-/// f(line_begin, line_end) over the lines of the planes [planes.begin, planes.end), split over
-/// the threads as for_lines splits all of them.
-template <class F>
-void for_plane_lines(const kernels::SgDiaGeom& g, PlaneRange planes, bool serial, F f) {
+void for_lines(const kernels::SgDiaGeom& g, bool serial, F f, PlaneRange planes = {}) {
     const std::int64_t first = std::int64_t{planes.begin} * g.ny;
     const std::int64_t last = planes.end < 0 ? g.lines() : std::int64_t{planes.end} * g.ny;
     const std::int64_t lines = last - first;
@@ -124,6 +109,18 @@ void for_plane_lines(const kernels::SgDiaGeom& g, PlaneRange planes, bool serial
         const std::int64_t nt = omp_get_num_threads();
         f(first + lines * t / nt, first + lines * (t + 1) / nt);
     }
+}
+
+/// gs_lines_ordered over the planes [planes.begin, planes.end) of g: run_fn gets line numbers
+/// of the whole box.
+template <class F>
+void gs_planes_ordered(const kernels::SgDiaGeom& g, PlaneRange planes, bool forward, bool parallel,
+                       F&& run_fn) {
+    const int k1 = planes.end < 0 ? g.nz : planes.end;
+    if (k1 <= planes.begin) return;
+    const std::int64_t first = std::int64_t{planes.begin} * g.ny;
+    gs_lines_ordered(g.ny, k1 - planes.begin, forward, parallel,
+                     [&](std::int64_t lb, std::int64_t le) { run_fn(first + lb, first + le); });
 }
 
 /// y = A x over all lines; with `mirror_lower` the offsets before the centre read their
@@ -259,18 +256,20 @@ template <class S, class C>
 void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r, PlaneRange planes) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    for_plane_lines(g, planes, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
-        kernels::residual(g, v, b, x, r, lb, le);
-    });
+    for_lines(
+        g, run_serial(a.box()),
+        [&](std::int64_t lb, std::int64_t le) { kernels::residual(g, v, b, x, r, lb, le); },
+        planes);
 }
 
 template <class S, class C>
 void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r, PlaneRange planes) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    for_plane_lines(g, planes, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
-        kernels::upper_residual(g, v, x, r, lb, le);
-    });
+    for_lines(
+        g, run_serial(a.box()),
+        [&](std::int64_t lb, std::int64_t le) { kernels::upper_residual(g, v, x, r, lb, le); },
+        planes);
 }
 
 template <class S, class C>
@@ -290,13 +289,10 @@ void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero
               PlaneRange planes) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    const int k0 = planes.begin, k1 = planes.end < 0 ? g.nz : planes.end;
-    if (k1 <= k0) return;
-    const std::int64_t first = std::int64_t{k0} * g.ny;
-    gs_lines_ordered(g.ny, k1 - k0, forward, !run_serial(a.box()),
-                     [&](std::int64_t lb, std::int64_t le) {
-                         kernels::gs_lines(g, v, b, x, first + lb, first + le, forward, zero_guess);
-                     });
+    gs_planes_ordered(g, planes, forward, !run_serial(a.box()),
+                      [&](std::int64_t lb, std::int64_t le) {
+                          kernels::gs_lines(g, v, b, x, lb, le, forward, zero_guess);
+                      });
 }
 
 template <class S, class C>
@@ -326,13 +322,9 @@ template <class S, class C>
 void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, bool zero_guess,
               PlaneRange planes) {
     const kernels::SgDiaGeom g = a.geom();
-    const int k0 = planes.begin, k1 = planes.end < 0 ? g.nz : planes.end;
-    if (k1 <= k0) return;
-    const std::int64_t first = std::int64_t{k0} * g.ny;
-    gs_lines_ordered(g.ny, k1 - k0, forward, !run_serial(g), [&](std::int64_t lb, std::int64_t le) {
+    gs_planes_ordered(g, planes, forward, !run_serial(g), [&](std::int64_t lb, std::int64_t le) {
         for (std::int64_t s = 0; s < le - lb; ++s) {
-            kernels::block_gs_line(a, b, x, first + (forward ? lb + s : le - 1 - s), forward,
-                                   zero_guess);
+            kernels::block_gs_line(a, b, x, forward ? lb + s : le - 1 - s, forward, zero_guess);
         }
     });
 }
