@@ -11,6 +11,7 @@
 #include "api/guarded_solve.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
+#include "unstructured/csr_test_util.hpp"
 
 namespace mpmg {
 namespace {
@@ -101,7 +102,7 @@ TEST(Guard, OutOfIterationsAfterARebuildNamesTheWholeLimit) {
     o.max_iter = 6;
     o.multigrid.smoother = SmootherKind::symgs;
     SolveResult r;
-    run_guarded<double>(a, b, build, o, GuardFallbacks{SmootherKind::jacobi, {}}, r);
+    run_guarded<double>(a, b, build, o, GuardFallbacks{SmootherKind::jacobi, {}, {}}, r);
     EXPECT_EQ(builds, 2);
     ASSERT_EQ(r.guard_events.size(), 1u);
     EXPECT_NE(r.guard_events[0].find("cg: iteration 3"), std::string::npos) << r.guard_events[0];
@@ -139,7 +140,7 @@ TEST(Guard, ARebuildThatCannotBeSetUpEndsOrSkipsToGmres) {
                 std::make_unique<FakePreconditioner>(built.size() == 1 ? 3 : -1, breakdown));
         };
         SolveResult r;
-        run_guarded<double>(a, b, build, o, GuardFallbacks{SmootherKind::jacobi, {}}, r);
+        run_guarded<double>(a, b, build, o, GuardFallbacks{SmootherKind::jacobi, {}, {}}, r);
         for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
         ASSERT_EQ(r.guard_events.size(), 1u);
         const std::string& e = r.guard_events[0];
@@ -165,6 +166,97 @@ TEST(Guard, ARebuildThatCannotBeSetUpEndsOrSkipsToGmres) {
             EXPECT_NE(e.find("switched to GMRES"), std::string::npos) << e;
         }
     }
+}
+
+// The exact inverse of Diagonal: GMRES converges in one iteration.
+class InverseDiagonal final : public BuiltPreconditioner {
+public:
+    void apply(const double* r, double* z) override {
+        for (int i = 0; i < 100; ++i) z[i] = r[i] / (i + 1);
+    }
+    void apply(const float* r, float* z) override {
+        for (int i = 0; i < 100; ++i) z[i] = r[i] / static_cast<float>(i + 1);
+    }
+    const std::vector<LevelReport>& report() const override { return report_; }
+    double grid_complexity() const override { return 1.0; }
+    double operator_complexity() const override { return 1.0; }
+
+private:
+    std::vector<LevelReport> report_;
+};
+
+// A solve too slow to reach rtol within max_iter (GMRES(2) preconditioned by the identity) is
+// a smoother's problem, not range: the guard tries the path's stagnation smoothers in order
+// before it widens anything, passes over one that cannot be set up (ILU(0) on a zero pivot),
+// and goes on from the last iterate with the next.
+TEST(Guard, TooSlowTriesTheStagnationSmoothersInOrder) {
+    const Diagonal a;
+    const std::vector<double> b(100, 1.0);
+    std::vector<SmootherKind> built;
+    std::vector<std::string> plans;
+    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
+        built.push_back(mg.smoother);
+        plans.push_back(plan.notation());
+        if (mg.smoother == SmootherKind::ilu0) {
+            throw NumericalError("AMG level 0: ILU(0) pivot 0 at row 7 (test)");
+        }
+        if (mg.smoother == SmootherKind::l1_jacobi) {
+            return std::unique_ptr<BuiltPreconditioner>(std::make_unique<InverseDiagonal>());
+        }
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<FakePreconditioner>(-1));
+    };
+    SolverOptions o;
+    o.solver = SolverKind::gmres;
+    o.restart = 2;
+    o.precision = parse_precision("K64P32D16");
+    o.multigrid.smoother = SmootherKind::symgs;
+    const GuardFallbacks fallbacks{
+        SmootherKind::l1_jacobi, {}, {SmootherKind::ilu0, SmootherKind::l1_jacobi}};
+    SolveResult r;
+    run_guarded<double>(a, b, build, o, fallbacks, r);
+    EXPECT_EQ(built,
+              (std::vector{SmootherKind::symgs, SmootherKind::ilu0, SmootherKind::l1_jacobi}));
+    EXPECT_EQ(plans, (std::vector<std::string>(3, "K64P32D16")));  // nothing widened
+    ASSERT_TRUE(r.converged) << r.message;
+    ASSERT_EQ(r.guard_events.size(), 1u);
+    const std::string& e = r.guard_events[0];
+    EXPECT_NE(e.find("too slow"), std::string::npos) << e;
+    EXPECT_NE(e.find("rebuilding the hierarchy with smoother ilu0 failed (AMG level 0: ILU(0) "
+                     "pivot 0 at row 7 (test)); rebuilt the hierarchy with smoother l1-jacobi"),
+              std::string::npos)
+        << e;
+    EXPECT_LT(r.iterations, 100);
+
+    // Without the guard the same solve spends all of max_iter.
+    o.guard = false;
+    built.clear();
+    SolveResult off;
+    run_guarded<double>(a, b, build, o, fallbacks, off);
+    EXPECT_EQ(built, std::vector{SmootherKind::symgs});
+    EXPECT_EQ(off.status, SolveStatus::max_iterations) << off.message;
+    EXPECT_EQ(off.iterations, o.max_iter);
+}
+
+// sherman5 (oil reservoir, nonsymmetric, 3 unknowns per cell): the default AMG cycle (SymGS)
+// gains about 1 % per GMRES restart cycle after the first, so the solve ran out of iterations
+// at 0.2. The guard now sees after two cycles that it cannot get there and rebuilds with
+// ILU(0), which converges.
+TEST(Guard, SlowReservoirSolveConvergesWithIlu0ByDefault) {
+    SolverOptions o;
+    o.problem.matrix = csr_test::shared_matrix("sherman5");
+    const SolveResult r = solve(o);
+    ASSERT_TRUE(r.converged) << r.message;
+    ASSERT_EQ(r.guard_events.size(), 1u);
+    EXPECT_NE(r.guard_events[0].find("too slow"), std::string::npos) << r.guard_events[0];
+    EXPECT_NE(r.guard_events[0].find("rebuilt the hierarchy with smoother ilu0"), std::string::npos)
+        << r.guard_events[0];
+    EXPECT_LE(r.iterations, 120);
+    EXPECT_LE(r.final_relative_residual, o.rtol);
+
+    o.guard = false;
+    const SolveResult off = solve(o);
+    EXPECT_FALSE(off.converged);
+    EXPECT_EQ(off.status, SolveStatus::max_iterations) << off.message;
 }
 
 TEST(Guard, OffStopsWithTheReasonAndNoNaN) {

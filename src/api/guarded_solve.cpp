@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -114,6 +115,13 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     MultigridOptions mg = o.multigrid;
     SolverKind solver = o.solver;
     int used = 0, last_run = 0;  // iterations in all, and in the last run
+    std::vector<SmootherKind> tried{mg.smoother};
+    const auto untried_smoother = [&]() -> std::optional<SmootherKind> {
+        for (const SmootherKind s : fallbacks.stagnation_smoothers) {
+            if (std::find(tried.begin(), tried.end(), s) == tried.end()) return s;
+        }
+        return std::nullopt;
+    };
     const auto timed_build = [&] {
         const auto t_setup = Clock::now();
         std::unique_ptr<BuiltPreconditioner> built = build(plan, mg);
@@ -128,7 +136,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         out.operator_complexity = m->operator_complexity();
 
         Adapter<K> pre(*m);
-        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first};
+        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first, o.guard};
         KrylovResult kr = run_solver(solver, a, &pre, b.data(), x.data(), kopt);
         out.preconditioner_s += kr.preconditioner_seconds;
         if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
@@ -172,13 +180,23 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         };
         const bool interpolation_left =
             fallbacks.interpolation && mg.interpolation != *fallbacks.interpolation;
+        const auto to_smoother = [&](SmootherKind s) {
+            mg.smoother = s;
+            tried.push_back(s);
+            return fmt::format("smoother {}", to_string(s));
+        };
         std::string action;
+        bool smoother_step = false;  // a failed setup of this rebuild moves to the next one
         if (kr.status == SolveStatus::stagnated && interpolation_left) {
             // A whole restart cycle without progress is the coarse levels', not the storage
             // precision's (that shows as Inf/NaN): linear interpolation of a convection-
             // dominated operator gives a coarse correction that undoes the smoothing
             // (BentPipe2D100 on --grid stagnated at 0.87 through every other rebuild).
             action = to_interpolation();
+        } else if (const auto next =
+                       kr.status == SolveStatus::stagnated ? untried_smoother() : std::nullopt) {
+            action = to_smoother(*next);
+            smoother_step = true;
         } else if (const auto wider = widen(plan, static_cast<int>(m->report().size()))) {
             plan = *wider;
             action = fmt::format("precision {}", plan.notation());
@@ -206,6 +224,12 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
             } catch (const NumericalError& e) {
                 failed +=
                     fmt::format("rebuilding the hierarchy with {} failed ({}); ", action, e.what());
+                if (smoother_step) {
+                    if (const auto next = untried_smoother()) {
+                        action = to_smoother(*next);
+                        continue;
+                    }
+                }
                 if (!cg_breakdown || solver == SolverKind::gmres) break;
                 action = to_gmres();
             }

@@ -71,6 +71,12 @@ struct GuardFallbacks {
     /// operator-dependent weights, for what linear interpolation coarsens badly, such as
     /// convection-dominated operators); none on the AMG path.
     std::optional<InterpolationKind> interpolation;
+    /// Smoothers tried in this order, each once, when the solve stagnates or is too slow to
+    /// reach rtol within max_iter, before the precision is widened: a smoother that suits the
+    /// matrix is what such a solve lacks, not range (the AMG path: ILU(0), which reservoir
+    /// matrices such as sherman5 need, then l1-Jacobi). One that cannot be set up (a zero
+    /// pivot) is passed over.
+    std::vector<SmootherKind> stagnation_smoothers;
 };
 
 template <class K>

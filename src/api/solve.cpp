@@ -188,7 +188,7 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
             p.a, mg, plan, [&a] { return a.exact_half(); }, not_owned(p.a), p.a_normal));
     };
     run_guarded<K>(a, p.b, build, o,
-                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent},
+                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}},
                    out);
     out.operator_storage = a.storage();
     out.operator_storage_from = a.storage_from_product();
@@ -237,7 +237,10 @@ void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult&
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan));
     };
-    run_guarded<K>(a, p.b, build, o, GuardFallbacks{SmootherKind::l1_jacobi, {}}, out);
+    run_guarded<K>(
+        a, p.b, build, o,
+        GuardFallbacks{SmootherKind::l1_jacobi, {}, {SmootherKind::ilu0, SmootherKind::l1_jacobi}},
+        out);
 }
 
 void check_smoother(const SolverOptions& o) {

@@ -224,7 +224,7 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
             [&a] { return a.exact_half(); }, p.a_normal));
     };
     run_guarded<K>(a, b, build, o,
-                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent},
+                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}},
                    out);
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)
     out.operator_storage_from = a.storage_from_product();

@@ -83,6 +83,53 @@ TYPED_TEST(KrylovGmres, FinalResidualIsTheTrueOne) {
     }
 }
 
+// GMRES(2) without a preconditioner on diag(1..100) slows to under 10 % per restart cycle once
+// the large eigenvalues are gone: far too slow to reach 1e-10 in 200 iterations. Asked to (the
+// runtime guard does), it stops after its second cycle and says so; not asked, or with the
+// iterations to get there, or without a full cycle left to spend elsewhere, it runs on as before.
+TYPED_TEST(KrylovGmres, TooSlowStopsOnlyWhenAskedAndACycleIsLeft) {
+    using K = TypeParam;
+    const Sparse a = diagonal(100, [](std::int64_t i) { return static_cast<double>(i + 1); });
+    SparseOp<K> op(a);
+    const std::vector<K> b = rhs<K>(a.n);
+    const auto run = [&](int max_iter, bool ask) {
+        std::vector<K> x(a.n, K(0));
+        KrylovOptions opt;
+        opt.rtol = 1e-10;
+        opt.restart = 2;
+        opt.max_iter = max_iter;
+        opt.stop_when_too_slow = ask;
+        return gmres<K>(op, nullptr, b.data(), x.data(), opt);
+    };
+    const KrylovResult slow = run(200, true);
+    EXPECT_EQ(slow.status, SolveStatus::stagnated) << slow.message;
+    EXPECT_LT(slow.iterations, 100);  // at a cycle's end, with a cycle left
+    EXPECT_EQ(slow.iterations % 2, 0);
+    EXPECT_NE(slow.message.find("gmres: iteration " + std::to_string(slow.iterations) + ": "),
+              std::string::npos)
+        << slow.message;
+    EXPECT_NE(slow.message.find(std::to_string(200 - slow.iterations) + " are left of max_iter"),
+              std::string::npos)
+        << slow.message;
+    EXPECT_NE(slow.message.find("too slow"), std::string::npos) << slow.message;
+
+    const KrylovResult unasked = run(200, false);
+    EXPECT_EQ(unasked.status, SolveStatus::max_iterations) << unasked.message;
+    EXPECT_EQ(unasked.iterations, 200);
+    // The same iterations up to the stop.
+    for (std::size_t i = 0; i < slow.history.size(); ++i) {
+        EXPECT_EQ(slow.history[i], unasked.history[i]) << i;
+    }
+    const KrylovResult no_cycle_left = run(5, true);  // 1 left after the second cycle
+    EXPECT_EQ(no_cycle_left.status, SolveStatus::max_iterations) << no_cycle_left.message;
+    EXPECT_EQ(no_cycle_left.iterations, 5);
+    if constexpr (std::is_same_v<K, double>) {
+        // With enough iterations the same rate gets there, and nothing stops it.
+        const KrylovResult patient = run(20000, true);
+        EXPECT_EQ(patient.status, SolveStatus::converged) << patient.message;
+    }
+}
+
 TYPED_TEST(KrylovGmres, HappyBreakdownIsSuccess) {
     using K = TypeParam;
     // Two distinct eigenvalues: the Krylov space is exhausted after two steps.

@@ -49,6 +49,10 @@ struct KrylovOptions {
     int max_iter = 500;              ///< iterations (preconditioner applications)
     int restart = 30;                ///< GMRES restart length
     bool zero_initial_guess = true;  ///< x is zero on entry: skips the first A x
+    /// GMRES: stop (stagnated) after a restart cycle whose rate projects far more iterations
+    /// than max_iter leaves, while a full cycle is left to spend on something better. The
+    /// runtime guard asks for this; a caller that wants exactly max_iter iterations does not.
+    bool stop_when_too_slow = false;
 };
 
 struct KrylovResult {
