@@ -259,6 +259,52 @@ TEST(Guard, SlowReservoirSolveConvergesWithIlu0ByDefault) {
     EXPECT_EQ(off.status, SolveStatus::max_iterations) << off.message;
 }
 
+// When the guard has nothing left for a solve that is too slow, it spends the iterations left
+// on the hierarchy it has: after a stagnation smoother that cannot be set up (back to the one
+// that ran), and when nothing is left to widen or change (no rebuild at all).
+TEST(Guard, TooSlowWithNothingLeftSpendsTheIterationsLeft) {
+    const Diagonal a;
+    const std::vector<double> b(100, 1.0);
+    std::vector<SmootherKind> built;
+    const BuildFn build = [&](const PrecisionPlan&, const MultigridOptions& mg) {
+        built.push_back(mg.smoother);
+        if (mg.smoother == SmootherKind::ilu0) throw NumericalError("ILU(0) pivot 0 (test)");
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<FakePreconditioner>(-1));
+    };
+    SolverOptions o;
+    o.solver = SolverKind::gmres;
+    o.restart = 2;
+    o.precision = parse_precision("K64P64D64");  // nothing to widen
+    o.multigrid.smoother = SmootherKind::l1_jacobi;
+    for (const bool with_ilu : {true, false}) {
+        SCOPED_TRACE(with_ilu);
+        built.clear();
+        GuardFallbacks fallbacks{SmootherKind::l1_jacobi, {}, {}};
+        if (with_ilu) fallbacks.stagnation_smoothers = {SmootherKind::ilu0};
+        SolveResult r;
+        run_guarded<double>(a, b, build, o, fallbacks, r);
+        EXPECT_EQ(r.status, SolveStatus::max_iterations) << r.message;
+        EXPECT_EQ(r.iterations, o.max_iter);
+        EXPECT_EQ(r.residual_history.size(), static_cast<std::size_t>(o.max_iter) + 1);
+        ASSERT_EQ(r.guard_events.size(), 1u);
+        const std::string& e = r.guard_events[0];
+        EXPECT_NE(e.find("too slow"), std::string::npos) << e;
+        if (with_ilu) {
+            EXPECT_EQ(built, (std::vector{SmootherKind::l1_jacobi, SmootherKind::ilu0,
+                                          SmootherKind::l1_jacobi}));
+            EXPECT_NE(e.find("failed (ILU(0) pivot 0 (test)); rebuilt the hierarchy with smoother "
+                             "l1-jacobi again"),
+                      std::string::npos)
+                << e;
+        } else {
+            EXPECT_EQ(built, std::vector{SmootherKind::l1_jacobi});
+            EXPECT_NE(e.find("nothing left to try, so it went on with the hierarchy it has"),
+                      std::string::npos)
+                << e;
+        }
+    }
+}
+
 TEST(Guard, OffStopsWithTheReasonAndNoNaN) {
     SolverOptions o = overflowing_fp16();
     o.guard = false;

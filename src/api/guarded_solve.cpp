@@ -115,6 +115,9 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     MultigridOptions mg = o.multigrid;
     SolverKind solver = o.solver;
     int used = 0, last_run = 0;  // iterations in all, and in the last run
+    // GMRES stops a run that is too slow for max_iter only while the guard has something else
+    // to try; after that it spends the iterations left on the hierarchy it has.
+    bool slow_rule = o.guard;
     std::vector<SmootherKind> tried{mg.smoother};
     const auto untried_smoother = [&]() -> std::optional<SmootherKind> {
         for (const SmootherKind s : fallbacks.stagnation_smoothers) {
@@ -136,7 +139,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         out.operator_complexity = m->operator_complexity();
 
         Adapter<K> pre(*m);
-        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first, o.guard};
+        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first, slow_rule};
         KrylovResult kr = run_solver(solver, a, &pre, b.data(), x.data(), kopt);
         out.preconditioner_s += kr.preconditioner_seconds;
         if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
@@ -187,6 +190,7 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         };
         std::string action;
         bool smoother_step = false;  // a failed setup of this rebuild moves to the next one
+        const SmootherKind smoother_before = mg.smoother;
         if (kr.status == SolveStatus::stagnated && interpolation_left) {
             // A whole restart cycle without progress is the coarse levels', not the storage
             // precision's (that shows as Inf/NaN): linear interpolation of a convection-
@@ -209,6 +213,12 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
             plan = o.precision;
             mg.smoother = o.multigrid.smoother;
             action = to_interpolation();
+        } else if (kr.too_slow) {
+            // Nothing left to try: the iterations left are best spent where it was going.
+            slow_rule = false;
+            out.guard_events.push_back(fmt::format(
+                "{}; nothing left to try, so it went on with the hierarchy it has", out.message));
+            continue;
         } else {
             break;
         }
@@ -227,8 +237,13 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
                 if (smoother_step) {
                     if (const auto next = untried_smoother()) {
                         action = to_smoother(*next);
-                        continue;
+                    } else {  // none of them: back to the one that ran, without the slow rule
+                        mg.smoother = smoother_before;
+                        slow_rule = false;
+                        smoother_step = false;
+                        action = fmt::format("smoother {} again", to_string(mg.smoother));
                     }
+                    continue;
                 }
                 if (!cg_breakdown || solver == SolverKind::gmres) break;
                 action = to_gmres();

@@ -423,6 +423,7 @@ KrylovResult gmres(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b,
             opt.rtol > 0.0 && rel < prev) {
             const double needed = std::log(rel / opt.rtol) / std::log(prev / rel) * w.mr;
             if (needed > kSlowMargin * left) {
+                res.too_slow = true;
                 return stop(res, SolveStatus::stagnated,
                             fmt::format("gmres: iteration {}: true relative residual {:.3e} after "
                                         "a restart cycle that reduced it {:.3g}x (before it "

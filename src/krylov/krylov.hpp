@@ -62,6 +62,8 @@ struct KrylovResult {
     std::vector<double> history;          ///< ||r_k|| / ||b||, k = 0..iterations
     std::string message;                  ///< for anything but converged: what and where
     double preconditioner_seconds = 0.0;  ///< wall time inside Preconditioner::apply
+    /// Stagnated by KrylovOptions::stop_when_too_slow: progressing, but too slowly for max_iter.
+    bool too_slow = false;
 };
 
 /// Preconditioned conjugate gradients (A and M symmetric positive definite).
