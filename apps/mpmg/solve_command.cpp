@@ -241,7 +241,7 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--method", a->method, "structured|amg|auto");
     cmd->add_option("--solver", a->solver,
                     "auto|cg|gmres|richardson|mg (auto: CG if symmetric, else GMRES)");
-    cmd->add_option("--cycle", a->cycle, "V|W|F");
+    cmd->add_option("--cycle", a->cycle, "V|W|F|K (K: Krylov-accelerated cycle, AMG path)");
     cmd->add_option(
         "--smoother", a->smoother,
         "auto (the problem's own) | symgs | ilu0 | jacobi | block-jacobi | l1-jacobi | chebyshev");

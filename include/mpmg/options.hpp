@@ -17,7 +17,11 @@ namespace mpmg {
 
 enum class SolverKind { automatic, cg, gmres, richardson, mg };
 enum class MethodKind { automatic, structured, amg };
-enum class CycleKind { v, w, f };
+/// Multigrid cycle. K (AMG path): the coarse correction of every level above a directly solved
+/// one is two steps of a Krylov method on the coarser level preconditioned by its own K-cycle,
+/// the second only when the first did not reduce the residual enough (Notay and Vassilevski,
+/// "Recursive Krylov-based multigrid cycles", NLAA 2008).
+enum class CycleKind { v, w, f, k };
 enum class SmootherKind { automatic, symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
 enum class ScalingKind { automatic, setup_then_scale, scale_then_setup, none };
 /// Structured interpolation weights: 1/2 (linear), or from the operator's collapsed stencil

@@ -139,7 +139,8 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         out.operator_complexity = m->operator_complexity();
 
         Adapter<K> pre(*m);
-        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart, first, slow_rule};
+        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart,
+                                 first,  slow_rule,         mg.cycle == CycleKind::k};
         KrylovResult kr = run_solver(solver, a, &pre, b.data(), x.data(), kopt);
         out.preconditioner_s += kr.preconditioner_seconds;
         if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());

@@ -263,6 +263,11 @@ void check_smoother(const SolverOptions& o) {
             "grid's lexicographic order",
             to_string(o.multigrid.reorder)));
     }
+    if (o.method == MethodKind::structured && o.multigrid.cycle == CycleKind::k) {
+        throw Unsupported(
+            "--cycle K: the K-cycle's Krylov steps are the AMG path's (--matrix without --grid, "
+            "or --method amg); the structured path takes V, W or F");
+    }
     const SmootherKind s = o.multigrid.smoother;
     if (s == SmootherKind::automatic) return;  // resolved per problem below
     if (o.method == MethodKind::structured && s != SmootherKind::symgs &&

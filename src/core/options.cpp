@@ -31,7 +31,7 @@ const NameTable<MethodKind>& method_names() {
 }
 const NameTable<CycleKind>& cycle_names() {
     static const NameTable<CycleKind> t{
-        {CycleKind::v, "V"}, {CycleKind::w, "W"}, {CycleKind::f, "F"}};
+        {CycleKind::v, "V"}, {CycleKind::w, "W"}, {CycleKind::f, "F"}, {CycleKind::k, "K"}};
     return t;
 }
 const NameTable<SmootherKind>& smoother_names() {

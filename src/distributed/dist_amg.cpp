@@ -411,6 +411,11 @@ void check_supported(const SolverOptions& o, std::int64_t rows, std::int64_t nnz
             "neighbouring ranks' aggregates): under mpirun the AMG path aggregates with PGM "
             "(--aggregation pgm or auto)");
     }
+    if (o.multigrid.cycle == CycleKind::k) {
+        throw Unsupported(
+            "--cycle K is not distributed yet (its Krylov steps need global inner products on "
+            "every level): under mpirun the AMG path takes V, W or F");
+    }
     if (rows > INT_MAX || nnz > INT_MAX) {
         throw Unsupported(fmt::format(
             "--method amg under mpirun: {} rows / {} nonzeros exceed MPI's int counts", rows, nnz));

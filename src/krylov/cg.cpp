@@ -78,7 +78,8 @@ KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K*
     double bnorm = 0.0;
     if (!begin("cg", a, b, x, r.data(), opt, res, &bnorm)) return res;
 
-    double rz_old = 1.0;
+    double rz_old = 1.0, pap_old = 1.0;
+    const bool flexible = opt.flexible && m != nullptr;
     double pending = 0.0;  // x += pending p is still to be done (0: nothing pending)
     const auto settle = [&] {
         if (pending != 0.0) axpy(n, pending, p.data(), x);
@@ -94,11 +95,14 @@ KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K*
         if (k == 1) {
             copy(n, z, p.data());
         } else {  // x += alpha_{k-1} p_{k-1}, then p = z + beta p: one pass
-            axpy_xpby(n, pending, z, rz / rz_old, p.data(), x);  // rz_old > 0, both finite
+            // rz_old > 0 and pap_old > 0, both finite; q still holds A p_{k-1}
+            const double beta = flexible ? -dot(a, z, q.data()) / pap_old : rz / rz_old;
+            axpy_xpby(n, pending, z, beta, p.data(), x);
             pending = 0.0;
         }
         rz_old = rz;
         const double pap = apply_dot(a, p.data(), q.data());
+        pap_old = pap;
         const double alpha = rz / pap;
         if (!check_pap(res, k, pap, alpha)) return res;
         const double rel = std::sqrt(axpy_dot(a, -alpha, q.data(), r.data(), r.data())) / bnorm;

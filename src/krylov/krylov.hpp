@@ -53,6 +53,10 @@ struct KrylovOptions {
     /// than max_iter leaves, while a full cycle is left to spend on something better. The
     /// runtime guard asks for this; a caller that wants exactly max_iter iterations does not.
     bool stop_when_too_slow = false;
+    /// CG: the preconditioner varies between applications (a K-cycle's inner Krylov steps),
+    /// so each direction is made A-orthogonal to the last one explicitly (flexible CG, Notay
+    /// 2000: beta = -(z, A p) / (p, A p)) instead of by the (r, z) recurrence.
+    bool flexible = false;
 };
 
 struct KrylovResult {

@@ -38,6 +38,8 @@ struct AmgLevelSetup {
     /// smoothers are hybrid: each sweep reads the neighbours' values from before it; residuals
     /// are exact. Null for a serial level.
     std::shared_ptr<LevelBoundary> boundary;
+    /// The level takes the K-cycle's Krylov steps (Level::k_correction): four more vectors.
+    bool k_cycle = false;
 };
 
 /// Builds the level (throws Unsupported naming `index` for an unsupported pair); truncates the

@@ -41,7 +41,12 @@ void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kin
     Level& coarse = *levels[static_cast<std::size_t>(l + 1)];
     lev.smooth(mg.pre_sweeps, true);
     lev.restrict_residual(coarse);
-    visit_coarser(kind, [&](CycleKind k) { run_cycle(levels, l + 1, k, mg, coarse_sweeps); });
+    const bool coarse_direct = l + 1 == static_cast<int>(levels.size()) - 1 && coarse_sweeps == 0;
+    if (kind == CycleKind::k && !coarse_direct) {
+        coarse.k_correction([&] { run_cycle(levels, l + 1, CycleKind::k, mg, coarse_sweeps); });
+    } else {
+        visit_coarser(kind, [&](CycleKind k) { run_cycle(levels, l + 1, k, mg, coarse_sweeps); });
+    }
     lev.correct_from(coarse);
     lev.smooth(mg.post_sweeps, false);
 }

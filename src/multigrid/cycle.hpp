@@ -28,6 +28,9 @@ void visit_coarser(CycleKind kind, F&& visit) {
             visit(CycleKind::f);
             visit(CycleKind::v);
             break;
+        case CycleKind::k:  // run_cycle wraps the visit in Level::k_correction (AMG levels)
+            visit(CycleKind::k);
+            break;
     }
 }
 

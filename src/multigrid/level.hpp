@@ -164,6 +164,9 @@ public:
     virtual void add_correction(const std::vector<double>& e) = 0;
     /// Coarsest level: û = A^{-1} f̂ (dense LU in FP64).
     virtual void direct_solve() = 0;
+    /// K-cycle: û ≈ Â^{-1} f̂ by up to two Krylov steps, each preconditioned by `cycle` (one
+    /// cycle from this level on f̂ from û = 0). Levels without the Krylov step run `cycle` once.
+    virtual void k_correction(const std::function<void()>& cycle) { cycle(); }
 
     /// Raw access for cross-level transfers (data in compute()).
     virtual void* rhs_data() = 0;
