@@ -164,9 +164,12 @@ class DistAmg final : public BuiltPreconditioner {
 public:
     /// `rows0`: the user's number of each of this process's rows of a0 (for messages);
     /// `distributed_levels` receives the number of levels that stay distributed.
+    /// `symmetric`: the K-cycle's Krylov steps are flexible CG (the solve is CG), else GCR.
     DistAmg(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const MultigridOptions& mg,
-            const PrecisionPlan& plan, const AmgSettings& settings, int* distributed_levels)
-        : mg_(mg), comm_(a0.comm()), rank_(a0.rank()) {
+            const PrecisionPlan& plan, const AmgSettings& settings, bool symmetric,
+            int* distributed_levels)
+        : mg_(mg), comm_(a0.comm()), rank_(a0.rank()), k_symmetric_(symmetric) {
+        const int passes = mg.cycle == CycleKind::k ? settings.k_pgm_passes : settings.pgm_passes;
         const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
         const DistCsr* cur = &a0;  // level l's rows
         std::vector<LevelReport> reps;
@@ -180,7 +183,7 @@ public:
                 min_local < kMinLocalRows) {
                 break;
             }
-            const Aggregation g = pgm_aggregate(m.diag(), settings.pgm_passes);
+            const Aggregation g = pgm_aggregate(m.diag(), passes);
             std::vector<std::int64_t> counts(static_cast<std::size_t>(p.size()));
             MPI_Allgather(&g.coarse_rows, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
             const RowPartition cp = RowPartition::from_counts(counts);
@@ -192,8 +195,8 @@ public:
             }
             // Level l on this process's block, set up collectively (an error anywhere stops all).
             std::string note = fmt::format(
-                "PGM x{} in each rank's block (rank 0: {} matched, {} attached, {} alone",
-                settings.pgm_passes, g.matched, g.attached, g.singles);
+                "PGM x{} in each rank's block (rank 0: {} matched, {} attached, {} alone", passes,
+                g.matched, g.attached, g.singles);
             if (g.isolated > 0) note += fmt::format(", {} isolated (left out)", g.isolated);
             note += ")";
             // The storage decision may fail on one process only (a zero diagonal in its
@@ -250,6 +253,7 @@ public:
         report_ = std::move(reps);
         report_.insert(report_.end(), tail_reps.begin(), tail_reps.end());
         coarse_.resize(levels_.size());
+        if (mg.cycle == CycleKind::k) k_work_.resize(levels_.size());
         *distributed_levels = static_cast<int>(levels_.size());
     }
 
@@ -309,15 +313,23 @@ private:
         std::vector<double>& c = coarse_[ul];  // kept: no page faults
         c.resize(static_cast<std::size_t>(t.coarse_rows()));
         t.restrict_to(fine_.data(), c.data());
-        if (l + 1 < static_cast<int>(levels_.size())) {
-            Level& next = *levels_[ul + 1];
-            to_level(c, next);
-            next.finish_rhs();
-            visit_coarser(kind, [&](CycleKind k) { cycle(l + 1, k); });
-            next.unscale_solution();
-            from_level(next, c);
+        // v <- the coarse correction for the right-hand side v, from zero.
+        const auto coarse_solve = [&](std::vector<double>& v) {
+            if (l + 1 < static_cast<int>(levels_.size())) {
+                Level& next = *levels_[ul + 1];
+                to_level(v, next);
+                next.finish_rhs();
+                visit_coarser(kind, [&](CycleKind k) { cycle(l + 1, k); });
+                next.unscale_solution();
+                from_level(next, v);
+            } else {
+                tail_solve(v);  // the tail's own cycle (of kind mg.cycle) from zero, once
+            }
+        };
+        if (kind == CycleKind::k) {
+            k_steps(owned_[ul], c, k_work_[ul], coarse_solve);
         } else {
-            tail_solve(c);  // the tail's own cycle (of kind mg.cycle) from zero, once
+            coarse_solve(c);
         }
         fine_.assign(static_cast<std::size_t>(lev.rows()), 0.0);
         t.interpolate_add(c.data(), fine_.data(), static_cast<const double*>(nullptr));
@@ -325,9 +337,74 @@ private:
         lev.smooth(mg_.post_sweeps, false);
     }
 
+    /// The K-cycle's coarse correction on the next level, whose rows of the matrix are `m`:
+    /// up to two Krylov steps on m e = c preconditioned by `solve` (flexible CG or GCR, as
+    /// AmgLevelImpl::k_correction does serially), in FP64 on the unscaled vectors, with the inner
+    /// products summed over the ranks (so every rank takes the same branches). c <- e.
+    struct KWork {
+        std::vector<double> r, c1, v1, v2;
+    };
+    template <class Solve>
+    void k_steps(const DistCsr& m, std::vector<double>& c, KWork& w, const Solve& solve) {
+        const std::size_t n = c.size();
+        w.r = c;
+        solve(c);  // c1
+        w.c1 = c;
+        w.v1.resize(n);
+        w.v2.resize(n);
+        m.multiply(w.c1.data(), w.v1.data());
+        const std::vector<double>& p1 = k_symmetric_ ? w.c1 : w.v1;
+        double s1[3] = {0.0, 0.0, 0.0};  // rho1, (p1, r), (r, r)
+        for (std::size_t i = 0; i < n; ++i) {
+            s1[0] += p1[i] * w.v1[i];
+            s1[1] += p1[i] * w.r[i];
+            s1[2] += w.r[i] * w.r[i];
+        }
+        allreduce_sums(s1, 3, comm_);
+        const double rho1 = s1[0], alpha1 = s1[1] / s1[0];
+        if (!(rho1 > 0.0) || !std::isfinite(alpha1)) return;  // c = c1: the plain cycle
+        double tt = 0.0;
+        for (std::size_t i = 0; i < n; ++i) {
+            w.r[i] -= alpha1 * w.v1[i];
+            tt += w.r[i] * w.r[i];
+        }
+        allreduce_sums(&tt, 1, comm_);
+        if (tt <= kKCycleThreshold * kKCycleThreshold * s1[2]) {
+            for (std::size_t i = 0; i < n; ++i) c[i] = alpha1 * w.c1[i];
+            return;
+        }
+        c = w.r;
+        solve(c);  // c2
+        m.multiply(c.data(), w.v2.data());
+        double s2[3] = {0.0, 0.0, 0.0};
+        for (std::size_t i = 0; i < n; ++i) {
+            if (k_symmetric_) {  // (c2, v1), (c2, v2), (c2, r~)
+                s2[0] += c[i] * w.v1[i];
+                s2[1] += c[i] * w.v2[i];
+                s2[2] += c[i] * w.r[i];
+            } else {  // (v1, v2), (v2, v2), (v2, r~)
+                s2[0] += w.v1[i] * w.v2[i];
+                s2[1] += w.v2[i] * w.v2[i];
+                s2[2] += w.v2[i] * w.r[i];
+            }
+        }
+        allreduce_sums(s2, 3, comm_);
+        const double gamma = k_symmetric_ ? s2[0] : s2[0] / rho1;
+        const double rho2 = k_symmetric_ ? s2[1] - gamma * gamma / rho1 : s2[1] - gamma * s2[0];
+        const double beta2 = s2[2] / rho2;
+        const double beta1 = k_symmetric_ ? alpha1 - gamma * beta2 / rho1 : alpha1 - gamma * beta2;
+        if (!(rho2 > 0.0) || !std::isfinite(beta1) || !std::isfinite(beta2)) {
+            for (std::size_t i = 0; i < n; ++i) c[i] = alpha1 * w.c1[i];
+            return;
+        }
+        for (std::size_t i = 0; i < n; ++i) c[i] = beta1 * w.c1[i] + beta2 * c[i];
+    }
+
     MultigridOptions mg_;
     MPI_Comm comm_;
     int rank_ = 0;
+    bool k_symmetric_ = false;
+    std::vector<KWork> k_work_;
     std::deque<DistCsr> owned_;                   // coarse levels' rows (stable addresses)
     std::vector<AmgTransfer> transfers_;          // transfers_[l]: level l -> l + 1 (local)
     std::vector<std::unique_ptr<Level>> levels_;  // the distributed levels
@@ -349,8 +426,8 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
                                          counts.overflow, to_string(o.precision.krylov)));
     }
     const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
-        return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{}, distributed_levels));
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<DistAmg>(
+            a0, rows0, mg, plan, AmgSettings{}, o.solver == SolverKind::cg, distributed_levels));
     };
     run_guarded<K>(
         a, b, build, o,
@@ -410,11 +487,6 @@ void check_supported(const SolverOptions& o, std::int64_t rows, std::int64_t nnz
             "--aggregation smoothed is not distributed yet (its prolongation reaches the "
             "neighbouring ranks' aggregates): under mpirun the AMG path aggregates with PGM "
             "(--aggregation pgm or auto)");
-    }
-    if (o.multigrid.cycle == CycleKind::k) {
-        throw Unsupported(
-            "--cycle K is not distributed yet (its Krylov steps need global inner products on "
-            "every level): under mpirun the AMG path takes V, W or F");
     }
     if (rows > INT_MAX || nnz > INT_MAX) {
         throw Unsupported(fmt::format(

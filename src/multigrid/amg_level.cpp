@@ -9,15 +9,12 @@
 
 #include "mpmg/errors.hpp"
 #include "multigrid/coarse_solver.hpp"
+#include "multigrid/cycle.hpp"
 #include "unstructured/csr_smoothers.hpp"
 #include "unstructured/csr_typed.hpp"
 
 namespace mpmg {
 namespace {
-
-/// K-cycle: the second Krylov step is taken when the first left more than this fraction of the
-/// residual norm (Notay and Vassilevski 2008 §3: t = 0.25).
-constexpr double kKCycleThreshold = 0.25;
 
 template <class S, class C>
 class AmgLevelImpl final : public Level {
