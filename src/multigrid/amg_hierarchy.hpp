@@ -3,7 +3,8 @@
 // per level the storage decision (equilibration, range checks of the matrix and the inverted
 // diagonal), truncation to the storage precision, and the level's compute precision from the
 // plan (PrecisionPlan::level(l), e.g. work DP-SP, matrix DP-SP-HP). The FP64 copies are dropped
-// after setup, except the coarsest level's dense LU. Cycles V/W/F as the structured Hierarchy.
+// after setup, except the coarsest level's dense LU. Cycles V/W/F as the structured Hierarchy,
+// and K (Level::k_correction on every level above a directly solved one; pairs of pairs).
 #pragma once
 
 #include <memory>
