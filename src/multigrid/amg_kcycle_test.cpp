@@ -100,6 +100,22 @@ std::vector<double> reference_k(const CsrMatrix& a, const std::vector<double>& r
     return u;
 }
 
+/// A SymGS AMG level of `a` (not equilibrated: the references work in A's own variables) that
+/// takes the K-cycle's Krylov steps.
+std::unique_ptr<Level> k_level(const CsrMatrix& a, LevelPrecision precision) {
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::symgs;
+    const AmgStorageDecision dec = decide_amg_storage(a, precision, mg, false, 1);
+    EXPECT_FALSE(dec.scaled) << dec.note;
+    AmgLevelSetup setup;
+    setup.precision = dec.precision;
+    setup.matrix = &dec.matrix;
+    setup.smoother = dec.smoother;
+    setup.k_cycle = true;
+    LevelReport rep;
+    return make_amg_level(1, setup, rep);
+}
+
 TEST(AmgKCycle, KrylovStepsMatchAnFp64Reference) {
     struct Case {
         const char* name;
@@ -116,18 +132,8 @@ TEST(AmgKCycle, KrylovStepsMatchAnFp64Reference) {
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
         const CsrMatrix a = convection_diffusion(12, c.convection);
-        MultigridOptions mg;
-        mg.smoother = SmootherKind::symgs;
-        const AmgStorageDecision dec = decide_amg_storage(
-            a, LevelPrecision{.compute = c.compute, .storage = c.storage}, mg, false, 1);
-        ASSERT_FALSE(dec.scaled) << "the reference works in A's own variables";
-        AmgLevelSetup setup;
-        setup.precision = dec.precision;
-        setup.matrix = &dec.matrix;
-        setup.smoother = dec.smoother;
-        setup.k_cycle = true;
-        LevelReport rep;
-        const std::unique_ptr<Level> lev = make_amg_level(1, setup, rep);
+        const std::unique_ptr<Level> lev =
+            k_level(a, LevelPrecision{.compute = c.compute, .storage = c.storage});
         ASSERT_EQ(lev->compute(), c.compute);
 
         std::vector<double> r(static_cast<std::size_t>(a.rows));
@@ -164,17 +170,7 @@ TEST(AmgKCycle, OneStepWhenTheFirstIsEnough) {
         a.val.push_back(1.0 + static_cast<double>(i));
         a.row_ptr.push_back(a.nnz());
     }
-    MultigridOptions mg;
-    mg.smoother = SmootherKind::symgs;
-    const AmgStorageDecision dec =
-        decide_amg_storage(a, LevelPrecision{Precision::fp64, Precision::fp64}, mg, false, 1);
-    AmgLevelSetup setup;
-    setup.precision = dec.precision;
-    setup.matrix = &dec.matrix;
-    setup.smoother = dec.smoother;
-    setup.k_cycle = true;
-    LevelReport rep;
-    const std::unique_ptr<Level> lev = make_amg_level(1, setup, rep);
+    const std::unique_ptr<Level> lev = k_level(a, LevelPrecision{});
     const std::vector<double> r(50, 2.0);
     int cycles = 0;
     lev->set_rhs(r.data());
