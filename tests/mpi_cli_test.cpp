@@ -663,9 +663,9 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     const std::string lshape = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_lshape_o3_r5";
     check_amg("solve --matrix " + lshape + ".mtx.gz --rhs " + lshape + "_b.mtx.gz --quiet");
     // The K-cycle: its Krylov steps on the distributed levels sum their inner products over the
-    // ranks, so every rank takes the same branches (laplace27 n = 40: 2 distributed levels, 13
-    // iterations on 1, 2 and 3 ranks; flexible CG steps), and GCR steps under GMRES (oil: 23
-    // serially, 23 and 25 on 2 and 3 ranks).
+    // ranks, so every rank takes the same branches (laplace27 n = 40: 3 distributed levels, 13
+    // iterations on 1, 2 and 3 ranks; flexible CG steps), and GCR steps under GMRES (oil: 21 on
+    // 1, 2 and 3 ranks).
     check_amg("solve --problem laplace27 --n 40 --method amg --cycle K --quiet");
     check_amg("solve --matrix " + path.string() + " --cycle K --quiet");
 }

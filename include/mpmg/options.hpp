@@ -17,10 +17,10 @@ namespace mpmg {
 
 enum class SolverKind { automatic, cg, gmres, richardson, mg };
 enum class MethodKind { automatic, structured, amg };
-/// Multigrid cycle. K (AMG path): the coarse correction of every level above a directly solved
-/// one is two steps of a Krylov method on the coarser level preconditioned by its own K-cycle,
-/// the second only when the first did not reduce the residual enough (Notay and Vassilevski,
-/// "Recursive Krylov-based multigrid cycles", NLAA 2008).
+/// Multigrid cycle. K (AMG path): the coarse correction to every second level (not a directly
+/// solved one) is up to two steps of a Krylov method on that level preconditioned by its own
+/// K-cycle, the second only when the first did not reduce the residual enough (Notay and
+/// Vassilevski, "Recursive Krylov-based multigrid cycles", NLAA 2008).
 enum class CycleKind { v, w, f, k };
 enum class SmootherKind { automatic, symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
 enum class ScalingKind { automatic, setup_then_scale, scale_then_setup, none };

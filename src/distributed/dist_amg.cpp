@@ -169,7 +169,8 @@ public:
             const PrecisionPlan& plan, const AmgSettings& settings, bool symmetric,
             int* distributed_levels)
         : mg_(mg), comm_(a0.comm()), rank_(a0.rank()), k_symmetric_(symmetric) {
-        const int passes = mg.cycle == CycleKind::k ? settings.k_pgm_passes : settings.pgm_passes;
+        const int passes = settings.pgm_passes;
+        k_every_ = settings.k_cycle_every;
         const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
         const DistCsr* cur = &a0;  // level l's rows
         std::vector<LevelReport> reps;
@@ -326,7 +327,7 @@ private:
                 tail_solve(v);  // the tail's own cycle (of kind mg.cycle) from zero, once
             }
         };
-        if (kind == CycleKind::k) {
+        if (kind == CycleKind::k && (l + 1) % k_every_ == 0) {
             k_steps(owned_[ul], c, k_work_[ul], coarse_solve);
         } else {
             coarse_solve(c);
@@ -404,6 +405,7 @@ private:
     MPI_Comm comm_;
     int rank_ = 0;
     bool k_symmetric_ = false;
+    int k_every_ = 2;  // AmgSettings::k_cycle_every
     std::vector<KWork> k_work_;
     std::deque<DistCsr> owned_;                   // coarse levels' rows (stable addresses)
     std::vector<AmgTransfer> transfers_;          // transfers_[l]: level l -> l + 1 (local)

@@ -17,9 +17,9 @@
 // - Once a level is small (its rows <= max_coarse_rows, or a process's block under
 //   kMinLocalRows), it is gathered onto rank 0, which coarsens it on with the serial AmgHierarchy
 //   and runs its cycle (with its LU); the correction is scattered back.
-// - The K-cycle (--cycle K): the coarse correction of every distributed level is up to two
-//   Krylov steps on the next level's rows in FP64, the inner products summed over the
-//   processes; the gathered levels take them as the serial hierarchy does.
+// - The K-cycle (--cycle K): the coarse correction to every second level is up to two Krylov
+//   steps on that level's rows in FP64, the inner products summed over the processes; the
+//   gathered levels take them as the serial hierarchy does (AmgSettings::k_cycle_every).
 //
 // Smoothed aggregation (--aggregation smoothed) is not distributed (its P reaches the
 // neighbours' aggregates): a clear error under mpirun.

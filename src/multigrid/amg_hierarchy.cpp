@@ -34,9 +34,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     drop_zeros(mats.back());
     std::vector<std::string> coarsening_notes;
     const bool smoothed = mg.aggregation == AggregationKind::smoothed;
-    const int passes = smoothed                   ? settings.sa_pgm_passes
-                       : mg.cycle == CycleKind::k ? settings.k_pgm_passes
-                                                  : settings.pgm_passes;
+    const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
     // Galerkin products with R = P^T keep a symmetric A symmetric, so the finest level decides
     // (a transpose of A, only for smoothed aggregation).
     const bool symmetric = smoothed && is_symmetric(mats.front());
@@ -97,7 +95,8 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         AmgLevelSetup setup;
         setup.compact_index_max_bytes = settings.compact_index_max_bytes;
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
-        setup.k_cycle = mg.cycle == CycleKind::k && l > 0;
+        setup.k_cycle =
+            mg.cycle == CycleKind::k && first + l > 0 && (first + l) % settings.k_cycle_every == 0;
         AmgStorageDecision dec;
         if (last && direct) {  // solved in FP64 by LU; the level's vectors in compute precision
             const Precision c = plan.direct_compute(first + l);

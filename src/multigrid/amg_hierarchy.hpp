@@ -4,7 +4,7 @@
 // diagonal), truncation to the storage precision, and the level's compute precision from the
 // plan (PrecisionPlan::level(l), e.g. work DP-SP, matrix DP-SP-HP). The FP64 copies are dropped
 // after setup, except the coarsest level's dense LU. Cycles V/W/F as the structured Hierarchy,
-// and K (Level::k_correction on every level above a directly solved one; pairs of pairs).
+// and K (Level::k_correction: Krylov steps on every second level, AmgSettings::k_cycle_every).
 #pragma once
 
 #include <memory>
@@ -30,12 +30,14 @@ struct AmgSettings {
     /// 2 (pairs of pairs, ~4 rows per aggregate), the usual SA aggregate size; smoothing widens
     /// P, and pairs would make the coarse operators denser for less coarsening.
     int sa_pgm_passes = 2;
-    /// PGM passes under the K-cycle (mg.cycle K): 2, as in Notay's AGMG. Each level of a
-    /// K-cycle may visit the next one twice, so pairs (rows / ~2) would make it cost like a
-    /// W-cycle on all levels: a 300 x 300 Poisson matrix took 16 CG iterations and 1.45 s of
-    /// preconditioner with pairs, 21 and 0.28 s with pairs of pairs (V-cycle, pairs: 50 and
-    /// 0.77 s).
-    int k_pgm_passes = 2;
+    /// The K-cycle's Krylov steps are taken on the levels whose index is a multiple of this
+    /// (2: levels 2, 4, ...; the others are visited once, as in a V-cycle), on the V-cycle's
+    /// pairwise aggregates. A K-visit may visit the next level twice, so with pairs (rows / ~2
+    /// per level) steps on every level would cost like a W-cycle. Measured against pairs of
+    /// pairs with steps on every level (Notay's AGMG): mfem L-shape o3 r7 23 CG iterations
+    /// against 26 (5.1 s against 4.6 s), but 1138_bus 13 against 79, bcsstk15 181 against not
+    /// converged, bcsstk13 179 against not converged (the V-cycle: 70, 13, 113, 179).
+    int k_cycle_every = 2;
     /// Strength threshold of the filtered matrix SA smooths P with (smoothed_aggregation.hpp).
     /// 0.08 (the customary SA value) cut the operator complexity of mfem L-shape o3 r5 from 2.50
     /// to 1.31 and of beam o3 r2 from 2.75 to 1.39 (16 / 13 CG iterations against 14 / 10
