@@ -185,6 +185,17 @@ private:
     std::vector<LevelReport> report_;
 };
 
+/// GMRES(2) on Diagonal with the identity for a preconditioner (FakePreconditioner(-1)): far
+/// too slow to reach 1e-10 in max_iter, so the guard's slow rule fires after the second cycle.
+SolverOptions too_slow_gmres(const char* precision, SmootherKind smoother) {
+    SolverOptions o;
+    o.solver = SolverKind::gmres;
+    o.restart = 2;
+    o.precision = parse_precision(precision);
+    o.multigrid.smoother = smoother;
+    return o;
+}
+
 // A solve too slow to reach rtol within max_iter (GMRES(2) preconditioned by the identity) is
 // a smoother's problem, not range: the guard tries the path's stagnation smoothers in order
 // before it widens anything, passes over one that cannot be set up (ILU(0) on a zero pivot),
@@ -205,11 +216,7 @@ TEST(Guard, TooSlowTriesTheStagnationSmoothersInOrder) {
         }
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<FakePreconditioner>(-1));
     };
-    SolverOptions o;
-    o.solver = SolverKind::gmres;
-    o.restart = 2;
-    o.precision = parse_precision("K64P32D16");
-    o.multigrid.smoother = SmootherKind::symgs;
+    SolverOptions o = too_slow_gmres("K64P32D16", SmootherKind::symgs);
     const GuardFallbacks fallbacks{
         SmootherKind::l1_jacobi, {}, {SmootherKind::ilu0, SmootherKind::l1_jacobi}};
     SolveResult r;
@@ -271,11 +278,7 @@ TEST(Guard, TooSlowWithNothingLeftSpendsTheIterationsLeft) {
         if (mg.smoother == SmootherKind::ilu0) throw NumericalError("ILU(0) pivot 0 (test)");
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<FakePreconditioner>(-1));
     };
-    SolverOptions o;
-    o.solver = SolverKind::gmres;
-    o.restart = 2;
-    o.precision = parse_precision("K64P64D64");  // nothing to widen
-    o.multigrid.smoother = SmootherKind::l1_jacobi;
+    const SolverOptions o = too_slow_gmres("K64P64D64", SmootherKind::l1_jacobi);  // no widening
     for (const bool with_ilu : {true, false}) {
         SCOPED_TRACE(with_ilu);
         built.clear();
@@ -320,11 +323,7 @@ TEST(Guard, TooSlowWithAFailedInterpolationGoesOnAsItWas) {
         }
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<FakePreconditioner>(-1));
     };
-    SolverOptions o;
-    o.solver = SolverKind::gmres;
-    o.restart = 2;
-    o.precision = parse_precision("K64P32D16");
-    o.multigrid.smoother = SmootherKind::symgs;
+    SolverOptions o = too_slow_gmres("K64P32D16", SmootherKind::symgs);
     o.multigrid.interpolation = InterpolationKind::linear;
     SolveResult r;
     run_guarded<double>(
