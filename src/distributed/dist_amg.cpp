@@ -14,6 +14,7 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <optional>
 
 #include "api/guarded_solve.hpp"
 #include "distributed/agree.hpp"
@@ -24,6 +25,7 @@
 #include "multigrid/amg_level.hpp"
 #include "multigrid/amg_precision.hpp"
 #include "multigrid/cycle.hpp"
+#include "multigrid/k_steps.hpp"
 #include "multigrid/level_vectors.hpp"
 #include "unstructured/csr_typed.hpp"
 #include "unstructured/drop_zeros.hpp"
@@ -338,67 +340,45 @@ private:
         lev.smooth(mg_.post_sweeps, false);
     }
 
-    /// The K-cycle's coarse correction on the next level, whose rows of the matrix are `m`:
-    /// up to two Krylov steps on m e = c preconditioned by `solve` (flexible CG or GCR, as
-    /// AmgLevelImpl::k_correction does serially), in FP64 on the unscaled vectors, with the inner
-    /// products summed over the ranks (so every rank takes the same branches). c <- e.
+    /// The K-cycle's coarse correction on the next level, whose rows of the matrix are `m`: its
+    /// steps (multigrid/k_steps.hpp) on m e = c preconditioned by `solve`, in FP64 on the
+    /// unscaled vectors, the inner products summed over the ranks (so every rank takes the same
+    /// branches). c <- e.
     struct KWork {
         std::vector<double> r, c1, v1, v2;
     };
     template <class Solve>
     void k_steps(const DistCsr& m, std::vector<double>& c, KWork& w, const Solve& solve) {
-        const std::size_t n = c.size();
+        const auto n = static_cast<std::int64_t>(c.size());
         w.r = c;
         solve(c);  // c1
         w.c1 = c;
-        w.v1.resize(n);
-        w.v2.resize(n);
+        w.v1.resize(c.size());
+        w.v2.resize(c.size());
         m.multiply(w.c1.data(), w.v1.data());
-        const std::vector<double>& p1 = k_symmetric_ ? w.c1 : w.v1;
-        double s1[3] = {0.0, 0.0, 0.0};  // rho1, (p1, r), (r, r)
-        for (std::size_t i = 0; i < n; ++i) {
-            s1[0] += p1[i] * w.v1[i];
-            s1[1] += p1[i] * w.r[i];
-            s1[2] += w.r[i] * w.r[i];
-        }
+        double s1[3];
+        k_steps::first_sums(k_symmetric_, n, w.c1.data(), w.v1.data(), w.r.data(), s1);
         allreduce_sums(s1, 3, comm_);
-        const double rho1 = s1[0], alpha1 = s1[1] / s1[0];
-        if (!(rho1 > 0.0) || !std::isfinite(alpha1)) return;  // c = c1: the plain cycle
-        double tt = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {
-            w.r[i] -= alpha1 * w.v1[i];
-            tt += w.r[i] * w.r[i];
-        }
+        const std::optional<double> alpha1 = k_steps::first_step(s1);
+        if (!alpha1) return;  // c = c1: the plain cycle
+        double tt = k_steps::first_residual(n, *alpha1, w.v1.data(), w.r.data(), w.r.data());
         allreduce_sums(&tt, 1, comm_);
-        if (tt <= kKCycleThreshold * kKCycleThreshold * s1[2]) {
-            for (std::size_t i = 0; i < n; ++i) c[i] = alpha1 * w.c1[i];
+        if (k_steps::first_enough(tt, s1[2])) {
+            k_steps::combine(n, *alpha1, w.c1.data(), 0.0, w.c1.data(), c.data());
             return;
         }
         c = w.r;
         solve(c);  // c2
         m.multiply(c.data(), w.v2.data());
-        double s2[3] = {0.0, 0.0, 0.0};
-        for (std::size_t i = 0; i < n; ++i) {
-            if (k_symmetric_) {  // (c2, v1), (c2, v2), (c2, r~)
-                s2[0] += c[i] * w.v1[i];
-                s2[1] += c[i] * w.v2[i];
-                s2[2] += c[i] * w.r[i];
-            } else {  // (v1, v2), (v2, v2), (v2, r~)
-                s2[0] += w.v1[i] * w.v2[i];
-                s2[1] += w.v2[i] * w.v2[i];
-                s2[2] += w.v2[i] * w.r[i];
-            }
-        }
+        double s2[3];
+        k_steps::second_sums(k_symmetric_, n, c.data(), w.v1.data(), w.v2.data(), w.r.data(), s2);
         allreduce_sums(s2, 3, comm_);
-        const double gamma = k_symmetric_ ? s2[0] : s2[0] / rho1;
-        const double rho2 = k_symmetric_ ? s2[1] - gamma * gamma / rho1 : s2[1] - gamma * s2[0];
-        const double beta2 = s2[2] / rho2;
-        const double beta1 = k_symmetric_ ? alpha1 - gamma * beta2 / rho1 : alpha1 - gamma * beta2;
-        if (!(rho2 > 0.0) || !std::isfinite(beta1) || !std::isfinite(beta2)) {
-            for (std::size_t i = 0; i < n; ++i) c[i] = alpha1 * w.c1[i];
-            return;
+        const auto beta = k_steps::second_step(s1[0], *alpha1, s2);
+        if (beta) {
+            k_steps::combine(n, (*beta)[0], w.c1.data(), (*beta)[1], c.data(), c.data());
+        } else {
+            k_steps::combine(n, *alpha1, w.c1.data(), 0.0, w.c1.data(), c.data());
         }
-        for (std::size_t i = 0; i < n; ++i) c[i] = beta1 * w.c1[i] + beta2 * c[i];
     }
 
     MultigridOptions mg_;

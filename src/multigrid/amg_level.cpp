@@ -9,7 +9,7 @@
 
 #include "mpmg/errors.hpp"
 #include "multigrid/coarse_solver.hpp"
-#include "multigrid/cycle.hpp"
+#include "multigrid/k_steps.hpp"
 #include "unstructured/csr_smoothers.hpp"
 #include "unstructured/csr_typed.hpp"
 
@@ -61,7 +61,7 @@ public:
             }
         }
         if (setup.direct) lu_.emplace(*setup.matrix);
-        if (setup.k_cycle && !setup.direct) {
+        if (setup.k_cycle && !setup.direct && !boundary_) {  // distributed: dist_amg.cpp
             k_symmetric_ = is_symmetric(*setup.matrix);
             for (auto* v : {&kr_, &kc_, &kv_, &kw_}) v->resize(f_.size());
         }
@@ -187,12 +187,10 @@ public:
         u_zero_ = false;
     }
 
-    // Two steps of flexible CG (a symmetric level; Notay and Vassilevski 2008, Algorithm 2.1)
-    // or of GCR (a nonsymmetric one: the residual norm minimised over the two directions) on
-    // Â û = f̂, in the level's variables, each preconditioned by one cycle from this level.
-    // The second step only when the first left more than kKCycleThreshold of the residual.
+    // The K-cycle's steps (multigrid/k_steps.hpp) on Â û = f̂, in the level's variables and
+    // compute precision, each preconditioned by one cycle from this level.
     void k_correction(const std::function<void()>& cycle) override {
-        if (kr_.empty() || boundary_) {
+        if (kr_.empty()) {
             cycle();
             return;
         }
@@ -201,58 +199,30 @@ public:
         cycle();                                       // u = c1 = B r
         u_.swap(kc_);
         spmv(a_, kc_.data(), kv_.data());  // v1 = Â c1
-        const double rho1 = k_symmetric_ ? dot(kc_, kv_) : dot(kv_, kv_);
-        const double a1 = k_symmetric_ ? dot(kc_, kr_) : dot(kv_, kr_);
-        const double alpha1 = a1 / rho1;
-        if (!(rho1 > 0.0) || !std::isfinite(alpha1)) {  // no Krylov step: the plain cycle
+        double s1[3];
+        k_steps::first_sums(k_symmetric_, n, kc_.data(), kv_.data(), kr_.data(), s1);
+        const std::optional<double> alpha1 = k_steps::first_step(s1);
+        if (!alpha1) {  // no Krylov step: the plain cycle
             u_.swap(kc_);
             return;
         }
-        // f = r - alpha1 v1, and its norm against r's.
-        double rr = 0.0, tt = 0.0;
-        const auto ca1 = static_cast<C>(alpha1);
-#pragma omp parallel for schedule(static) reduction(+ : rr, tt) if (n > kParallelVector)
-        for (std::int64_t i = 0; i < n; ++i) {
-            f_[i] = kr_[i] - ca1 * kv_[i];
-            rr += static_cast<double>(kr_[i]) * static_cast<double>(kr_[i]);
-            tt += static_cast<double>(f_[i]) * static_cast<double>(f_[i]);
-        }
-        if (tt <= kKCycleThreshold * kKCycleThreshold * rr) {
-            scale_into(u_, kc_, alpha1, 0.0, kc_);
+        const double tt = k_steps::first_residual(n, *alpha1, kv_.data(), kr_.data(), f_.data());
+        if (k_steps::first_enough(tt, s1[2])) {
+            k_steps::combine(n, *alpha1, kc_.data(), 0.0, kc_.data(), u_.data());
             return;
         }
         std::fill(u_.begin(), u_.end(), C{0});
         u_zero_ = true;
-        cycle();                          // u = c2 = B f
+        cycle();                          // u = c2 = B r~ (f = r~)
         spmv(a_, u_.data(), kw_.data());  // v2 = Â c2
-        double beta1 = 0.0, beta2 = 0.0;
-        if (k_symmetric_) {
-            const double gamma = dot(u_, kv_);  // c2' Â c1
-            const double rho2 = dot(u_, kw_) - gamma * gamma / rho1;
-            const double a2 = dot(u_, f_);
-            if (!(rho2 > 0.0)) {
-                scale_into(u_, kc_, alpha1, 0.0, kc_);
-                return;
-            }
-            beta2 = a2 / rho2;
-            beta1 = alpha1 - gamma * beta2 / rho1;
+        double s2[3];
+        k_steps::second_sums(k_symmetric_, n, u_.data(), kv_.data(), kw_.data(), f_.data(), s2);
+        const auto beta = k_steps::second_step(s1[0], *alpha1, s2);
+        if (beta) {
+            k_steps::combine(n, (*beta)[0], kc_.data(), (*beta)[1], u_.data(), u_.data());
         } else {
-            const double gamma = dot(kv_, kw_) / rho1;  // v2 - gamma v1 is orthogonal to v1
-            const double rho2 = dot(kw_, kw_) - gamma * dot(kv_, kw_);
-            const double a2 = dot(kw_, f_);  // f is orthogonal to v1 already
-            if (!(rho2 > 0.0)) {
-                scale_into(u_, kc_, alpha1, 0.0, kc_);
-                return;
-            }
-            beta2 = a2 / rho2;
-            beta1 = alpha1 - gamma * beta2;
+            k_steps::combine(n, *alpha1, kc_.data(), 0.0, kc_.data(), u_.data());
         }
-        if (!std::isfinite(beta1) || !std::isfinite(beta2)) {
-            scale_into(u_, kc_, alpha1, 0.0, kc_);
-            return;
-        }
-        scale_into(u_, kc_, beta1, beta2, u_);  // u = beta1 c1 + beta2 c2
-        u_zero_ = false;
     }
 
     void* rhs_data() override { return f_.data(); }
@@ -310,23 +280,6 @@ private:
     void level_residual() {
         residual(a_, f_.data(), u_.data(), w1_.data());
         if (boundary_) boundary_->subtract(u_.data(), w1_.data());
-    }
-    static double dot(const std::vector<C>& x, const std::vector<C>& y) {
-        const auto n = static_cast<std::int64_t>(x.size());
-        double s = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : s) if (n > kParallelVector)
-        for (std::int64_t i = 0; i < n; ++i) {
-            s += static_cast<double>(x[i]) * static_cast<double>(y[i]);
-        }
-        return s;
-    }
-    // out = a x + b y (out may be y).
-    static void scale_into(std::vector<C>& out, const std::vector<C>& x, double a, double b,
-                           const std::vector<C>& y) {
-        const auto n = static_cast<std::int64_t>(x.size());
-        const auto ca = static_cast<C>(a), cb = static_cast<C>(b);
-#pragma omp parallel for schedule(static) if (n > kParallelVector)
-        for (std::int64_t i = 0; i < n; ++i) out[i] = ca * x[i] + (cb != C{0} ? cb * y[i] : C{0});
     }
     static void multiply(std::vector<C>& v, const std::vector<C>& w) {
         const auto n = static_cast<std::int64_t>(v.size());

@@ -39,6 +39,7 @@ struct AmgLevelSetup {
     /// are exact. Null for a serial level.
     std::shared_ptr<LevelBoundary> boundary;
     /// The level takes the K-cycle's Krylov steps (Level::k_correction): four more vectors.
+    /// Serial levels only: the distributed AMG takes them itself (dist_amg.cpp).
     bool k_cycle = false;
 };
 

@@ -34,10 +34,6 @@ void visit_coarser(CycleKind kind, F&& visit) {
     }
 }
 
-/// K-cycle: the second Krylov step is taken when the first left more than this fraction of the
-/// residual norm (Notay and Vassilevski 2008 §3: t = 0.25).
-inline constexpr double kKCycleThreshold = 0.25;
-
 /// One cycle of `kind` from level l down. The coarsest level is solved directly, or, when
 /// `coarse_sweeps` > 0 (too large for LU), by that many symmetric smoothing sweeps.
 void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kind,

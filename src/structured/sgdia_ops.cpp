@@ -90,9 +90,8 @@ bool run_serial(const Box& box) { return box.cells() < kSerialCells || omp_get_m
 
 bool run_serial(const kernels::SgDiaGeom& g) { return run_serial(Box{g.nx, g.ny, g.nz}); }
 
-/// Runs f(line_begin, line_end) over all lines, one contiguous block of lines per thread.
-/// f(line_begin, line_end) over the lines of the planes [planes.begin, planes.end) (all by
-/// default), one contiguous range per thread unless `serial`.
+/// Runs f(line_begin, line_end) over the lines of the planes [planes.begin, planes.end) (all
+/// by default), one contiguous block of lines per thread unless `serial`.
 template <class F>
 void for_lines(const kernels::SgDiaGeom& g, bool serial, F f, PlaneRange planes = {}) {
     const std::int64_t first = std::int64_t{planes.begin} * g.ny;
