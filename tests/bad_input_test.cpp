@@ -278,6 +278,8 @@ TEST(BadInput, UnknownOrContradictoryOptions) {
          {"--interpolation operator", "AMG"}},
         {p + "--aggregation rs", {"--aggregation", "'rs'", "smoothed"}},
         {p + "--reorder metis", {"--reorder", "'metis'", "rcm"}},
+        {p + "--row-weights diag", {"--row-weights", "'diag'", "none"}},
+        {"solve --problem laplace27 --n 4 --row-weights none", {"--row-weights none", "AMG path"}},
         {p + "--coarse-solver amg", {"--coarse-solver", "'amg'", "direct"}},
         {"solve --problem laplace27 --n 4 --reorder rcm", {"--reorder rcm", "AMG path"}},
         {"solve --problem laplace27 --n 4 --aggregation smoothed",

@@ -24,7 +24,8 @@ namespace {
 
 struct SolveArgs {
     std::string problem, matrix, rhs, grid, precision, work, matrix_precision, scaling, method,
-        solver, cycle, smoother, interpolation, aggregation, reorder, coarse_solver, config, json;
+        solver, cycle, smoother, interpolation, aggregation, reorder, row_weights, coarse_solver,
+        config, json;
     int n = 0, shift_level = -1, max_iter = 0, threads = 0, restart = 0;
     std::uint64_t seed = 1;
     double rtol = 0.0;
@@ -86,6 +87,9 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
     if (given("--cycle")) o.multigrid.cycle = parse_cycle(a.cycle, "--cycle");
     if (given("--smoother")) o.multigrid.smoother = parse_smoother(a.smoother, "--smoother");
     if (given("--reorder")) o.multigrid.reorder = parse_reorder(a.reorder, "--reorder");
+    if (given("--row-weights")) {
+        o.multigrid.row_weights = parse_row_weights(a.row_weights, "--row-weights");
+    }
     if (given("--coarse-solver")) {
         o.multigrid.coarse_solver = parse_coarse_solver(a.coarse_solver, "--coarse-solver");
     }
@@ -257,6 +261,10 @@ std::function<int()> add_solve(CLI::App& app) {
                     "auto (none; under mpirun rcm where it makes the ranks' row blocks more "
                     "local) | none | rcm (AMG path: reverse Cuthill-McKee renumbering before "
                     "setup)");
+    cmd->add_option("--row-weights", a->row_weights,
+                    "auto | none (AMG path, nonsymmetric A: build the hierarchy on W A, W the "
+                    "estimated left near-null row weights, where they balance the equations "
+                    "better than constants)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
     cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
     cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");

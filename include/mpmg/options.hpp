@@ -32,6 +32,10 @@ enum class InterpolationKind { automatic, linear, operator_dependent };
 enum class AggregationKind { automatic, pgm, smoothed };
 /// AMG path: renumber the unknowns before setup (reverse Cuthill-McKee) or keep the file's order.
 enum class ReorderKind { automatic, none, rcm };
+/// AMG path: build a nonsymmetric A's hierarchy on W A, W its estimated left near-null row
+/// weights (unstructured/row_weights.hpp), where they balance its equations better than
+/// constants (auto), or always on A (none).
+enum class RowWeightsKind { automatic, none };
 /// The coarsest level's solve: dense LU (FP64, LAPACK) or symmetric smoothing sweeps.
 enum class CoarseSolverKind { automatic, direct, smoother };
 
@@ -44,6 +48,7 @@ std::string_view to_string(InterpolationKind k);
 std::string_view to_string(AggregationKind k);
 std::string_view to_string(ReorderKind k);
 std::string_view to_string(CoarseSolverKind k);
+std::string_view to_string(RowWeightsKind k);
 
 /// Parse a choice by name; throws InvalidInput naming `where` and listing the valid names.
 SolverKind parse_solver(std::string_view s, std::string_view where);
@@ -55,6 +60,7 @@ InterpolationKind parse_interpolation(std::string_view s, std::string_view where
 AggregationKind parse_aggregation(std::string_view s, std::string_view where);
 ReorderKind parse_reorder(std::string_view s, std::string_view where);
 CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view where);
+RowWeightsKind parse_row_weights(std::string_view s, std::string_view where);
 
 /// What to solve: a built-in problem or a Matrix Market file.
 struct ProblemOptions {
@@ -84,6 +90,9 @@ struct MultigridOptions {
     /// auto: the given order (RCM costs more setup than it saves in one solve on the mfem
     /// matrices; README "AMG"). rcm: reverse Cuthill-McKee before setup. AMG path only.
     ReorderKind reorder = ReorderKind::automatic;
+    /// auto: weight the rows of a nonsymmetric A whose equations do not share one scale
+    /// (README "AMG"). AMG path only.
+    RowWeightsKind row_weights = RowWeightsKind::automatic;
     int max_levels = 20;        ///< including the finest
     int max_coarse_rows = 512;  ///< direct (LAPACK) solve once a level has at most this many rows
     /// auto: LU when the coarsest level has <= 4096 rows (max_levels or a stalling coarsening can

@@ -263,6 +263,13 @@ void check_smoother(const SolverOptions& o) {
             "grid's lexicographic order",
             to_string(o.multigrid.reorder)));
     }
+    if (o.method == MethodKind::structured &&
+        o.multigrid.row_weights != RowWeightsKind::automatic) {
+        throw Unsupported(fmt::format(
+            "--row-weights {}: row weights apply to the AMG path; the structured path's Galerkin "
+            "products keep A's rows as they are",
+            to_string(o.multigrid.row_weights)));
+    }
     if (o.method == MethodKind::structured && o.multigrid.cycle == CycleKind::k) {
         throw Unsupported(
             "--cycle K: the K-cycle's Krylov steps are the AMG path's (--matrix without --grid, "

@@ -73,6 +73,12 @@ const NameTable<ReorderKind>& reorder_names() {
     return t;
 }
 
+const NameTable<RowWeightsKind>& row_weights_names() {
+    static const NameTable<RowWeightsKind> t{{RowWeightsKind::automatic, "auto"},
+                                             {RowWeightsKind::none, "none"}};
+    return t;
+}
+
 const NameTable<CoarseSolverKind>& coarse_solver_names() {
     static const NameTable<CoarseSolverKind> t{{CoarseSolverKind::automatic, "auto"},
                                                {CoarseSolverKind::direct, "direct"},
@@ -110,6 +116,7 @@ std::string_view to_string(ScalingKind k) { return name_of(scaling_names(), k); 
 std::string_view to_string(InterpolationKind k) { return name_of(interpolation_names(), k); }
 std::string_view to_string(AggregationKind k) { return name_of(aggregation_names(), k); }
 std::string_view to_string(ReorderKind k) { return name_of(reorder_names(), k); }
+std::string_view to_string(RowWeightsKind k) { return name_of(row_weights_names(), k); }
 std::string_view to_string(CoarseSolverKind k) { return name_of(coarse_solver_names(), k); }
 
 SolverKind parse_solver(std::string_view s, std::string_view w) {
@@ -135,6 +142,9 @@ AggregationKind parse_aggregation(std::string_view s, std::string_view w) {
 }
 ReorderKind parse_reorder(std::string_view s, std::string_view w) {
     return parse_name(reorder_names(), s, w);
+}
+RowWeightsKind parse_row_weights(std::string_view s, std::string_view w) {
+    return parse_name(row_weights_names(), s, w);
 }
 CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view w) {
     return parse_name(coarse_solver_names(), s, w);

@@ -112,6 +112,10 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) {
                m.reorder = parse_reorder(str(v, at), "config " + at);
            }},
+          {"row_weights",
+           [&](const json& v, const std::string& at) {
+               m.row_weights = parse_row_weights(str(v, at), "config " + at);
+           }},
           {"pre_sweeps",
            [&](const json& v, const std::string& at) { m.pre_sweeps = get_int(v, at); }},
           {"post_sweeps",
@@ -215,6 +219,7 @@ json to_json(const SolverOptions& o) {
                   {"interpolation", to_string(m.interpolation)},
                   {"aggregation", to_string(m.aggregation)},
                   {"reorder", to_string(m.reorder)},
+                  {"row_weights", to_string(m.row_weights)},
                   {"coarse_solver", to_string(m.coarse_solver)},
                   {"coarse_sweeps", m.coarse_sweeps},
                   {"pre_sweeps", m.pre_sweeps},

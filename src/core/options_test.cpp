@@ -20,6 +20,7 @@ TEST(Options, JsonRoundTrip) {
     o.multigrid.interpolation = InterpolationKind::operator_dependent;
     o.multigrid.aggregation = AggregationKind::smoothed;
     o.multigrid.reorder = ReorderKind::rcm;
+    o.multigrid.row_weights = RowWeightsKind::none;
     o.multigrid.coarse_solver = CoarseSolverKind::smoother;
     o.multigrid.coarse_sweeps = 7;
     o.precision = parse_ginkgo_precision("DP-SP", "DP-SP-HP");
@@ -33,6 +34,7 @@ TEST(Options, JsonRoundTrip) {
     EXPECT_EQ(back.multigrid.interpolation, InterpolationKind::operator_dependent);
     EXPECT_EQ(back.multigrid.aggregation, AggregationKind::smoothed);
     EXPECT_EQ(back.multigrid.reorder, ReorderKind::rcm);
+    EXPECT_EQ(back.multigrid.row_weights, RowWeightsKind::none);
     EXPECT_EQ(back.multigrid.coarse_solver, CoarseSolverKind::smoother);
     EXPECT_EQ(back.multigrid.coarse_sweeps, 7);
 }

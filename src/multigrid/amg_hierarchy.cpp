@@ -10,6 +10,7 @@
 #include "multigrid/cycle.hpp"
 #include "unstructured/drop_zeros.hpp"
 #include "unstructured/pgm.hpp"
+#include "unstructured/row_weights.hpp"
 #include "unstructured/smoothed_aggregation.hpp"
 #include "unstructured/spgemm.hpp"
 
@@ -32,6 +33,20 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     std::vector<CsrMatrix> mats;
     mats.push_back(a);
     drop_zeros(mats.back());
+    std::string weights_note;
+    if (first == 0 && mg.row_weights == RowWeightsKind::automatic && a.rows > mg.max_coarse_rows &&
+        max_levels > 1 && !is_symmetric(mats.front())) {
+        RowWeights rw = mpmg::row_weights(mats.front());
+        if (!rw.w.empty()) {
+            weight_rows(mats.front(), rw.w);
+            weights_note = fmt::format(
+                "rows weighted (left near-null estimate from {}, {} sweeps: cancellation {:.2e} "
+                "against {:.2e} for constants)",
+                rw.from_row_max ? "1/max|a_ij|" : "constants", rw.sweeps, rw.cancellation,
+                rw.cancellation_ones);
+            row_weights_ = std::move(rw.w);
+        }
+    }
     std::vector<std::string> coarsening_notes;
     const bool smoothed = mg.aggregation == AggregationKind::smoothed;
     const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
@@ -118,6 +133,10 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         if (!last) {
             const std::string& cn = coarsening_notes[static_cast<std::size_t>(l)];
             rep.note = rep.note.empty() ? cn : fmt::format("{}; {}", rep.note, cn);
+        }
+        if (l == 0 && !weights_note.empty()) {
+            rep.note =
+                rep.note.empty() ? weights_note : fmt::format("{}; {}", weights_note, rep.note);
         }
         rep.storage = last && direct ? Precision::fp64 : setup.precision.storage;
         rep.compute = setup.precision.compute;

@@ -1,0 +1,108 @@
+#include "unstructured/row_weights.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace mpmg {
+namespace {
+
+constexpr int kSweeps = 10;  // c kept falling up to 10 on every matrix measured
+constexpr double kOmega = 2.0 / 3.0;
+constexpr double kClamp = 4.0;       // a sweep moves each w_i by at most this factor
+constexpr double kPreferOnes = 2.0;  // what another estimate must win by
+
+// Sweep state: w, and A^T w with the cancellation c(w) it gives.
+struct Estimate {
+    std::vector<double> w;
+    std::vector<double> atw;
+    double c = 0.0;
+};
+
+// Fills e.atw = A^T w and e.c = ||A^T w|| / || |A|^T |w| || from at = A^T.
+void measure(const CsrMatrix& at, Estimate& e) {
+    const std::int64_t n = at.rows;
+    e.atw.resize(static_cast<std::size_t>(n));
+    double num = 0.0, den = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : num, den) if (n > 20000)
+    for (std::int64_t j = 0; j < n; ++j) {
+        double s = 0.0, sa = 0.0;
+        for (std::int64_t k = at.row_ptr[j]; k < at.row_ptr[j + 1]; ++k) {
+            const double t = at.val[k] * e.w[static_cast<std::size_t>(at.col[k])];
+            s += t;
+            sa += std::abs(t);
+        }
+        e.atw[static_cast<std::size_t>(j)] = s;
+        num += s * s;
+        den += sa * sa;
+    }
+    e.c = den > 0.0 ? std::sqrt(num / den) : 1.0;
+}
+
+// Up to kSweeps clamped Jacobi sweeps on A^T w = 0 from `e` (measured); leaves in `best` the
+// iterate of least c (possibly `e` itself) and returns its number of sweeps.
+int improve(const CsrMatrix& at, const std::vector<double>& diag, Estimate e, Estimate& best) {
+    best.w = e.w;
+    best.c = e.c;
+    int best_sweeps = 0;
+    const std::int64_t n = at.rows;
+    for (int s = 1; s <= kSweeps; ++s) {
+#pragma omp parallel for schedule(static) if (n > 20000)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto u = static_cast<std::size_t>(i);
+            const double old = e.w[u];
+            e.w[u] = std::clamp(old - kOmega * e.atw[u] / diag[u], old / kClamp, old * kClamp);
+        }
+        measure(at, e);
+        if (e.c < best.c) {
+            best.w = e.w;
+            best.c = e.c;
+            best_sweeps = s;
+        }
+    }
+    return best_sweeps;
+}
+
+}  // namespace
+
+RowWeights row_weights(const CsrMatrix& a) {
+    const std::size_t n = static_cast<std::size_t>(a.rows);
+    RowWeights out;
+    const CsrMatrix at = a.transpose();
+    Estimate ones{std::vector<double>(n, 1.0), {}, 0.0};
+    measure(at, ones);
+    out.cancellation_ones = out.cancellation = ones.c;
+    const std::vector<double> diag = diagonal_of(a);
+    if (std::any_of(diag.begin(), diag.end(), [](double d) { return d == 0.0; })) return out;
+
+    Estimate row_max{std::vector<double>(n, 1.0), {}, 0.0};
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        double m = 0.0;
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            m = std::max(m, std::abs(a.val[k]));
+        }
+        row_max.w[static_cast<std::size_t>(i)] = 1.0 / m;  // m >= |a_ii| > 0
+    }
+    measure(at, row_max);
+    Estimate from_ones, from_max;
+    const int sweeps_ones = improve(at, diag, std::move(ones), from_ones);
+    const int sweeps_max = improve(at, diag, std::move(row_max), from_max);
+    const bool take_max = from_max.c * kPreferOnes < from_ones.c;
+    Estimate& chosen = take_max ? from_max : from_ones;
+    if (!(chosen.c * kPreferOnes < out.cancellation_ones)) return out;
+    out.w = std::move(chosen.w);
+    out.cancellation = chosen.c;
+    out.from_row_max = take_max;
+    out.sweeps = take_max ? sweeps_max : sweeps_ones;
+    return out;
+}
+
+void weight_rows(CsrMatrix& a, const std::vector<double>& w) {
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            a.val[k] *= w[static_cast<std::size_t>(i)];
+        }
+    }
+}
+
+}  // namespace mpmg
