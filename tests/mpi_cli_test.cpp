@@ -670,6 +670,40 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     check_amg("solve --matrix " + path.string() + " --cycle K --quiet");
 }
 
+// Equations in different units: oil n = 24 with its rows scaled by 10^u, u in [-3, 3]. The
+// ranks estimate the row weights of the finest level together (unstructured/row_weights.hpp)
+// and reach the serial estimate (the same cancellation in the note) and iteration count; with
+// --row-weights none GMRES needs far more.
+TEST(Mpi, AmgPathWeighsRowsLikeSerial) {
+    CsrMatrix a = problem_csr("oil", 24);
+    std::uint64_t state = 7;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        const double u = static_cast<double>(state >> 11) / 9007199254740992.0;
+        const double s = std::pow(10.0, 3.0 * (2.0 * u - 1.0));
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) a.val[k] *= s;
+    }
+    const fs::path path = temp_dir() / "oil24_rows_scaled.mtx";
+    write_matrix_market(path.string(), a);
+    const std::string args = "solve --matrix " + path.string() + " --quiet";
+    check_amg(args);
+    const auto weights = [](const MpiRun& r) {
+        const std::string note = r.result["hierarchy"]["levels"][0]["note"];
+        const auto at = note.find("rows weighted");
+        return at == std::string::npos ? std::string() : note.substr(at, note.find(')', at) - at);
+    };
+    const MpiRun serial = mpmg(0, args);
+    const MpiRun par = mpmg(2, args);
+    const MpiRun plain = mpmg(2, args + " --row-weights none");
+    ASSERT_EQ(serial.code, 0) << serial.err;
+    ASSERT_EQ(par.code, 0) << par.err;
+    EXPECT_FALSE(weights(serial).empty()) << serial.result["hierarchy"]["levels"][0]["note"];
+    EXPECT_EQ(weights(par), weights(serial));
+    EXPECT_GE(par.result["partition"]["distributed_levels"].get<int>(), 1);
+    EXPECT_TRUE(weights(plain).empty());
+    EXPECT_GT(plain.result["iterations"].get<int>(), 2 * par.result["iterations"].get<int>());
+}
+
 // A coordinate file on the AMG path is read in parts (no rank holds the whole file; rank 0
 // gathers the pattern for RCM), plain or gzipped (cut by the decompressed text's bytes): the
 // same rows, renumbering and blocks, so the same run to the bit (residual history and error).

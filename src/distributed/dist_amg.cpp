@@ -15,6 +15,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include "api/guarded_solve.hpp"
 #include "distributed/agree.hpp"
@@ -31,6 +32,7 @@
 #include "unstructured/drop_zeros.hpp"
 #include "unstructured/pgm.hpp"
 #include "unstructured/rcm.hpp"
+#include "unstructured/row_weights.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -161,31 +163,115 @@ LevelReport combined(const LevelReport& mine, MPI_Comm comm) {
     return r;
 }
 
+/// The row weights of the distributed A (unstructured/row_weights.hpp; collective): its
+/// transpose products through the rows of A^T each process gathers for its rows.
+RowWeights dist_row_weights(const DistCsr& a) {
+    const MPI_Comm comm = a.comm();
+    const RowPartition& p = a.partition();
+    const CsrMatrix mine = a.rows_with_global_columns();
+    RowWeightsInput in;
+    in.diag.assign(static_cast<std::size_t>(mine.rows), 0.0);
+    in.row_max.assign(in.diag.size(), 0.0);
+    std::vector<CooEntry> mirrored;
+    mirrored.reserve(static_cast<std::size_t>(mine.nnz()));
+    for (std::int64_t i = 0; i < mine.rows; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        for (std::int64_t k = mine.row_ptr[i]; k < mine.row_ptr[i + 1]; ++k) {
+            if (mine.col[k] == a.first() + i) in.diag[u] = mine.val[k];
+            in.row_max[u] = std::max(in.row_max[u], std::abs(mine.val[k]));
+            mirrored.push_back(CooEntry{mine.col[k], a.first() + i, mine.val[k]});
+        }
+    }
+    int zero = std::any_of(in.diag.begin(), in.diag.end(), [](double d) { return d == 0.0; });
+    MPI_Allreduce(MPI_IN_PLACE, &zero, 1, MPI_INT, MPI_LOR, comm);
+    in.zero_diagonal = zero != 0;
+    std::vector<CooEntry> got = send_to_row_owners(mirrored, p, comm);
+    const DistCsr at(csr_rows(got, a.first(), a.local_rows(), p.global_rows()), 0, p, comm);
+    std::vector<double> abs_atw;
+    in.transpose_product = [&](const std::vector<double>& w, std::vector<double>& atw,
+                               double sums[2]) {
+        const CsrMatrix& d = at.diag();
+        atw.assign(w.size(), 0.0);
+        abs_atw.assign(w.size(), 0.0);
+        for (std::int64_t j = 0; j < d.rows; ++j) {
+            const auto u = static_cast<std::size_t>(j);
+            for (std::int64_t k = d.row_ptr[j]; k < d.row_ptr[j + 1]; ++k) {
+                const double t = d.val[k] * w[static_cast<std::size_t>(d.col[k])];
+                atw[u] += t;
+                abs_atw[u] += std::abs(t);
+            }
+        }
+        const std::vector<double>& ghost = at.exchange(w.data());
+        const DistCsr::Coupling& c = at.coupling();
+        for (std::size_t q = 0; q < c.rows.size(); ++q) {
+            const auto u = static_cast<std::size_t>(c.rows[q]);
+            for (std::int64_t e = c.ptr[q]; e < c.ptr[q + 1]; ++e) {
+                const double t =
+                    c.val[static_cast<std::size_t>(e)] *
+                    ghost[static_cast<std::size_t>(c.slot[static_cast<std::size_t>(e)])];
+                atw[u] += t;
+                abs_atw[u] += std::abs(t);
+            }
+        }
+        sums[0] = sums[1] = 0.0;
+        for (std::size_t j = 0; j < w.size(); ++j) {
+            sums[0] += atw[j] * atw[j];
+            sums[1] += abs_atw[j] * abs_atw[j];
+        }
+        allreduce_sums(sums, 2, comm);
+    };
+    return row_weights(in);
+}
+
 /// The distributed AMG preconditioner (the header's description).
 class DistAmg final : public BuiltPreconditioner {
 public:
     /// `rows0`: the user's number of each of this process's rows of a0 (for messages);
     /// `distributed_levels` receives the number of levels that stay distributed.
     /// `symmetric`: the K-cycle's Krylov steps are flexible CG (the solve is CG), else GCR.
+    /// `symmetric_a`: A is symmetric (is_symmetric()), so its rows are not weighted.
     DistAmg(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const MultigridOptions& mg,
             const PrecisionPlan& plan, const AmgSettings& settings, bool symmetric,
-            int* distributed_levels)
+            bool symmetric_a, int* distributed_levels)
         : mg_(mg), comm_(a0.comm()), rank_(a0.rank()), k_symmetric_(symmetric) {
         const int passes = settings.pgm_passes;
         k_every_ = settings.k_cycle_every;
         const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
+        const auto distributed_level = [&](const DistCsr& m, int l) {
+            const RowPartition& p = m.partition();
+            std::int64_t min_local = p.global_rows();
+            for (int q = 0; q < p.size(); ++q) min_local = std::min(min_local, p.rows(q));
+            return l + 1 < max_levels && p.global_rows() > mg.max_coarse_rows &&
+                   min_local >= kMinLocalRows;
+        };
         const DistCsr* cur = &a0;  // level l's rows
+        // Row weights as the serial hierarchy's (multigrid/amg_hierarchy.cpp), when level 0
+        // stays distributed; otherwise the gathered hierarchy weighs its rows itself.
+        MultigridOptions tail_mg = mg;
+        std::string weights_note;
+        if (mg.row_weights == RowWeightsKind::automatic && !symmetric_a &&
+            distributed_level(a0, 0)) {
+            RowWeights rw = dist_row_weights(a0);
+            if (!rw.w.empty()) {
+                CsrMatrix rows = a0.rows_with_global_columns();
+                weight_rows(rows, rw.w);
+                weighted0_ = std::make_unique<DistCsr>(rows, 0, a0.partition(), comm_);
+                cur = weighted0_.get();
+                weights_note = fmt::format(
+                    "rows weighted (left near-null estimate from {}, {} sweeps: cancellation "
+                    "{:.2e} against {:.2e} for constants)",
+                    rw.from_row_max ? "1/max|a_ij|" : "constants", rw.sweeps, rw.cancellation,
+                    rw.cancellation_ones);
+                row_weights_ = std::move(rw.w);
+                tail_mg.row_weights = RowWeightsKind::none;  // W A is balanced already
+            }
+        }
         std::vector<LevelReport> reps;
         int l = 0;
         for (;; ++l) {
             const DistCsr& m = *cur;
             const RowPartition& p = m.partition();
-            std::int64_t min_local = p.global_rows();
-            for (int q = 0; q < p.size(); ++q) min_local = std::min(min_local, p.rows(q));
-            if (l + 1 >= max_levels || p.global_rows() <= mg.max_coarse_rows ||
-                min_local < kMinLocalRows) {
-                break;
-            }
+            if (!distributed_level(m, l)) break;
             const Aggregation g = pgm_aggregate(m.diag(), passes);
             std::vector<std::int64_t> counts(static_cast<std::size_t>(p.size()));
             MPI_Allgather(&g.coarse_rows, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
@@ -228,6 +314,9 @@ public:
                                                [](double v) { return v != 0.0; });
             rep.scaled = dec.scaled;
             rep.note = dec.note.empty() ? note : fmt::format("{}; {}", dec.note, note);
+            if (l == 0 && !weights_note.empty()) {
+                rep.note = fmt::format("{}; {}", weights_note, rep.note);
+            }
             rep.solve = "smoother";
             rep.storage = dec.precision.storage;
             rep.compute = dec.precision.compute;
@@ -246,13 +335,17 @@ public:
         tail_settings.first_level = l;
         tail_ = run_agreed(
             [&] {
-                return rank_ == 0 ? std::make_unique<AmgHierarchy>(whole, mg, plan, tail_settings)
-                                  : std::unique_ptr<AmgHierarchy>();
+                return rank_ == 0
+                           ? std::make_unique<AmgHierarchy>(whole, tail_mg, plan, tail_settings)
+                           : std::unique_ptr<AmgHierarchy>();
             },
             comm_);
         std::vector<LevelReport> tail_reps;
         if (rank_ == 0) tail_reps = tail_->report();
         broadcast_reports(tail_reps, comm_);
+        if (reps.empty() && !tail_reps.empty() && !weights_note.empty()) {
+            tail_reps.front().note = fmt::format("{}; {}", weights_note, tail_reps.front().note);
+        }
         report_ = std::move(reps);
         report_.insert(report_.end(), tail_reps.begin(), tail_reps.end());
         coarse_.resize(levels_.size());
@@ -268,7 +361,20 @@ public:
 
 private:
     template <class K>
-    void apply_as(const K* r, K* z) {
+    void apply_as(const K* r_in, K* z) {
+        const K* r = r_in;
+        if (!row_weights_.empty()) {  // W r for W A
+            weighted_.resize(row_weights_.size());
+            for (std::size_t i = 0; i < weighted_.size(); ++i) {
+                weighted_[i] = row_weights_[i] * static_cast<double>(r_in[i]);
+            }
+            if constexpr (std::is_same_v<K, double>) {
+                r = weighted_.data();
+            } else {
+                weighted32_.assign(weighted_.begin(), weighted_.end());
+                r = weighted32_.data();
+            }
+        }
         if (!levels_.empty()) {
             levels_.front()->set_rhs(r);
             cycle(0, mg_.cycle);
@@ -388,6 +494,10 @@ private:
     int k_every_ = 2;  // AmgSettings::k_cycle_every
     std::vector<KWork> k_work_;
     std::deque<DistCsr> owned_;                   // coarse levels' rows (stable addresses)
+    std::unique_ptr<DistCsr> weighted0_;          // W A's rows (row weights; else null)
+    std::vector<double> row_weights_;             // W (empty: none)
+    std::vector<double> weighted_;                // W r
+    std::vector<float> weighted32_;               // W r for K = FP32
     std::vector<AmgTransfer> transfers_;          // transfers_[l]: level l -> l + 1 (local)
     std::vector<std::unique_ptr<Level>> levels_;  // the distributed levels
     std::unique_ptr<AmgHierarchy> tail_;          // rank 0: the gathered levels
@@ -399,7 +509,7 @@ private:
 
 template <class K>
 void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::vector<double>& b,
-         const SolverOptions& o, SolveResult& out, int* distributed_levels) {
+         const SolverOptions& o, bool symmetric_a, SolveResult& out, int* distributed_levels) {
     TruncationCounts local;
     const RowBlockOperator<K> a(a0, local);
     const TruncationCounts counts = allreduce(local, a0.comm());
@@ -408,8 +518,9 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
                                          counts.overflow, to_string(o.precision.krylov)));
     }
     const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
-        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<DistAmg>(
-            a0, rows0, mg, plan, AmgSettings{}, o.solver == SolverKind::cg, distributed_levels));
+        return std::unique_ptr<BuiltPreconditioner>(
+            std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{},
+                                      o.solver == SolverKind::cg, symmetric_a, distributed_levels));
     };
     run_guarded<K>(
         a, b, build, o,
@@ -551,6 +662,8 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& o, Solve
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int rank = world_rank(), size = world_size();
     const std::int64_t n = whole != nullptr ? whole->a.rows : parts->rows.global_rows();
+    // Read with the matrix: CG is its solver exactly when it is symmetric (is_symmetric()).
+    const bool symmetric_a = (whole != nullptr ? whole->solver : parts->solver) == SolverKind::cg;
     const auto t0 = std::chrono::steady_clock::now();
     // Renumbering first. Contiguous row blocks need an order with locality; `auto` renumbers by
     // RCM when that at least halves the entries that couple the blocks (on 2 ranks:
@@ -621,9 +734,9 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& o, Solve
     comm_stats() = CommStats{};
     int distributed_levels = 0;
     if (o.precision.krylov == Precision::fp64) {
-        run<double>(a0, rows0, b, o, out, &distributed_levels);
+        run<double>(a0, rows0, b, o, symmetric_a, out, &distributed_levels);
     } else {
-        run<float>(a0, rows0, b, o, out, &distributed_levels);
+        run<float>(a0, rows0, b, o, symmetric_a, out, &distributed_levels);
     }
     if (!perm.empty()) {
         std::vector<double> x(out.x.size());

@@ -19,41 +19,28 @@ struct Estimate {
     double c = 0.0;
 };
 
-// Fills e.atw = A^T w and e.c = ||A^T w|| / || |A|^T |w| || from at = A^T.
-void measure(const CsrMatrix& at, Estimate& e) {
-    const std::int64_t n = at.rows;
-    e.atw.resize(static_cast<std::size_t>(n));
-    double num = 0.0, den = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : num, den) if (n > 20000)
-    for (std::int64_t j = 0; j < n; ++j) {
-        double s = 0.0, sa = 0.0;
-        for (std::int64_t k = at.row_ptr[j]; k < at.row_ptr[j + 1]; ++k) {
-            const double t = at.val[k] * e.w[static_cast<std::size_t>(at.col[k])];
-            s += t;
-            sa += std::abs(t);
-        }
-        e.atw[static_cast<std::size_t>(j)] = s;
-        num += s * s;
-        den += sa * sa;
-    }
-    e.c = den > 0.0 ? std::sqrt(num / den) : 1.0;
+// Fills e.atw = A^T w and e.c = ||A^T w|| / || |A|^T |w| ||.
+void measure(const RowWeightsInput& in, Estimate& e) {
+    double sums[2] = {0.0, 0.0};
+    in.transpose_product(e.w, e.atw, sums);
+    e.c = sums[1] > 0.0 ? std::sqrt(sums[0] / sums[1]) : 1.0;
 }
 
 // Up to kSweeps clamped Jacobi sweeps on A^T w = 0 from `e` (measured); leaves in `best` the
 // iterate of least c (possibly `e` itself) and returns its number of sweeps.
-int improve(const CsrMatrix& at, const std::vector<double>& diag, Estimate e, Estimate& best) {
+int improve(const RowWeightsInput& in, Estimate e, Estimate& best) {
     best.w = e.w;
     best.c = e.c;
     int best_sweeps = 0;
-    const std::int64_t n = at.rows;
+    const auto n = static_cast<std::int64_t>(e.w.size());
     for (int s = 1; s <= kSweeps; ++s) {
 #pragma omp parallel for schedule(static) if (n > 20000)
         for (std::int64_t i = 0; i < n; ++i) {
             const auto u = static_cast<std::size_t>(i);
             const double old = e.w[u];
-            e.w[u] = std::clamp(old - kOmega * e.atw[u] / diag[u], old / kClamp, old * kClamp);
+            e.w[u] = std::clamp(old - kOmega * e.atw[u] / in.diag[u], old / kClamp, old * kClamp);
         }
-        measure(at, e);
+        measure(in, e);
         if (e.c < best.c) {
             best.w = e.w;
             best.c = e.c;
@@ -65,28 +52,20 @@ int improve(const CsrMatrix& at, const std::vector<double>& diag, Estimate e, Es
 
 }  // namespace
 
-RowWeights row_weights(const CsrMatrix& a) {
-    const std::size_t n = static_cast<std::size_t>(a.rows);
+RowWeights row_weights(const RowWeightsInput& in) {
+    const std::size_t n = in.diag.size();
     RowWeights out;
-    const CsrMatrix at = a.transpose();
     Estimate ones{std::vector<double>(n, 1.0), {}, 0.0};
-    measure(at, ones);
+    measure(in, ones);
     out.cancellation_ones = out.cancellation = ones.c;
-    const std::vector<double> diag = diagonal_of(a);
-    if (std::any_of(diag.begin(), diag.end(), [](double d) { return d == 0.0; })) return out;
+    if (in.zero_diagonal) return out;
 
-    Estimate row_max{std::vector<double>(n, 1.0), {}, 0.0};
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        double m = 0.0;
-        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-            m = std::max(m, std::abs(a.val[k]));
-        }
-        row_max.w[static_cast<std::size_t>(i)] = 1.0 / m;  // m >= |a_ii| > 0
-    }
-    measure(at, row_max);
+    Estimate row_max{std::vector<double>(n), {}, 0.0};
+    for (std::size_t i = 0; i < n; ++i) row_max.w[i] = 1.0 / in.row_max[i];  // >= |a_ii| > 0
+    measure(in, row_max);
     Estimate from_ones, from_max;
-    const int sweeps_ones = improve(at, diag, std::move(ones), from_ones);
-    const int sweeps_max = improve(at, diag, std::move(row_max), from_max);
+    const int sweeps_ones = improve(in, std::move(ones), from_ones);
+    const int sweeps_max = improve(in, std::move(row_max), from_max);
     const bool take_max = from_max.c * kPreferOnes < from_ones.c;
     Estimate& chosen = take_max ? from_max : from_ones;
     if (!(chosen.c * kPreferOnes < out.cancellation_ones)) return out;
@@ -95,6 +74,42 @@ RowWeights row_weights(const CsrMatrix& a) {
     out.from_row_max = take_max;
     out.sweeps = take_max ? sweeps_max : sweeps_ones;
     return out;
+}
+
+RowWeights row_weights(const CsrMatrix& a) {
+    const CsrMatrix at = a.transpose();
+    RowWeightsInput in;
+    in.diag = diagonal_of(a);
+    in.zero_diagonal =
+        std::any_of(in.diag.begin(), in.diag.end(), [](double d) { return d == 0.0; });
+    in.row_max.assign(in.diag.size(), 0.0);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            double& m = in.row_max[static_cast<std::size_t>(i)];
+            m = std::max(m, std::abs(a.val[k]));
+        }
+    }
+    in.transpose_product = [&at](const std::vector<double>& w, std::vector<double>& atw,
+                                 double sums[2]) {
+        const std::int64_t n = at.rows;
+        atw.resize(static_cast<std::size_t>(n));
+        double num = 0.0, den = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : num, den) if (n > 20000)
+        for (std::int64_t j = 0; j < n; ++j) {
+            double s = 0.0, sa = 0.0;
+            for (std::int64_t k = at.row_ptr[j]; k < at.row_ptr[j + 1]; ++k) {
+                const double t = at.val[k] * w[static_cast<std::size_t>(at.col[k])];
+                s += t;
+                sa += std::abs(t);
+            }
+            atw[static_cast<std::size_t>(j)] = s;
+            num += s * s;
+            den += sa * sa;
+        }
+        sums[0] = num;
+        sums[1] = den;
+    };
+    return row_weights(in);
 }
 
 void weight_rows(CsrMatrix& a, const std::vector<double>& w) {

@@ -27,6 +27,7 @@
 //     their hierarchy.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
@@ -43,7 +44,21 @@ struct RowWeights {
     int sweeps = 0;                  ///< the Jacobi sweeps that led to the chosen w
 };
 
-/// The estimate above for a square A (FP64, OpenMP over rows).
+/// What the estimate needs of A: of its rows that this process holds (all of them serially).
+struct RowWeightsInput {
+    std::vector<double> diag;     ///< a_ii
+    std::vector<double> row_max;  ///< max_j |a_ij|
+    bool zero_diagonal = false;   ///< some a_ii is 0, on any process
+    /// atw = (A^T w) on the rows held; sums = {||A^T w||^2, || |A|^T |w| ||^2} over all of A
+    /// (collective under MPI: every process gets the same sums).
+    std::function<void(const std::vector<double>& w, std::vector<double>& atw, double sums[2])>
+        transpose_product;
+};
+
+/// The estimate above. Every process that calls it with the same A takes the same decisions.
+RowWeights row_weights(const RowWeightsInput& in);
+
+/// The estimate above for a square A held whole (FP64, OpenMP over rows).
 RowWeights row_weights(const CsrMatrix& a);
 
 /// a_ij <- w_i a_ij.
