@@ -12,19 +12,19 @@
 // (Gauss-Seidel, ILU(0), Jacobi, l1-Jacobi, block Jacobi and Chebyshev on W A with W r are
 // themselves on A with r), so W changes what the coarse levels see, nothing else.
 //
-// The estimate:
+// The estimate (constants in row_weights.cpp):
 //   - Measure a candidate w by its cancellation
 //       c(w) = ||A^T w||_2 / || |A|^T |w| ||_2,
 //     0 for a null vector and about 1 when nothing cancels.
 //   - Start from w = 1 and from w_i = 1 / max_j |a_ij|.
-//   - Improve each start by up to kSweeps damped Jacobi sweeps on A^T w = 0,
-//       w_i <- w_i - omega (A^T w)_i / a_ii.
-//     Each w_i stays within a factor kClamp of its previous value, which keeps it positive.
-//   - Keep the iterate of least c. The row-maximum start must beat the constant start by
-//     kPreferOnes to be chosen.
-//   - W is used only when it cancels kPreferOnes times better than constants. Otherwise A is left
-//     as it is, so matrices whose rows already balance (the 3D anisotropic and sherman3) keep
-//     their hierarchy.
+//   - Improve each start by up to 10 damped Jacobi sweeps on A^T w = 0,
+//       w_i <- w_i - (2/3) (A^T w)_i / a_ii.
+//     Each w_i stays within a factor 4 of its previous value, which keeps it positive.
+//   - Keep the iterate of least c. The row-maximum start must beat the constant start by 2x to
+//     be chosen; it is not swept at all when it starts no better than constants.
+//   - W is used only when it cancels 2x better than constants, and not at all when constants
+//     cancel to rounding (c(1) <= 1e-10). Otherwise A is left as it is, so matrices whose rows
+//     already balance (anisotropic3d7816, sherman3) keep their hierarchy.
 #pragma once
 
 #include <functional>
