@@ -257,11 +257,7 @@ public:
                 weight_rows(rows, rw.w);
                 weighted0_ = std::make_unique<DistCsr>(rows, 0, a0.partition(), comm_);
                 cur = weighted0_.get();
-                weights_note = fmt::format(
-                    "rows weighted (left near-null estimate from {}, {} sweeps: cancellation "
-                    "{:.2e} against {:.2e} for constants)",
-                    rw.from_row_max ? "1/max|a_ij|" : "constants", rw.sweeps, rw.cancellation,
-                    rw.cancellation_ones);
+                weights_note = describe(rw);
                 row_weights_ = std::move(rw.w);
                 tail_mg.row_weights = RowWeightsKind::none;  // W A is balanced already
             }

@@ -39,11 +39,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         RowWeights rw = mpmg::row_weights(mats.front());
         if (!rw.w.empty()) {
             weight_rows(mats.front(), rw.w);
-            weights_note = fmt::format(
-                "rows weighted (left near-null estimate from {}, {} sweeps: cancellation {:.2e} "
-                "against {:.2e} for constants)",
-                rw.from_row_max ? "1/max|a_ij|" : "constants", rw.sweeps, rw.cancellation,
-                rw.cancellation_ones);
+            weights_note = describe(rw);
             row_weights_ = std::move(rw.w);
         }
     }

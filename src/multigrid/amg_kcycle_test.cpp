@@ -19,33 +19,12 @@
 #include "mpmg_paths.hpp"
 #include "multigrid/amg_level.hpp"
 #include "multigrid/amg_precision.hpp"
+#include "unstructured/csr_test_util.hpp"
 
 namespace mpmg {
 namespace {
 
-/// 5-point Laplacian on nx x nx (Dirichlet), plus first-order upwind convection `c` in x (c > 0
-/// makes it nonsymmetric).
-CsrMatrix convection_diffusion(int nx, double c) {
-    CsrMatrix a;
-    a.rows = a.cols = std::int64_t{nx} * nx;
-    for (int y = 0; y < nx; ++y) {
-        for (int x = 0; x < nx; ++x) {
-            const auto add = [&](int i, int j, double v) {
-                if (i >= 0 && j >= 0 && i < nx && j < nx) {
-                    a.col.push_back(i + std::int64_t{nx} * j);
-                    a.val.push_back(v);
-                }
-            };
-            add(x, y - 1, -1.0);
-            add(x - 1, y, -1.0 - c);
-            add(x, y, 4.0 + c);
-            add(x + 1, y, -1.0);
-            add(x, y + 1, -1.0);
-            a.row_ptr.push_back(a.nnz());
-        }
-    }
-    return a;
-}
+using csr_test::convection_diffusion;
 
 double dot(const std::vector<double>& x, const std::vector<double>& y) {
     double s = 0.0;

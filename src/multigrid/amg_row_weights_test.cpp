@@ -9,45 +9,14 @@
 
 #include "multigrid/amg_hierarchy.hpp"
 #include "multigrid/amg_test_util.hpp"
+#include "unstructured/csr_test_util.hpp"
 #include "unstructured/row_weights.hpp"
 
 namespace mpmg {
 namespace {
 
-/// 5-point Laplacian on nx x nx (Dirichlet) plus first-order upwind convection c in x.
-CsrMatrix convection_diffusion(int nx, double c) {
-    CsrMatrix a;
-    a.rows = a.cols = std::int64_t{nx} * nx;
-    for (int y = 0; y < nx; ++y) {
-        for (int x = 0; x < nx; ++x) {
-            const auto add = [&](int i, int j, double v) {
-                if (i >= 0 && j >= 0 && i < nx && j < nx) {
-                    a.col.push_back(i + std::int64_t{nx} * j);
-                    a.val.push_back(v);
-                }
-            };
-            add(x, y - 1, -1.0);
-            add(x - 1, y, -1.0 - c);
-            add(x, y, 4.0 + c);
-            add(x + 1, y, -1.0);
-            add(x, y + 1, -1.0);
-            a.row_ptr.push_back(a.nnz());
-        }
-    }
-    return a;
-}
-
-/// Row scales 10^u, u in [-decades, decades] from a fixed linear congruential sequence.
-std::vector<double> rough_scales(std::int64_t n, double decades) {
-    std::vector<double> s(static_cast<std::size_t>(n));
-    std::uint64_t state = 2024;
-    for (double& v : s) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        const double u = static_cast<double>(state >> 11) / 9007199254740992.0;
-        v = std::pow(10.0, decades * (2.0 * u - 1.0));
-    }
-    return s;
-}
+using csr_test::convection_diffusion;
+using csr_test::rough_scales;
 
 MultigridOptions options(RowWeightsKind k) {
     MultigridOptions mg;
@@ -59,7 +28,7 @@ MultigridOptions options(RowWeightsKind k) {
 TEST(AmgRowWeights, RowScaledConvectionDiffusionConverges) {
     const CsrMatrix a0 = convection_diffusion(96, 1.0);
     CsrMatrix a = a0;
-    weight_rows(a, rough_scales(a.rows, 4.0));
+    weight_rows(a, rough_scales(a.rows, 4.0, 2024));
     const PrecisionPlan plan = parse_precision("K64P64D64");
     const auto base =
         amg_test::solve(a0, plan, options(RowWeightsKind::automatic), true, 1e-8, 300);
@@ -81,7 +50,7 @@ TEST(AmgRowWeights, SymmetricMatricesAndNoneKeepTheRows) {
                                plan);
     EXPECT_TRUE(poisson.row_weights().empty());
     CsrMatrix a = convection_diffusion(40, 1.0);
-    weight_rows(a, rough_scales(a.rows, 4.0));
+    weight_rows(a, rough_scales(a.rows, 4.0, 2024));
     EXPECT_FALSE(AmgHierarchy(a, options(RowWeightsKind::automatic), plan).row_weights().empty());
     EXPECT_TRUE(AmgHierarchy(a, options(RowWeightsKind::none), plan).row_weights().empty());
     // One level (solved directly): nothing to coarsen, nothing to weight.
@@ -92,7 +61,7 @@ TEST(AmgRowWeights, SymmetricMatricesAndNoneKeepTheRows) {
 
 TEST(AmgRowWeights, Fp32CycleWeightsLikeFp64) {
     CsrMatrix a = convection_diffusion(48, 1.0);
-    weight_rows(a, rough_scales(a.rows, 3.0));
+    weight_rows(a, rough_scales(a.rows, 3.0, 2024));
     AmgHierarchy h(a, options(RowWeightsKind::automatic), parse_precision("K64P64D64"));
     ASSERT_FALSE(h.row_weights().empty());
     const std::size_t n = static_cast<std::size_t>(a.rows);

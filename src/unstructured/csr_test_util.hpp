@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "mpmg/csr_matrix.hpp"
 #include "mpmg_paths.hpp"
@@ -34,6 +35,43 @@ inline CsrMatrix poisson(int n, int dim, double scale = 1.0) {
         a.row_ptr.push_back(a.nnz());
     }
     return a;
+}
+
+/// 5-point Laplacian on nx x nx (Dirichlet) plus first-order upwind convection `c` in x (c > 0
+/// makes it nonsymmetric).
+inline CsrMatrix convection_diffusion(int nx, double c) {
+    CsrMatrix a;
+    a.rows = a.cols = std::int64_t{nx} * nx;
+    for (int y = 0; y < nx; ++y) {
+        for (int x = 0; x < nx; ++x) {
+            const auto add = [&](int i, int j, double v) {
+                if (i >= 0 && j >= 0 && i < nx && j < nx) {
+                    a.col.push_back(i + std::int64_t{nx} * j);
+                    a.val.push_back(v);
+                }
+            };
+            add(x, y - 1, -1.0);
+            add(x - 1, y, -1.0 - c);
+            add(x, y, 4.0 + c);
+            add(x + 1, y, -1.0);
+            add(x, y + 1, -1.0);
+            a.row_ptr.push_back(a.nnz());
+        }
+    }
+    return a;
+}
+
+/// Row scales 10^u, u uniform in [-decades, decades], from a linear congruential sequence
+/// started at `seed` (the same on every platform, unlike the std distributions).
+inline std::vector<double> rough_scales(std::int64_t n, double decades, std::uint64_t seed) {
+    std::vector<double> s(static_cast<std::size_t>(n));
+    std::uint64_t state = seed;
+    for (double& v : s) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        const double u = static_cast<double>(state >> 11) / 9007199254740992.0;  // [0, 1)
+        v = std::pow(10.0, decades * (2.0 * u - 1.0));
+    }
+    return s;
 }
 
 /// Random n x n matrix with about `per_row` off-diagonal entries per row in [-1, 1] and a

@@ -1,5 +1,7 @@
 #include "unstructured/row_weights.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -118,6 +120,14 @@ RowWeights row_weights(const CsrMatrix& a) {
         sums[1] = den;
     };
     return row_weights(in);
+}
+
+std::string describe(const RowWeights& rw) {
+    return fmt::format(
+        "rows weighted (left near-null estimate from {}, {} sweeps: cancellation {:.2e} against "
+        "{:.2e} for constants)",
+        rw.from_row_max ? "1/max|a_ij|" : "constants", rw.sweeps, rw.cancellation,
+        rw.cancellation_ones);
 }
 
 void weight_rows(CsrMatrix& a, const std::vector<double>& w) {

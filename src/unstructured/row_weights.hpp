@@ -28,6 +28,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
@@ -60,6 +61,10 @@ RowWeights row_weights(const RowWeightsInput& in);
 
 /// The estimate above for a square A held whole (FP64, OpenMP over rows).
 RowWeights row_weights(const CsrMatrix& a);
+
+/// The level table's note for weights in use: where the estimate started, its sweeps, and its
+/// cancellation against constants'.
+std::string describe(const RowWeights& rw);
 
 /// a_ij <- w_i a_ij.
 void weight_rows(CsrMatrix& a, const std::vector<double>& w);

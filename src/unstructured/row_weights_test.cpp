@@ -10,44 +10,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "unstructured/csr_test_util.hpp"
+
 namespace mpmg {
 namespace {
 
-/// 5-point Laplacian on nx x nx (Dirichlet) plus first-order upwind convection c in x.
-CsrMatrix convection_diffusion(int nx, double c) {
-    CsrMatrix a;
-    a.rows = a.cols = std::int64_t{nx} * nx;
-    for (int y = 0; y < nx; ++y) {
-        for (int x = 0; x < nx; ++x) {
-            const auto add = [&](int i, int j, double v) {
-                if (i >= 0 && j >= 0 && i < nx && j < nx) {
-                    a.col.push_back(i + std::int64_t{nx} * j);
-                    a.val.push_back(v);
-                }
-            };
-            add(x, y - 1, -1.0);
-            add(x - 1, y, -1.0 - c);
-            add(x, y, 4.0 + c);
-            add(x + 1, y, -1.0);
-            add(x, y + 1, -1.0);
-            a.row_ptr.push_back(a.nnz());
-        }
-    }
-    return a;
-}
-
-/// Row scales 10^u with u uniform in [-decades, decades] (a fixed linear congruential sequence,
-/// the same on every platform).
-std::vector<double> rough_scales(std::int64_t n, double decades) {
-    std::vector<double> s(static_cast<std::size_t>(n));
-    std::uint64_t state = 12345;
-    for (double& v : s) {
-        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-        const double u = static_cast<double>(state >> 11) / 9007199254740992.0;  // [0, 1)
-        v = std::pow(10.0, decades * (2.0 * u - 1.0));
-    }
-    return s;
-}
+using csr_test::convection_diffusion;
+using csr_test::rough_scales;
 
 /// ||A^T w|| / || |A|^T |w| ||, by scattering the rows (no transpose).
 double reference_cancellation(const CsrMatrix& a, const std::vector<double>& w) {
@@ -74,7 +43,7 @@ double spread(const std::vector<double>& v) {
 
 TEST(RowWeights, UndoARowScaling) {
     const CsrMatrix a0 = convection_diffusion(40, 1.0);
-    const std::vector<double> s = rough_scales(a0.rows, 6.0);
+    const std::vector<double> s = rough_scales(a0.rows, 6.0, 12345);
     CsrMatrix a = a0;
     weight_rows(a, s);
     const RowWeights rw = row_weights(a);
@@ -116,7 +85,7 @@ TEST(RowWeights, KeepAMatrixWhoseColumnsCancel) {
 
 TEST(RowWeights, NeedANonzeroDiagonal) {
     CsrMatrix a = convection_diffusion(10, 1.0);
-    weight_rows(a, rough_scales(a.rows, 4.0));
+    weight_rows(a, rough_scales(a.rows, 4.0, 12345));
     for (std::int64_t k = a.row_ptr[7]; k < a.row_ptr[8]; ++k) {
         if (a.col[k] == 7) a.val[k] = 0.0;
     }
@@ -132,7 +101,7 @@ TEST(RowWeights, StayPositiveAndFiniteWithMixedSigns) {
             if (a.col[k] != i && (i + a.col[k]) % 7 == 0) a.val[k] = -0.5 * a.val[k];
         }
     }
-    weight_rows(a, rough_scales(a.rows, 5.0));
+    weight_rows(a, rough_scales(a.rows, 5.0, 12345));
     const RowWeights rw = row_weights(a);
     ASSERT_FALSE(rw.w.empty()) << rw.cancellation_ones << " " << rw.cancellation;
     for (const double w : rw.w) {
