@@ -11,11 +11,11 @@ namespace {
 
 constexpr int kSweeps = 10;  // c kept falling up to 10 on every matrix measured
 constexpr double kOmega = 2.0 / 3.0;
-constexpr double kClamp = 4.0;  // a sweep moves each w_i by at most this factor
-constexpr double kPreferOnes = 2.0;
+constexpr double kClamp = 4.0;       // a sweep moves each w_i by at most this factor
+constexpr double kPreferOnes = 2.0;  // what another estimate must win by
 // c(1) at or below this: constants are a left null vector to rounding (anisotropic3d7816: c(1) =
 // 9e-17), and what the sweeps find below it is rounding, not balance.
-constexpr double kNullEnough = 1e-10;  // what another estimate must win by
+constexpr double kNullEnough = 1e-10;
 
 // Sweep state: w, and A^T w with the cancellation c(w) it gives.
 struct Estimate {
