@@ -15,7 +15,6 @@
 #include <deque>
 #include <memory>
 #include <optional>
-#include <type_traits>
 
 #include "api/guarded_solve.hpp"
 #include "distributed/agree.hpp"
@@ -163,12 +162,12 @@ LevelReport combined(const LevelReport& mine, MPI_Comm comm) {
     return r;
 }
 
-/// The row weights of the distributed A (unstructured/row_weights.hpp; collective): its
-/// transpose products through the rows of A^T each process gathers for its rows.
-RowWeights dist_row_weights(const DistCsr& a) {
+/// The row weights of the distributed A (unstructured/row_weights.hpp; collective), `mine` its
+/// rows with global columns: its transpose products through the rows of A^T each process
+/// gathers for its rows.
+RowWeights dist_row_weights(const DistCsr& a, const CsrMatrix& mine) {
     const MPI_Comm comm = a.comm();
     const RowPartition& p = a.partition();
-    const CsrMatrix mine = a.rows_with_global_columns();
     RowWeightsInput in;
     in.diag.assign(static_cast<std::size_t>(mine.rows), 0.0);
     in.row_max.assign(in.diag.size(), 0.0);
@@ -251,14 +250,14 @@ public:
         std::string weights_note;
         if (mg.row_weights == RowWeightsKind::automatic && !symmetric_a &&
             distributed_level(a0, 0)) {
-            RowWeights rw = dist_row_weights(a0);
+            CsrMatrix rows = a0.rows_with_global_columns();
+            RowWeights rw = dist_row_weights(a0, rows);
             if (!rw.w.empty()) {
-                CsrMatrix rows = a0.rows_with_global_columns();
                 weight_rows(rows, rw.w);
                 weighted0_ = std::make_unique<DistCsr>(rows, 0, a0.partition(), comm_);
                 cur = weighted0_.get();
                 weights_note = describe(rw);
-                row_weights_ = std::move(rw.w);
+                row_weighting_ = RowWeighting(std::move(rw.w));
                 tail_mg.row_weights = RowWeightsKind::none;  // W A is balanced already
             }
         }
@@ -358,19 +357,7 @@ public:
 private:
     template <class K>
     void apply_as(const K* r_in, K* z) {
-        const K* r = r_in;
-        if (!row_weights_.empty()) {  // W r for W A
-            weighted_.resize(row_weights_.size());
-            for (std::size_t i = 0; i < weighted_.size(); ++i) {
-                weighted_[i] = row_weights_[i] * static_cast<double>(r_in[i]);
-            }
-            if constexpr (std::is_same_v<K, double>) {
-                r = weighted_.data();
-            } else {
-                weighted32_.assign(weighted_.begin(), weighted_.end());
-                r = weighted32_.data();
-            }
-        }
+        const K* r = row_weighting_.apply(r_in);  // W r for W A
         if (!levels_.empty()) {
             levels_.front()->set_rhs(r);
             cycle(0, mg_.cycle);
@@ -491,9 +478,7 @@ private:
     std::vector<KWork> k_work_;
     std::deque<DistCsr> owned_;                   // coarse levels' rows (stable addresses)
     std::unique_ptr<DistCsr> weighted0_;          // W A's rows (row weights; else null)
-    std::vector<double> row_weights_;             // W (empty: none)
-    std::vector<double> weighted_;                // W r
-    std::vector<float> weighted32_;               // W r for K = FP32
+    RowWeighting row_weighting_;                  // W of W A (none: empty)
     std::vector<AmgTransfer> transfers_;          // transfers_[l]: level l -> l + 1 (local)
     std::vector<std::unique_ptr<Level>> levels_;  // the distributed levels
     std::unique_ptr<AmgHierarchy> tail_;          // rank 0: the gathered levels

@@ -33,22 +33,25 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     std::vector<CsrMatrix> mats;
     mats.push_back(a);
     drop_zeros(mats.back());
+    std::vector<std::string> coarsening_notes;
+    const bool smoothed = mg.aggregation == AggregationKind::smoothed;
+    const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
+    // Row weights for a nonsymmetric A that will be coarsened (not on the gathered levels of
+    // the distributed AMG, which weighs its own level 0).
+    const bool weigh = first == 0 && mg.row_weights == RowWeightsKind::automatic &&
+                       a.rows > mg.max_coarse_rows && max_levels > 1;
+    // Galerkin products with R = P^T keep a symmetric A symmetric, so the finest level decides
+    // (a transpose of A, only for smoothed aggregation and the row weights).
+    const bool symmetric = (smoothed || weigh) && is_symmetric(mats.front());
     std::string weights_note;
-    if (first == 0 && mg.row_weights == RowWeightsKind::automatic && a.rows > mg.max_coarse_rows &&
-        max_levels > 1 && !is_symmetric(mats.front())) {
+    if (weigh && !symmetric) {
         RowWeights rw = mpmg::row_weights(mats.front());
         if (!rw.w.empty()) {
             weight_rows(mats.front(), rw.w);
             weights_note = describe(rw);
-            row_weights_ = std::move(rw.w);
+            row_weighting_ = RowWeighting(std::move(rw.w));
         }
     }
-    std::vector<std::string> coarsening_notes;
-    const bool smoothed = mg.aggregation == AggregationKind::smoothed;
-    const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
-    // Galerkin products with R = P^T keep a symmetric A symmetric, so the finest level decides
-    // (a transpose of A, only for smoothed aggregation).
-    const bool symmetric = smoothed && is_symmetric(mats.front());
     while (static_cast<int>(mats.size()) < max_levels && mats.back().rows > mg.max_coarse_rows) {
         const CsrMatrix& fine = mats.back();
         const Aggregation g = pgm_aggregate(fine, passes);

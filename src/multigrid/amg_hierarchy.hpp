@@ -7,9 +7,7 @@
 // and K (Level::k_correction: Krylov steps on every second level, AmgSettings::k_cycle_every).
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <type_traits>
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
@@ -18,6 +16,7 @@
 #include "multigrid/amg_transfer.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/level.hpp"
+#include "unstructured/row_weights.hpp"
 
 namespace mpmg {
 
@@ -78,39 +77,17 @@ public:
     /// z = M^{-1} r: one cycle with zero initial guess. K is double or float.
     template <class K>
     void apply(const K* r, K* z) {
-        levels_.front()->set_rhs(weighted(r));
+        levels_.front()->set_rhs(row_weighting_.apply(r));
         run_cycle(levels_, 0, mg_.cycle, mg_, coarse_sweeps_);
         levels_.front()->get_solution(z);
     }
 
     /// The row weights the hierarchy was built with (W A; empty: A itself).
-    const std::vector<double>& row_weights() const { return row_weights_; }
+    const std::vector<double>& row_weights() const { return row_weighting_.weights(); }
 
 private:
-    /// W r, or r itself without row weights.
-    template <class K>
-    const K* weighted(const K* r) {
-        if (row_weights_.empty()) return r;
-        std::vector<K>& t = [this]() -> std::vector<K>& {
-            if constexpr (std::is_same_v<K, double>)
-                return weighted64_;
-            else
-                return weighted32_;
-        }();
-        const std::int64_t n = static_cast<std::int64_t>(row_weights_.size());
-        t.resize(row_weights_.size());  // allocates on the first call only
-#pragma omp parallel for schedule(static) if (n > 20000)
-        for (std::int64_t i = 0; i < n; ++i) {
-            t[static_cast<std::size_t>(i)] =
-                static_cast<K>(row_weights_[static_cast<std::size_t>(i)] * r[i]);
-        }
-        return t.data();
-    }
-
     MultigridOptions mg_;
-    std::vector<double> row_weights_;     // W of W A (unstructured/row_weights.hpp)
-    std::vector<double> weighted64_;      // W r for K = FP64 (sized on first use)
-    std::vector<float> weighted32_;       // and for K = FP32
+    RowWeighting row_weighting_;          // W of W A (unstructured/row_weights.hpp)
     std::vector<AmgTransfer> transfers_;  // transfers_[l]: level l -> l+1
     std::vector<std::unique_ptr<Level>> levels_;
     std::vector<LevelReport> report_;

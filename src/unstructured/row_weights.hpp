@@ -27,8 +27,11 @@
 //     already balance (anisotropic3d7816, sherman3) keep their hierarchy.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
@@ -68,5 +71,43 @@ std::string describe(const RowWeights& rw);
 
 /// a_ij <- w_i a_ij.
 void weight_rows(CsrMatrix& a, const std::vector<double>& w);
+
+/// W r for a hierarchy built on W A (serial and distributed), in the Krylov precision K, with
+/// buffers kept between cycles.
+class RowWeighting {
+public:
+    RowWeighting() = default;
+    explicit RowWeighting(std::vector<double> w) : w_(std::move(w)) {}
+    const std::vector<double>& weights() const { return w_; }
+
+    /// W r, or r itself without weights. K is double or float.
+    template <class K>
+    const K* apply(const K* r) {
+        if (w_.empty()) return r;
+        std::vector<K>& t = buffer<K>();
+        t.resize(w_.size());  // allocates on the first call only
+        const auto n = static_cast<std::int64_t>(w_.size());
+#pragma omp parallel for schedule(static) if (n > 20000)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const auto u = static_cast<std::size_t>(i);
+            t[u] = static_cast<K>(w_[u] * static_cast<double>(r[i]));
+        }
+        return t.data();
+    }
+
+private:
+    template <class K>
+    std::vector<K>& buffer() {
+        if constexpr (std::is_same_v<K, double>) {
+            return r64_;
+        } else {
+            return r32_;
+        }
+    }
+
+    std::vector<double> w_;
+    std::vector<double> r64_;
+    std::vector<float> r32_;
+};
 
 }  // namespace mpmg
