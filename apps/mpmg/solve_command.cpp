@@ -24,8 +24,8 @@ namespace {
 
 struct SolveArgs {
     std::string problem, matrix, rhs, grid, precision, work, matrix_precision, scaling, method,
-        solver, cycle, smoother, interpolation, aggregation, reorder, row_weights, coarse_solver,
-        config, json;
+        solver, cycle, smoother, interpolation, aggregation, reorder, row_weights, block_size,
+        coarse_solver, config, json;
     int n = 0, shift_level = -1, max_iter = 0, threads = 0, restart = 0;
     std::uint64_t seed = 1;
     double rtol = 0.0;
@@ -90,6 +90,9 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
     if (given("--row-weights")) {
         o.multigrid.row_weights = parse_row_weights(a.row_weights, "--row-weights");
     }
+    if (given("--block-size")) {
+        o.multigrid.block_size = parse_block_size(a.block_size, "--block-size");
+    }
     if (given("--coarse-solver")) {
         o.multigrid.coarse_solver = parse_coarse_solver(a.coarse_solver, "--coarse-solver");
     }
@@ -128,9 +131,13 @@ SolverOptions read_config(const std::string& path) {
 }
 
 void print_hierarchy(const SolveResult& r) {
-    fmt::print("hierarchy: {} levels, grid complexity {:.3f}, operator complexity {:.3f}{}\n",
+    fmt::print("hierarchy: {} levels, grid complexity {:.3f}, operator complexity {:.3f}{}{}\n",
                r.levels.size(), r.grid_complexity, r.operator_complexity,
+               r.block_size > 1 ? fmt::format(", nodes of {} unknowns", r.block_size) : "",
                r.reordered.empty() ? "" : fmt::format(", unknowns renumbered ({})", r.reordered));
+    if (r.block_size > 1 || r.block_size_reason.find("--block-size") != std::string::npos) {
+        fmt::print("block size: {} ({})\n", r.block_size, r.block_size_reason);
+    }
     if (r.operator_storage != r.options.precision.krylov) {
         const std::string what =
             r.operator_scale != 1.0 ? fmt::format("A / {:g}", r.operator_scale) : "A";
@@ -265,6 +272,10 @@ std::function<int()> add_solve(CLI::App& app) {
                     "auto | none (AMG path, nonsymmetric A: build the hierarchy on W A, W the "
                     "estimated left near-null row weights, where they balance the equations "
                     "better than constants)");
+    cmd->add_option("--block-size", a->block_size,
+                    "auto | R (AMG path: R unknowns per node, numbered node by node, as in "
+                    "elasticity; nodes are aggregated and each component keeps its own coarse "
+                    "unknown; auto: read from A's pattern, 1: scalar)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
     cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
     cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");

@@ -29,8 +29,13 @@ std::vector<double> diagonal_of(const CsrMatrix& a);
 /// of the RCM ordering.
 CsrMatrix abs_plus_transpose(const CsrMatrix& a);
 
-/// True when A is square with a symmetric pattern and |a_ij - a_ji| <= 1e-12 max |a| everywhere.
-bool is_symmetric(const CsrMatrix& a);
+/// True when A is square with a symmetric pattern and |a_ij - a_ji| <= 1e-12 max |a|
+/// everywhere: a stored entry (a zero too) without a stored mirror makes A nonsymmetric, as
+/// the solver choice of a file wants (README "Choosing the solver"). `unmirrored_as_zero`
+/// compares such an entry with zero instead, for a matrix whose exact zeros were dropped
+/// (unstructured/drop_zeros.hpp): that can drop a_ij = 0 and keep a_ji = 1e-17 of an assembled
+/// finite-element matrix, which is symmetric all the same.
+bool is_symmetric(const CsrMatrix& a, bool unmirrored_as_zero = false);
 
 /// C = A * B (FP64, straightforward; for tests and setup of small operators).
 CsrMatrix multiply(const CsrMatrix& a, const CsrMatrix& b);

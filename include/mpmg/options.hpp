@@ -61,6 +61,13 @@ AggregationKind parse_aggregation(std::string_view s, std::string_view where);
 ReorderKind parse_reorder(std::string_view s, std::string_view where);
 CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view where);
 RowWeightsKind parse_row_weights(std::string_view s, std::string_view where);
+/// "auto" (0) or an integer 1..kMaxBlockSize: MultigridOptions::block_size.
+int parse_block_size(std::string_view s, std::string_view where);
+/// "auto" for 0, else the number.
+std::string block_size_name(int block_size);
+
+/// The largest number of unknowns per node the AMG path aggregates by (--block-size).
+inline constexpr int kMaxBlockSize = 64;
 
 /// What to solve: a built-in problem or a Matrix Market file.
 struct ProblemOptions {
@@ -93,6 +100,10 @@ struct MultigridOptions {
     /// auto: weight the rows of a nonsymmetric A whose equations do not share one scale
     /// (README "AMG"). AMG path only.
     RowWeightsKind row_weights = RowWeightsKind::automatic;
+    /// Unknowns per node of a system of PDEs numbered node by node (AMG path): nodes are
+    /// aggregated and P keeps each component apart (unstructured/nodes.hpp). 0 (auto): read
+    /// from A's pattern; 1: scalar aggregation.
+    int block_size = 0;
     int max_levels = 20;        ///< including the finest
     int max_coarse_rows = 512;  ///< direct (LAPACK) solve once a level has at most this many rows
     /// auto: LU when the coarsest level has <= 4096 rows (max_levels or a stalling coarsening can

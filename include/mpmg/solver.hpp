@@ -83,6 +83,10 @@ struct SolveResult {
     std::optional<PartitionInfo> partition;  ///< distributed runs only
     /// AMG path: the renumbering applied before setup ("rcm"), empty when none.
     std::string reordered;
+    /// AMG path: the unknowns per node the hierarchy aggregated by (1: scalar aggregation;
+    /// multigrid.block_size, or read from A's pattern); 0 on the structured path.
+    int block_size = 0;
+    std::string block_size_reason;  ///< how block_size was chosen (AMG path)
     /// A's diagonal was negative on every row, so -A x = -b was solved (the same x; see
     /// README "Negative definite matrices").
     bool negated = false;

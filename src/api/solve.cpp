@@ -27,6 +27,7 @@
 #include "multigrid/truncate.hpp"
 #include "structured/sgdia_ops.hpp"
 #include "unstructured/csr_typed.hpp"
+#include "unstructured/nodes.hpp"
 #include "unstructured/rcm.hpp"
 
 namespace mpmg {
@@ -197,22 +198,32 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
 }
 
 // The AMG path's renumbering (options.hpp ReorderKind): the permutation, or empty to keep the
-// given order (auto).
-std::vector<std::int64_t> amg_order(const CsrMatrix& a, ReorderKind k) {
+// given order (auto). A system's nodes are renumbered whole, so its unknowns stay node by node.
+std::vector<std::int64_t> amg_order(const CsrMatrix& a, ReorderKind k, int block) {
     if (k != ReorderKind::rcm) return {};
-    return rcm_order(a);
+    if (block == 1) return rcm_order(a);
+    return expand_to_unknowns(rcm_order(node_matrix(a, block)), block);
 }
 
 template <class K>
 void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult& out);
 
-/// Renumbers (when the options ask), solves, and hands x back in the caller's order.
+/// Reads the block size from A (when auto), renumbers (when the options ask), solves, and hands
+/// x back in the caller's order.
 template <class K>
-void solve_amg(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
+void solve_amg(const CsrProblem& p, const SolverOptions& options, SolveResult& out) {
     const Clock::time_point t0 = Clock::now();
-    const std::vector<std::int64_t> perm = amg_order(p.a, o.multigrid.reorder);
+    SolverOptions o = options;
+    const BlockSizeChoice block = choose_block_size(p.a, o.multigrid.block_size);
+    o.multigrid.block_size = block.block;
+    out.block_size = block.block;
+    out.block_size_reason = block.why;
+    const std::vector<std::int64_t> perm =
+        amg_order(p.a, o.multigrid.reorder, o.multigrid.block_size);
     if (perm.empty()) {
+        const double detect_s = std::chrono::duration<double>(Clock::now() - t0).count();
         solve_amg_ordered<K>(p, o, out);
+        out.setup_s += detect_s;
         return;
     }
     CsrProblem q;
@@ -269,6 +280,12 @@ void check_smoother(const SolverOptions& o) {
             "--row-weights {}: row weights apply to the AMG path; the structured path's Galerkin "
             "products keep A's rows as they are",
             to_string(o.multigrid.row_weights)));
+    }
+    if (o.method == MethodKind::structured && o.multigrid.block_size != 0) {
+        throw Unsupported(fmt::format(
+            "--block-size {}: the block size applies to the AMG path; the structured path takes "
+            "the unknowns per cell from --grid NX,NY,NZ,R or the built-in problem",
+            o.multigrid.block_size));
     }
     if (o.method == MethodKind::structured && o.multigrid.cycle == CycleKind::k) {
         throw Unsupported(

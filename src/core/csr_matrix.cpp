@@ -71,14 +71,29 @@ CsrMatrix abs_plus_transpose(const CsrMatrix& a) {
     return s;
 }
 
-bool is_symmetric(const CsrMatrix& a) {
+bool is_symmetric(const CsrMatrix& a, bool unmirrored_as_zero) {
     if (a.rows != a.cols) return false;
     const CsrMatrix t = a.transpose();
-    if (t.col != a.col) return false;
     double scale = 0.0;
     for (double v : a.val) scale = std::max(scale, std::fabs(v));
-    for (std::size_t i = 0; i < a.val.size(); ++i) {
-        if (std::fabs(a.val[i] - t.val[i]) > 1e-12 * scale) return false;
+    const double tol = 1e-12 * scale;
+    if (t.col == a.col) {
+        for (std::size_t i = 0; i < a.val.size(); ++i) {
+            if (std::fabs(a.val[i] - t.val[i]) > tol) return false;
+        }
+        return true;
+    }
+    if (!unmirrored_as_zero) return false;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
+        const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
+        while (p < pe || q < qe) {
+            const std::int64_t ca = p < pe ? a.col[p] : a.cols, ct = q < qe ? t.col[q] : a.cols;
+            const double va = ca <= ct ? a.val[p] : 0.0, vt = ct <= ca ? t.val[q] : 0.0;
+            if (std::fabs(va - vt) > tol) return false;
+            p += ca <= ct;
+            q += ct <= ca;
+        }
     }
     return true;
 }

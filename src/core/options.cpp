@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -146,6 +148,19 @@ ReorderKind parse_reorder(std::string_view s, std::string_view w) {
 RowWeightsKind parse_row_weights(std::string_view s, std::string_view w) {
     return parse_name(row_weights_names(), s, w);
 }
+int parse_block_size(std::string_view s, std::string_view w) {
+    if (s == "auto") return 0;
+    int v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || v < 1 || v > kMaxBlockSize) {
+        throw InvalidInput(
+            fmt::format("{} '{}': expected auto or an integer in 1..{}", w, s, kMaxBlockSize));
+    }
+    return v;
+}
+std::string block_size_name(int block_size) {
+    return block_size == 0 ? std::string("auto") : std::to_string(block_size);
+}
 CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view w) {
     return parse_name(coarse_solver_names(), s, w);
 }
@@ -190,6 +205,10 @@ void validate(const SolverOptions& o) {
     if (m.max_levels < 1 || m.max_levels > 64) fail("multigrid.max_levels must be in 1..64");
     if (m.max_coarse_rows < 1 || m.max_coarse_rows > 20000) {
         fail("multigrid.max_coarse_rows must be in 1..20000 (a dense LAPACK solve)");
+    }
+    if (m.block_size < 0 || m.block_size > kMaxBlockSize) {
+        fail(fmt::format("multigrid.block_size {}: must be auto (0) or in 1..{}", m.block_size,
+                         kMaxBlockSize));
     }
     if (m.coarse_sweeps < 1 || m.coarse_sweeps > 1000) {
         fail(fmt::format("multigrid.coarse_sweeps {}: must be in 1..1000", m.coarse_sweeps));

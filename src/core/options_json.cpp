@@ -116,6 +116,14 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) {
                m.row_weights = parse_row_weights(str(v, at), "config " + at);
            }},
+          {"block_size",
+           [&](const json& v, const std::string& at) {
+               if (v.is_string()) {
+                   m.block_size = parse_block_size(v.get<std::string>(), "config " + at);
+               } else {
+                   m.block_size = get_int(v, at);
+               }
+           }},
           {"pre_sweeps",
            [&](const json& v, const std::string& at) { m.pre_sweeps = get_int(v, at); }},
           {"post_sweeps",
@@ -220,6 +228,7 @@ json to_json(const SolverOptions& o) {
                   {"aggregation", to_string(m.aggregation)},
                   {"reorder", to_string(m.reorder)},
                   {"row_weights", to_string(m.row_weights)},
+                  {"block_size", m.block_size == 0 ? json("auto") : json(m.block_size)},
                   {"coarse_solver", to_string(m.coarse_solver)},
                   {"coarse_sweeps", m.coarse_sweeps},
                   {"pre_sweeps", m.pre_sweeps},

@@ -9,6 +9,7 @@
 #include "multigrid/amg_precision.hpp"
 #include "multigrid/cycle.hpp"
 #include "unstructured/drop_zeros.hpp"
+#include "unstructured/nodes.hpp"
 #include "unstructured/pgm.hpp"
 #include "unstructured/row_weights.hpp"
 #include "unstructured/smoothed_aggregation.hpp"
@@ -36,13 +37,15 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     std::vector<std::string> coarsening_notes;
     const bool smoothed = mg.aggregation == AggregationKind::smoothed;
     const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
+    // Nodes of `block` unknowns (a system of PDEs): kept through the Galerkin products.
+    const int block = choose_block_size(mats.front(), mg.block_size).block;
     // Row weights for a nonsymmetric A that will be coarsened (not on the gathered levels of
     // the distributed AMG, which weighs its own level 0).
     const bool weigh = first == 0 && mg.row_weights == RowWeightsKind::automatic &&
                        a.rows > mg.max_coarse_rows && max_levels > 1;
     // Galerkin products with R = P^T keep a symmetric A symmetric, so the finest level decides
     // (a transpose of A, only for smoothed aggregation and the row weights).
-    const bool symmetric = (smoothed || weigh) && is_symmetric(mats.front());
+    const bool symmetric = (smoothed || weigh) && is_symmetric(mats.front(), true);
     std::string weights_note;
     if (weigh && !symmetric) {
         RowWeights rw = mpmg::row_weights(mats.front());
@@ -54,14 +57,16 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     }
     while (static_cast<int>(mats.size()) < max_levels && mats.back().rows > mg.max_coarse_rows) {
         const CsrMatrix& fine = mats.back();
-        const Aggregation g = pgm_aggregate(fine, passes);
+        const Aggregation g = pgm_aggregate(fine, passes, block);
         if (g.coarse_rows == 0 ||
             static_cast<double>(g.coarse_rows) * settings.min_coarsening_ratio >
                 static_cast<double>(fine.rows)) {
             break;  // nothing coupled left (a diagonal matrix), or stagnating coarsening
         }
-        std::string note = fmt::format("PGM x{}: {} matched, {} attached, {} alone", passes,
-                                       g.matched, g.attached, g.singles);
+        std::string note =
+            fmt::format("PGM x{}{}: {} matched, {} attached, {} alone", passes,
+                        block > 1 ? fmt::format(" on nodes of {} unknowns", block) : "", g.matched,
+                        g.attached, g.singles);
         if (g.isolated > 0) note += fmt::format(", {} isolated (left out)", g.isolated);
         CsrMatrix next;
         if (smoothed) {

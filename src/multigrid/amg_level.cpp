@@ -61,8 +61,8 @@ public:
             }
         }
         if (setup.direct) lu_.emplace(*setup.matrix);
-        if (setup.k_cycle && !setup.direct && !boundary_) {  // distributed: dist_amg.cpp
-            k_symmetric_ = is_symmetric(*setup.matrix);
+        if (setup.k_cycle && !setup.direct && !boundary_) {    // distributed: dist_amg.cpp
+            k_symmetric_ = is_symmetric(*setup.matrix, true);  // its zeros were dropped
             for (auto* v : {&kr_, &kc_, &kv_, &kw_}) v->resize(f_.size());
         }
         if (boundary_) f_ghost_.resize(f_.size());

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -57,6 +58,72 @@ inline CsrMatrix convection_diffusion(int nx, double c) {
             add(x, y + 1, -1.0);
             a.row_ptr.push_back(a.nnz());
         }
+    }
+    return a;
+}
+
+/// Plane-stress linear elasticity (Young's modulus 1, Poisson ratio `nu`) on nx x ny square
+/// bilinear (Q1) elements, 2 x 2 Gauss points, clamped at x = 0 (those nodes removed): the
+/// free nodes in lexicographic order, each with its x and y displacement (r = 2, node by
+/// node). `blocked`: all x displacements first, then all y (the same matrix renumbered).
+inline CsrMatrix elasticity2d(int nx, int ny, double nu, bool blocked = false) {
+    const double c = 1.0 / (1.0 - nu * nu);  // D = c [1 nu 0; nu 1 0; 0 0 (1 - nu) / 2]
+    const double d[3][3] = {{c, c * nu, 0.0}, {c * nu, c, 0.0}, {0.0, 0.0, c * (1.0 - nu) / 2}};
+    double ke[8][8] = {};  // element dofs: node (0,0), (1,0), (0,1), (1,1); x then y each
+    const double g = 1.0 / std::sqrt(3.0);
+    for (double gx : {-g, g}) {
+        for (double gy : {-g, g}) {
+            double b[3][8] = {};
+            for (int k = 0; k < 4; ++k) {
+                const double sx = k % 2 == 0 ? -1.0 : 1.0, sy = k / 2 == 0 ? -1.0 : 1.0;
+                // phi_k = (1 + sx xi)(1 + sy eta) / 4 on [-1, 1]^2; unit element: dx = dxi / 2
+                const double dx = sx * (1.0 + sy * gy) / 2.0, dy = sy * (1.0 + sx * gx) / 2.0;
+                b[0][2 * k] = dx;
+                b[1][2 * k + 1] = dy;
+                b[2][2 * k] = dy;
+                b[2][2 * k + 1] = dx;
+            }
+            for (int i = 0; i < 8; ++i) {
+                for (int j = 0; j < 8; ++j) {
+                    double s = 0.0;
+                    for (int p = 0; p < 3; ++p) {
+                        for (int q = 0; q < 3; ++q) s += b[p][i] * d[p][q] * b[q][j];
+                    }
+                    ke[i][j] += s / 4.0;  // Gauss weight 1, det J = 1/4
+                }
+            }
+        }
+    }
+    const std::int64_t nodes = std::int64_t{nx} * (ny + 1);  // free nodes: x = 1 .. nx
+    const auto dof = [&](int x, int y, int comp) -> std::int64_t {
+        if (x == 0) return -1;
+        const std::int64_t node = std::int64_t{y} * nx + (x - 1);
+        return blocked ? comp * nodes + node : 2 * node + comp;
+    };
+    std::vector<std::map<std::int64_t, double>> rows(static_cast<std::size_t>(2 * nodes));
+    for (int ey = 0; ey < ny; ++ey) {
+        for (int ex = 0; ex < nx; ++ex) {
+            std::int64_t ids[8];
+            for (int k = 0; k < 4; ++k) {
+                for (int comp = 0; comp < 2; ++comp) {
+                    ids[2 * k + comp] = dof(ex + k % 2, ey + k / 2, comp);
+                }
+            }
+            for (int i = 0; i < 8; ++i) {
+                for (int j = 0; j < 8; ++j) {
+                    if (ids[i] >= 0 && ids[j] >= 0) rows[ids[i]][ids[j]] += ke[i][j];
+                }
+            }
+        }
+    }
+    CsrMatrix a;
+    a.rows = a.cols = 2 * nodes;
+    for (const auto& r : rows) {
+        for (const auto& [j, v] : r) {
+            a.col.push_back(j);
+            a.val.push_back(v);
+        }
+        a.row_ptr.push_back(a.nnz());
     }
     return a;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "unstructured/nodes.hpp"
 #include "unstructured/spgemm.hpp"
 
 namespace mpmg {
@@ -130,14 +131,30 @@ Aggregation one_pass(const CsrMatrix& a) {
     return g;
 }
 
+// One pass on the nodes of `block` rows: the node aggregation, component k of node i mapped to
+// component k of its aggregate.
+Aggregation nodal_pass(const CsrMatrix& a, int block) {
+    if (block == 1) return one_pass(a);
+    Aggregation g = one_pass(node_matrix(a, block));
+    std::vector<std::int64_t> agg(static_cast<std::size_t>(a.rows));
+    for (std::size_t node = 0; node < g.agg.size(); ++node) {
+        const std::int64_t c = g.agg[node];
+        for (int k = 0; k < block; ++k) agg[node * block + k] = c >= 0 ? c * block + k : -1;
+    }
+    g.agg = std::move(agg);
+    g.coarse_rows *= block;
+    g.block = block;
+    return g;
+}
+
 }  // namespace
 
-Aggregation pgm_aggregate(const CsrMatrix& a, int passes) {
-    Aggregation g = one_pass(a);
+Aggregation pgm_aggregate(const CsrMatrix& a, int passes, int block) {
+    Aggregation g = nodal_pass(a, block);
     for (int pass = 1; pass < passes; ++pass) {
         const CsrMatrix p = prolongation(g);
         const CsrMatrix ac = galerkin_product(restriction(g, 1.0), a, p);
-        Aggregation h = one_pass(ac);
+        Aggregation h = nodal_pass(ac, block);
         for (auto& v : g.agg) v = v >= 0 ? h.agg[static_cast<std::size_t>(v)] : -1;
         g.isolated += h.isolated;
         g.coarse_rows = h.coarse_rows;

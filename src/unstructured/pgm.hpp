@@ -16,6 +16,9 @@
 // Everything reads the previous round's state only, so the result is deterministic and
 // independent of the thread count. `passes` > 1 repeats the pass on the Galerkin matrix of the
 // previous pass and composes the maps (double pairwise aggregation, aggregates of <= 4 pairs).
+// With `block` r > 1 (a system with r unknowns per node, unstructured/nodes.hpp) every pass
+// runs on the node matrix of r x r block norms, and component k of fine node i goes to
+// component k of its node's aggregate: P = P_node (x) I_r.
 #pragma once
 
 #include <cstdint>
@@ -32,10 +35,12 @@ struct Aggregation {
     std::int64_t attached = 0;  ///< rows that joined an existing aggregate (last pass)
     std::int64_t singles = 0;   ///< rows left alone (last pass)
     std::int64_t isolated = 0;  ///< isolated rows left out (agg -1; all passes)
+    int block = 1;              ///< unknowns per node; the four counts above count nodes when > 1
 };
 
-/// Aggregates the rows of square `a` with `passes` >= 1 PGM passes.
-Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1);
+/// Aggregates the rows of square `a` with `passes` >= 1 PGM passes; `block` > 1 aggregates
+/// nodes of `block` consecutive rows (it must divide a.rows).
+Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1, int block = 1);
 
 /// P (fine_rows x coarse_rows): p_{i, agg[i]} = 1 (no entry in the row of an isolated row).
 CsrMatrix prolongation(const Aggregation& g);
