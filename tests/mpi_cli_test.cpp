@@ -14,6 +14,7 @@
 #include "io/problems.hpp"
 #include "mpmg_paths.hpp"
 #include "structured/coarsen.hpp"
+#include "unstructured/csr_test_util.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -670,6 +671,37 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     check_amg("solve --matrix " + path.string() + " --cycle K --quiet");
 }
 
+// A system of PDEs (plane elasticity, 2 unknowns per node, read in parts): rank 0 reads the
+// block size from the gathered matrix, RCM renumbers whole nodes and the row blocks hold whole
+// nodes, so every rank aggregates nodes as serially (128 x 64 elements: 50, 50 and 51 CG
+// iterations on 1, 2 and 3 ranks, 51 with --reorder rcm; 106 with --block-size 1). A block
+// size that does not divide the rows is an error on every rank.
+TEST(Mpi, AmgPathAggregatesNodesLikeSerial) {
+    const fs::path path = temp_dir() / "elasticity128.mtx";
+    write_matrix_market(path.string(), csr_test::elasticity2d(128, 64, 0.3));
+    const std::string args = "solve --matrix " + path.string() + " --quiet";
+    check_amg(args);
+    const MpiRun serial = mpmg(0, args);
+    const MpiRun par = mpmg(3, args + " --reorder rcm");  // RCM on the node graph
+    ASSERT_EQ(serial.code, 0) << serial.err;
+    ASSERT_EQ(par.code, 0) << par.err;
+    EXPECT_EQ(serial.result["hierarchy"]["block_size"], 2);
+    EXPECT_EQ(par.result["hierarchy"]["block_size"], 2);
+    EXPECT_EQ(par.result["hierarchy"]["block_size_reason"],
+              serial.result["hierarchy"]["block_size_reason"]);
+    EXPECT_EQ(par.result["hierarchy"]["reordered"], "rcm");
+    for (const auto& b : par.result["partition"]["boxes"]) {
+        EXPECT_EQ(b["lo"][0].get<long long>() % 2, 0) << b;
+    }
+    const MpiRun scalar = mpmg(3, args + " --block-size 1");
+    ASSERT_EQ(scalar.code, 0) << scalar.err;
+    EXPECT_EQ(scalar.result["hierarchy"]["block_size"], 1);
+    EXPECT_GT(scalar.result["iterations"].get<int>(), 3 * par.result["iterations"].get<int>() / 2);
+    const MpiRun bad = mpmg(2, "solve --matrix " + path.string() + " --block-size 7 --quiet");
+    EXPECT_NE(bad.code, 0);
+    EXPECT_NE(bad.err.find("--block-size 7"), std::string::npos) << bad.err;
+}
+
 // Equations in different units: oil n = 24 with its rows scaled by 10^u, u in [-3, 3]. The
 // ranks estimate the row weights of the finest level together (unstructured/row_weights.hpp)
 // and reach the serial estimate (the same cancellation in the note) and iteration count; with
@@ -705,8 +737,9 @@ TEST(Mpi, AmgPathWeighsRowsLikeSerial) {
 }
 
 // A coordinate file on the AMG path is read in parts (no rank holds the whole file; rank 0
-// gathers the pattern for RCM), plain or gzipped (cut by the decompressed text's bytes): the
-// same rows, renumbering and blocks, so the same run to the bit (residual history and error).
+// gathers the matrix for RCM and the block size), plain or gzipped (cut by the decompressed text's
+// bytes): the same rows, renumbering and blocks, so the same run to the bit (residual history and
+// error).
 TEST(Mpi, AmgPathReadsPlainAndGzipFilesInPartsAlike) {
     const std::string lshape = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_lshape_o3_r5";
     const fs::path plain = temp_dir() / "mfem_lshape_o3_r5.mtx";

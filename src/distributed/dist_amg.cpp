@@ -29,6 +29,7 @@
 #include "multigrid/level_vectors.hpp"
 #include "unstructured/csr_typed.hpp"
 #include "unstructured/drop_zeros.hpp"
+#include "unstructured/nodes.hpp"
 #include "unstructured/pgm.hpp"
 #include "unstructured/rcm.hpp"
 #include "unstructured/row_weights.hpp"
@@ -267,7 +268,7 @@ public:
             const DistCsr& m = *cur;
             const RowPartition& p = m.partition();
             if (!distributed_level(m, l)) break;
-            const Aggregation g = pgm_aggregate(m.diag(), passes);
+            const Aggregation g = pgm_aggregate(m.diag(), passes, std::max(1, mg.block_size));
             std::vector<std::int64_t> counts(static_cast<std::size_t>(p.size()));
             MPI_Allgather(&g.coarse_rows, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
             const RowPartition cp = RowPartition::from_counts(counts);
@@ -520,6 +521,20 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
     out.x = std::move(all);
 }
 
+/// RowPartition(row_ptr, size) of whole nodes of `block` rows (every block boundary a node
+/// boundary).
+RowPartition node_partition(const std::vector<std::int64_t>& row_ptr, int size, int block) {
+    if (block == 1) return RowPartition(row_ptr, size);
+    std::vector<std::int64_t> node_ptr;
+    for (std::size_t i = 0; i < row_ptr.size(); i += static_cast<std::size_t>(block)) {
+        node_ptr.push_back(row_ptr[i]);
+    }
+    const RowPartition nodes(node_ptr, size);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(size));
+    for (int q = 0; q < size; ++q) counts[static_cast<std::size_t>(q)] = nodes.rows(q) * block;
+    return RowPartition::from_counts(counts);
+}
+
 /// The row pointers of `a` renumbered by `perm` (new row i is old row perm[i]; empty: as is).
 std::vector<std::int64_t> row_ptr_of(const CsrMatrix& a, const std::vector<std::int64_t>& perm) {
     if (perm.empty()) return a.row_ptr;
@@ -638,7 +653,7 @@ std::vector<std::int64_t> row_ptr_of(const CsrRows& parts, const std::vector<std
 /// The distributed AMG solve (collective) of the matrix that every process holds whole in
 /// `whole` (a built-in problem or a file read whole; released once each process has its rows),
 /// or, when `whole` is null, whose rows the processes hold in `parts` (a file read in parts).
-void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& o, SolveResult& out,
+void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, SolveResult& out,
                 const char* input) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int rank = world_rank(), size = world_size();
@@ -646,6 +661,38 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& o, Solve
     // Read with the matrix: CG is its solver exactly when it is symmetric (is_symmetric()).
     const bool symmetric_a = (whole != nullptr ? whole->solver : parts->solver) == SolverKind::cg;
     const auto t0 = std::chrono::steady_clock::now();
+    SolverOptions o = given;
+    // Rank 0 needs the whole matrix (values too) to choose the block size; a file read in parts
+    // is gathered for it, and for the renumbering below.
+    const bool renumber =
+        o.multigrid.reorder == ReorderKind::rcm ||
+        (o.multigrid.reorder == ReorderKind::automatic && n / size >= kMinLocalRows);
+    const bool choose_block = o.multigrid.block_size != 1;
+    CsrMatrix gathered;
+    if (whole == nullptr && (renumber || choose_block)) {
+        gathered = gather_rows(parts->mine, parts->rows, comm, choose_block);
+    }
+    const CsrMatrix& a_all = whole != nullptr ? whole->a : gathered;  // rank 0, or every rank
+    // The block size as serially (api/solve.cpp), chosen on rank 0 and broadcast; nodes stay
+    // whole through the renumbering and on one rank.
+    BlockSizeChoice block;
+    if (choose_block) {
+        std::string error;
+        if (rank == 0 || whole != nullptr) {
+            try {
+                block = choose_block_size(a_all, o.multigrid.block_size);
+            } catch (const InvalidInput& e) {
+                error = e.what();
+            }
+        }
+        int failed = !error.empty();
+        MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+        if (failed) throw InvalidInput(error.empty() ? "--block-size: see rank 0" : error);
+        MPI_Bcast(&block.block, 1, MPI_INT, 0, comm);
+    }
+    o.multigrid.block_size = block.block;
+    out.block_size = block.block;
+    out.block_size_reason = block.why;
     // Renumbering first. Contiguous row blocks need an order with locality; `auto` renumbers by
     // RCM when that at least halves the entries that couple the blocks (on 2 ranks:
     // mfem_lshape_o3_r5 265,754 in the file's order against 4,934 after RCM, mfem_beam_o3_r2
@@ -656,13 +703,12 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& o, Solve
     // from every process's rows, and broadcasts them.
     std::vector<std::int64_t> perm;
     int use = 0;
-    if (o.multigrid.reorder == ReorderKind::rcm ||
-        (o.multigrid.reorder == ReorderKind::automatic && n / size >= kMinLocalRows)) {
-        CsrMatrix gathered;
-        if (whole == nullptr) gathered = gather_rows(parts->mine, parts->rows, comm, false);
+    if (renumber) {
         if (rank == 0) {
-            const CsrMatrix& a = whole != nullptr ? whole->a : gathered;
-            perm = rcm_order(a);
+            const CsrMatrix& a = a_all;
+            perm = block.block == 1
+                       ? rcm_order(a)
+                       : expand_to_unknowns(rcm_order(node_matrix(a, block.block)), block.block);
             // `auto`: only where RCM at least halves the entries that couple the row blocks.
             use = o.multigrid.reorder == ReorderKind::rcm ||
                   2 * coupling_entries(a, perm, size) <= coupling_entries(a, {}, size);
@@ -671,9 +717,11 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& o, Solve
         perm.resize(use ? static_cast<std::size_t>(n) : 0);
         if (use) MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
     }
-    // Blocks about equal in nonzeros + rows of the renumbered matrix.
-    const RowPartition rp(
-        whole != nullptr ? row_ptr_of(whole->a, perm) : row_ptr_of(*parts, perm, comm), size);
+    gathered = CsrMatrix();
+    // Blocks about equal in nonzeros + rows of the renumbered matrix, of whole nodes.
+    const RowPartition rp = node_partition(
+        whole != nullptr ? row_ptr_of(whole->a, perm) : row_ptr_of(*parts, perm, comm), size,
+        block.block);
     const std::int64_t first = rp.first(rank), end = rp.first(rank + 1);
     // Level 0: this process's rows, explicit zeros dropped as the serial hierarchy drops them
     // (a file's were dropped when it was read; a built-in problem's CSR form keeps its blocks'
@@ -769,7 +817,7 @@ bool solve_amg(CsrRows& rows, const SolverOptions& o, SolveResult& out) {
     check_supported(o, rows.rows.global_rows(), rows.nnz);
     solve_rows(nullptr, &rows, o, out,
                "file read in parts: every rank read only its share of the lines and kept its "
-               "rows (rank 0 gathers the pattern when it renumbers them)");
+               "rows (rank 0 gathers the matrix to renumber the rows and choose the block size)");
     return true;
 }
 
