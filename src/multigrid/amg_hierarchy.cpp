@@ -38,7 +38,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     const bool smoothed = mg.aggregation == AggregationKind::smoothed;
     const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
     // Nodes of `block` unknowns (a system of PDEs): kept through the Galerkin products.
-    const int block = choose_block_size(mats.front(), mg.block_size).block;
+    const int block = choose_block_size(mats.front(), mg.block_size, smoothed).block;
     // Row weights for a nonsymmetric A that will be coarsened (not on the gathered levels of
     // the distributed AMG, which weighs its own level 0).
     const bool weigh = first == 0 && mg.row_weights == RowWeightsKind::automatic &&
