@@ -15,6 +15,21 @@
 
 namespace mpmg::csr_test {
 
+/// The n x n matrix of `rows` (one container of (column, value) pairs in column order per row).
+template <class Rows>
+CsrMatrix from_rows(std::int64_t n, const Rows& rows) {
+    CsrMatrix a;
+    a.rows = a.cols = n;
+    for (const auto& r : rows) {
+        for (const auto& [j, v] : r) {
+            a.col.push_back(j);
+            a.val.push_back(v);
+        }
+        a.row_ptr.push_back(a.nnz());
+    }
+    return a;
+}
+
 /// 5-point (dim 2) or 7-point (dim 3) -Laplacian on an n^dim grid, Dirichlet, times `scale`.
 inline CsrMatrix poisson(int n, int dim, double scale = 1.0) {
     CsrMatrix a;
@@ -116,16 +131,7 @@ inline CsrMatrix elasticity2d(int nx, int ny, double nu, bool blocked = false) {
             }
         }
     }
-    CsrMatrix a;
-    a.rows = a.cols = 2 * nodes;
-    for (const auto& r : rows) {
-        for (const auto& [j, v] : r) {
-            a.col.push_back(j);
-            a.val.push_back(v);
-        }
-        a.row_ptr.push_back(a.nnz());
-    }
-    return a;
+    return from_rows(2 * nodes, rows);
 }
 
 /// Row scales 10^u, u uniform in [-decades, decades], from a linear congruential sequence
@@ -165,16 +171,7 @@ inline CsrMatrix random_csr(std::int64_t n, int per_row, std::uint64_t seed, boo
             if (symmetric) add(j, i, v);
         }
     }
-    CsrMatrix a;
-    a.rows = a.cols = n;
-    for (const auto& r : rows) {
-        for (const auto& [j, v] : r) {
-            a.col.push_back(j);
-            a.val.push_back(v);
-        }
-        a.row_ptr.push_back(a.nnz());
-    }
-    return a;
+    return from_rows(n, rows);
 }
 
 inline std::string shared_matrix(const std::string& name) {

@@ -16,21 +16,14 @@ namespace {
 CsrMatrix renumbered(const CsrMatrix& a, const std::vector<std::int64_t>& perm) {
     std::vector<std::int64_t> inv(perm.size());
     for (std::size_t i = 0; i < perm.size(); ++i) inv[static_cast<std::size_t>(perm[i])] = i;
-    CsrMatrix b;
-    b.rows = b.cols = a.rows;
-    for (std::int64_t i = 0; i < a.rows; ++i) {
-        std::map<std::int64_t, double> row;
-        const std::int64_t old = perm[static_cast<std::size_t>(i)];
+    std::vector<std::map<std::int64_t, double>> rows(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+        const std::int64_t old = perm[i];
         for (std::int64_t p = a.row_ptr[old]; p < a.row_ptr[old + 1]; ++p) {
-            row[inv[static_cast<std::size_t>(a.col[p])]] = a.val[p];
+            rows[i][inv[static_cast<std::size_t>(a.col[p])]] = a.val[p];
         }
-        for (const auto& [j, v] : row) {
-            b.col.push_back(j);
-            b.val.push_back(v);
-        }
-        b.row_ptr.push_back(b.nnz());
     }
-    return b;
+    return csr_test::from_rows(a.rows, rows);
 }
 
 TEST(Nodes, NodeMatrixHoldsBlockNormsOfTheScaledMatrix) {
