@@ -214,8 +214,7 @@ template <class K>
 void solve_amg(const CsrProblem& p, const SolverOptions& options, SolveResult& out) {
     const Clock::time_point t0 = Clock::now();
     SolverOptions o = options;
-    const BlockSizeChoice block = choose_block_size(
-        p.a, o.multigrid.block_size, o.multigrid.aggregation == AggregationKind::smoothed);
+    const BlockSizeChoice block = choose_block_size(p.a, o.multigrid.block_size);
     o.multigrid.block_size = block.block;
     out.block_size = block.block;
     out.block_size_reason = block.why;

@@ -25,9 +25,7 @@ TEST(AmgBlock, ElasticityAggregatedByNodesConvergesFaster) {
     const PrecisionPlan plan = parse_precision("K64P32D16");
     for (AggregationKind agg : {AggregationKind::pgm, AggregationKind::smoothed}) {
         SCOPED_TRACE(to_string(agg));
-        // auto: nodes for PGM; smoothed aggregation takes them when asked (--block-size 2).
-        const int block = agg == AggregationKind::pgm ? 0 : 2;
-        const auto nodal = amg_test::solve(a, plan, options(block, agg), false, 1e-8, 500);
+        const auto nodal = amg_test::solve(a, plan, options(0, agg), false, 1e-8, 500);
         const auto scalar = amg_test::solve(a, plan, options(1, agg), false, 1e-8, 500);
         ASSERT_EQ(nodal.result.status, SolveStatus::converged) << nodal.notes;
         EXPECT_TRUE(nodal.finite);

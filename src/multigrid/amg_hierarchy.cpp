@@ -38,7 +38,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     const bool smoothed = mg.aggregation == AggregationKind::smoothed;
     const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
     // Nodes of `block` unknowns (a system of PDEs): kept through the Galerkin products.
-    const int block = choose_block_size(mats.front(), mg.block_size, smoothed).block;
+    const int block = choose_block_size(mats.front(), mg.block_size).block;
     // Row weights for a nonsymmetric A that will be coarsened (not on the gathered levels of
     // the distributed AMG, which weighs its own level 0).
     const bool weigh = first == 0 && mg.row_weights == RowWeightsKind::automatic &&
@@ -71,7 +71,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         CsrMatrix next;
         if (smoothed) {
             const CsrMatrix pt = prolongation(g);
-            SmoothedProlongation sp = smoothed_prolongation(fine, pt, settings.sa_theta);
+            SmoothedProlongation sp = smoothed_prolongation(fine, pt, settings.sa_theta, block);
             drop_zeros(sp.p);
             note += fmt::format("; smoothed P: omega {:.3g} (rho {:.3g}), {:.1f} entries per row",
                                 sp.omega, sp.rho,

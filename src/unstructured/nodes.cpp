@@ -119,7 +119,7 @@ double cross_component_share(const CsrMatrix& a, int block) {
     return all > 0.0 ? cross / all : 0.0;
 }
 
-BlockSizeChoice choose_block_size(const CsrMatrix& a, int requested, bool smoothed) {
+BlockSizeChoice choose_block_size(const CsrMatrix& a, int requested) {
     if (requested > 0) {
         if (a.rows % requested != 0) {
             throw InvalidInput(fmt::format(
@@ -132,11 +132,6 @@ BlockSizeChoice choose_block_size(const CsrMatrix& a, int requested, bool smooth
     }
     const int r = detect_block_size(a);
     if (r == 1) return {1, "no nodes in A's pattern"};
-    if (smoothed) {
-        return {1, fmt::format("A's pattern has nodes of {} unknowns; smoothed aggregation stays "
-                               "scalar unless --block-size {} asks for nodes",
-                               r, r)};
-    }
     const double share = cross_component_share(a, r);
     if (share < kMinCrossShare) {
         return {1, fmt::format("A's pattern has nodes of {} unknowns, but only {:.2g} of the "

@@ -57,10 +57,8 @@ struct BlockSizeChoice {
 /// (cross_component_share >= kMinCrossShare: elasticity 0.18-0.65 on the matrices measured),
 /// else 1. Systems whose components couple only inside a node (each diffusing on its own:
 /// rhd3t and oil4c's CSR forms, share 0) stay scalar: nodal aggregation took rhd3t from 20 to
-/// 99 CG iterations with SymGS (oil4c 44 -> 34: --block-size 4 asks for it). `smoothed`
-/// (smoothed aggregation) keeps auto scalar too: by nodes its coarse operators fill in (solid3d
-/// n = 40: 300 entries per row on level 1) and turned singular on solid3d n >= 32.
-BlockSizeChoice choose_block_size(const CsrMatrix& a, int requested, bool smoothed = false);
+/// 99 CG iterations with SymGS (oil4c 44 -> 34: --block-size 4 asks for it).
+BlockSizeChoice choose_block_size(const CsrMatrix& a, int requested);
 
 /// Expands a permutation of the nodes (new node I is old node perm[I]) to their `block`
 /// unknowns each, keeping the order within a node.

@@ -108,11 +108,6 @@ TEST(Nodes, AutoAggregatesVectorFieldsByNodes) {
     const BlockSizeChoice c = choose_block_size(el, 0);
     EXPECT_EQ(c.block, 2);
     EXPECT_NE(c.why.find("read from A's pattern"), std::string::npos) << c.why;
-    // Smoothed aggregation stays scalar unless asked.
-    const BlockSizeChoice sa = choose_block_size(el, 0, true);
-    EXPECT_EQ(sa.block, 1);
-    EXPECT_NE(sa.why.find("--block-size 2"), std::string::npos) << sa.why;
-    EXPECT_EQ(choose_block_size(el, 2, true).block, 2);
     // Components that couple only inside their node (each diffusing on its own: three
     // Laplacians interleaved, plus a coupling in the centre block): scalar, and the reason
     // names the option that asks for nodes.

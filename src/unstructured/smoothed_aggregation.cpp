@@ -1,6 +1,8 @@
 #include "unstructured/smoothed_aggregation.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "unstructured/smoother_setup.hpp"
@@ -8,37 +10,56 @@
 
 namespace mpmg {
 
-CsrMatrix filtered(const CsrMatrix& a, double theta) {
+CsrMatrix filtered(const CsrMatrix& a, double theta, int block) {
     const std::vector<double> d = diagonal_of(a);
     CsrMatrix f;
     f.rows = a.rows;
     f.cols = a.cols;
     f.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+    std::vector<double> lumped(static_cast<std::size_t>(block));
+    std::vector<std::pair<std::int64_t, double>> row;
     for (std::int64_t i = 0; i < a.rows; ++i) {
-        double lumped = 0.0;
-        std::int64_t diag_at = -1;
+        std::fill(lumped.begin(), lumped.end(), 0.0);
+        row.clear();
         const double di = d[static_cast<std::size_t>(i)];
         for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
             const std::int64_t j = a.col[p];
             const double dj = d[static_cast<std::size_t>(j)];
             if (j != i && a.val[p] * a.val[p] < theta * theta * std::fabs(di * dj)) {
-                lumped += a.val[p];
+                lumped[static_cast<std::size_t>(j % block)] += a.val[p];
                 continue;
             }
-            if (j == i) diag_at = f.nnz();
-            f.col.push_back(j);
-            f.val.push_back(a.val[p]);
+            row.emplace_back(j, a.val[p]);
         }
-        if (diag_at >= 0) f.val[static_cast<std::size_t>(diag_at)] += lumped;
+        // Weak a_ij goes to column (i's node, j's component): A_F keeps A's products with the
+        // vectors constant per component (translations), as A_F 1 = A 1 for one unknown.
+        const std::int64_t node_first = i / block * block;
+        for (int k = 0; k < block; ++k) {
+            const double v = lumped[static_cast<std::size_t>(k)];
+            if (v == 0.0) continue;
+            const std::int64_t c = node_first + k;
+            auto at =
+                std::lower_bound(row.begin(), row.end(), c,
+                                 [](const auto& e, std::int64_t col) { return e.first < col; });
+            if (at != row.end() && at->first == c) {
+                at->second += v;
+            } else if (block > 1) {
+                row.insert(at, {c, v});
+            }
+        }
+        for (const auto& [j, v] : row) {
+            f.col.push_back(j);
+            f.val.push_back(v);
+        }
         f.row_ptr.push_back(f.nnz());
     }
     return f;
 }
 
 SmoothedProlongation smoothed_prolongation(const CsrMatrix& a_in, const CsrMatrix& tentative,
-                                           double theta) {
+                                           double theta, int block) {
     CsrMatrix held;  // the filtered matrix; theta 0 smooths with A itself (no copy)
-    if (theta > 0.0) held = filtered(a_in, theta);
+    if (theta > 0.0) held = filtered(a_in, theta, block);
     const CsrMatrix& a = theta > 0.0 ? held : a_in;
     const auto n = static_cast<std::size_t>(a.rows);
     std::vector<double> inv_d = diagonal_of(a);  // then 1 / a_ii, or 0: the row is not smoothed

@@ -21,12 +21,16 @@ struct SmoothedProlongation {
 };
 
 /// A with its weak entries (|a_ij| < theta sqrt(|a_ii a_jj|), i != j) dropped and added to the
-/// diagonal (lumped, so A_F 1 = A 1): the matrix SA smooths P with, which keeps P sparse.
-CsrMatrix filtered(const CsrMatrix& a, double theta);
+/// diagonal (lumped, so A_F 1 = A 1): the matrix SA smooths P with, which keeps P sparse. With
+/// nodes of `block` unknowns (unstructured/nodes.hpp) a weak a_ij is added to entry (i, the
+/// column of j's component in i's own node) instead, so that A_F t = A t for every t constant
+/// per component; lumping a coupling between different components into the diagonal broke
+/// that and left smoothed P rank-deficient (solid3d n = 32: a singular coarsest level).
+CsrMatrix filtered(const CsrMatrix& a, double theta, int block = 1);
 
 /// P = (I - omega D_F^{-1} A_F) P_t (see above) with A_F = filtered(a, theta) (theta 0: A).
 /// `tentative`: a.rows x coarse rows.
 SmoothedProlongation smoothed_prolongation(const CsrMatrix& a, const CsrMatrix& tentative,
-                                           double theta = 0.0);
+                                           double theta = 0.0, int block = 1);
 
 }  // namespace mpmg

@@ -58,6 +58,31 @@ TEST(SmoothedAggregation, FilterDropsWeakEntriesIntoTheDiagonal) {
     EXPECT_EQ(filtered(a, 0.04).nnz(), 4);  // 0.1 >= 0.04 * 2: strong
 }
 
+TEST(SmoothedAggregation, FilterByNodesKeepsEveryComponentsConstants) {
+    // Elasticity: with nodes of 2 unknowns the weak entries go to the column of their
+    // component in the row's own node, so A_F t = A t for t = 1 on x (or y), 0 on the other.
+    const CsrMatrix a = csr_test::elasticity2d(10, 6, 0.3);
+    const CsrMatrix f = filtered(a, 0.2, 2);
+    ASSERT_LT(f.nnz(), a.nnz());  // some entries are weak at theta 0.2
+    const auto n = static_cast<std::size_t>(a.rows);
+    for (int k = 0; k < 2; ++k) {
+        std::vector<double> t(n), at(n), ft(n);
+        for (std::size_t i = 0; i < n; ++i) t[i] = static_cast<int>(i % 2) == k ? 1.0 : 0.0;
+        a.multiply(t.data(), at.data());
+        f.multiply(t.data(), ft.data());
+        for (std::size_t i = 0; i < n; ++i) ASSERT_NEAR(ft[i], at[i], 1e-12) << k << " " << i;
+    }
+    // Into the diagonal instead (one unknown per node) breaks that for a system.
+    const CsrMatrix scalar = filtered(a, 0.2);
+    std::vector<double> t(n), at(n), ft(n);
+    for (std::size_t i = 0; i < n; ++i) t[i] = i % 2 == 0 ? 1.0 : 0.0;
+    a.multiply(t.data(), at.data());
+    scalar.multiply(t.data(), ft.data());
+    double diff = 0.0;
+    for (std::size_t i = 0; i < n; ++i) diff = std::max(diff, std::fabs(ft[i] - at[i]));
+    EXPECT_GT(diff, 1e-3);
+}
+
 MultigridOptions options(AggregationKind k) {
     MultigridOptions mg;
     mg.smoother = SmootherKind::symgs;
