@@ -677,17 +677,13 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
     // whole through the renumbering and on one rank.
     BlockSizeChoice block;
     if (choose_block) {
-        std::string error;
-        if (rank == 0 || whole != nullptr) {
-            try {
-                block = choose_block_size(a_all, o.multigrid.block_size);
-            } catch (const InvalidInput& e) {
-                error = e.what();
-            }
-        }
-        int failed = !error.empty();
-        MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
-        if (failed) throw InvalidInput(error.empty() ? "--block-size: see rank 0" : error);
+        block = run_agreed(
+            [&] {
+                return rank == 0 || whole != nullptr
+                           ? choose_block_size(a_all, o.multigrid.block_size)
+                           : BlockSizeChoice{};
+            },
+            comm);
         MPI_Bcast(&block.block, 1, MPI_INT, 0, comm);
     }
     o.multigrid.block_size = block.block;
