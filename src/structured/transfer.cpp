@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/transfer_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "structured/coarsen.hpp"
 
@@ -285,6 +286,7 @@ struct FineIn {
         }
     }
     FineIn operator+(std::int64_t o) const { return {f + o, Scaled ? s + o : s}; }
+    const In* scale() const { return Scaled ? s : nullptr; }
 };
 
 template <class F>
@@ -292,12 +294,7 @@ void restrict_x_line(F f, std::int64_t n, std::int64_t r, double* out) {
     const std::int64_t nc = n / 2;
     const std::int64_t full = (n - 1) / 2;  // coarse indices whose 2ic + 2 lies inside
     if (r == 1) {
-        for (std::int64_t ic = 0; ic < full; ++ic) {
-            out[ic] = f[2 * ic + 1] + 0.5 * f[2 * ic] + 0.5 * f[2 * ic + 2];
-        }
-        for (std::int64_t ic = full; ic < nc; ++ic) {
-            out[ic] = f[2 * ic + 1] + 0.5 * f[2 * ic];
-        }
+        kernels::restrict_line(f.f, f.scale(), n, out);  // f[2ic+1] + f[2ic]/2 + f[2ic+2]/2
         return;
     }
     for (std::int64_t ic = 0; ic < nc; ++ic) {
@@ -432,27 +429,6 @@ void add_to(Out& out, double v, const Out* s) {
     }
 }
 
-/// fine line (nx cells, r = 1) += the staged x-interpolation of the coarse line c (times
-/// sc[i] when Scaled).
-template <bool Scaled, class Out>
-void interpolate_x_line_add(const double* c, std::int64_t nx, Out* y, const Out* sc) {
-    const std::int64_t cx = nx / 2;
-    const auto add = [&](std::int64_t i, double v) {
-        if constexpr (Scaled) {
-            add_to(y[i], v, sc + i);
-        } else {
-            add_to(y[i], v, static_cast<const Out*>(nullptr));
-        }
-    };
-    add(0, 0.0 + 0.5 * c[0]);
-    add(1, c[0]);
-    for (std::int64_t ic = 1; ic < cx; ++ic) {
-        add(2 * ic, 0.5 * c[ic - 1] + 0.5 * c[ic]);
-        add(2 * ic + 1, c[ic]);
-    }
-    if (nx % 2 == 1) add(nx - 1, 0.0 + 0.5 * c[cx - 1]);
-}
-
 template <class In, class Out>
 void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coarse, Out* fine,
                        const Out* scale, std::vector<double>& scratch) {
@@ -473,29 +449,31 @@ void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coa
             prolong_index<In>(
                 k, cz, plane, [&](std::int64_t K) { return coarse + K * plane; }, tz);
             for (std::int64_t j = 0; j < ny; ++j) {
-                prolong_index<double>(
-                    j, cy, len, [&](std::int64_t J) { return tz + J * len; }, ty);
+                // An odd fine line takes its coarse line as it is: read in place, not copied.
+                const double* line = ty;
+                if (j % 2 == 1) {
+                    line = tz + (j - 1) / 2 * len;
+                } else {
+                    prolong_index<double>(
+                        j, cy, len, [&](std::int64_t J) { return tz + J * len; }, ty);
+                }
                 const std::int64_t y0 = (k * ny + j) * nx * r;
                 Out* y = fine + y0;
                 const Out* sc = scale != nullptr ? scale + y0 : nullptr;
                 if (r == 1) {
-                    if (sc != nullptr) {
-                        interpolate_x_line_add<true>(ty, nx, y, sc);
-                    } else {
-                        interpolate_x_line_add<false>(ty, nx, y, sc);
-                    }
+                    kernels::interpolate_line_add(line, nx, y, sc);  // as add_to adds
                     continue;
                 }
                 for (std::int64_t i = 0; i < nx; ++i) {
                     for (std::int64_t a = 0; a < r; ++a) {
                         double v;
                         if (i % 2 == 1) {
-                            v = ty[(i - 1) / 2 * r + a];
+                            v = line[(i - 1) / 2 * r + a];
                         } else {
                             const std::int64_t ic = i / 2;
                             v = 0.0;
-                            if (ic >= 1) v += 0.5 * ty[(ic - 1) * r + a];
-                            if (ic < cx) v += 0.5 * ty[ic * r + a];
+                            if (ic >= 1) v += 0.5 * line[(ic - 1) * r + a];
+                            if (ic < cx) v += 0.5 * line[ic * r + a];
                         }
                         add_to(y[i * r + a], v, sc != nullptr ? sc + i * r + a : nullptr);
                     }

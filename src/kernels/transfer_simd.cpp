@@ -1,0 +1,177 @@
+// Per-target x-lines of the trilinear transfers (see transfer_simd.hpp). Compiled once per
+// Highway target through foreach_target.h, with -ffp-contract=off (CMakeLists.txt).
+//
+// Both kernels work on N = Lanes(double) coarse values at a time: the 2 N fine values they
+// meet are split into their even and odd cells by LoadInterleaved2 (FP32 lines with a float
+// tag of N lanes, widened after the split), and the interpolation writes its 2 N fine values
+// back through StoreInterleaved2. Cells a vector would take past the line's end run in the
+// scalar loops, which are the reference code itself.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/transfer_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/highway.h>
+
+#include <cstdint>
+
+#include "kernels/transfer_simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace mpmg::kernels::transfer {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+/// v(q) of restrict_line, one value.
+template <class T>
+HWY_INLINE double fine_value(const T* f, const T* s, std::int64_t q) {
+    return s == nullptr ? static_cast<double>(f[q])
+                        : static_cast<double>(static_cast<T>(f[q] * s[q]));
+}
+
+/// The even and odd cells of the 2 N fine values at q, as v() gives them, in FP64.
+template <class DD, class T>
+HWY_INLINE void load_split(DD dd, const T* f, const T* s, std::int64_t q, hn::Vec<DD>& even,
+                           hn::Vec<DD>& odd) {
+    const hn::Rebind<T, DD> dt;
+    hn::Vec<decltype(dt)> e, o;
+    hn::LoadInterleaved2(dt, f + q, e, o);
+    if (s != nullptr) {
+        hn::Vec<decltype(dt)> se, so;
+        hn::LoadInterleaved2(dt, s + q, se, so);
+        e = hn::Mul(e, se);
+        o = hn::Mul(o, so);
+    }
+    if constexpr (sizeof(T) == sizeof(double)) {
+        even = e;
+        odd = o;
+    } else {
+        even = hn::PromoteTo(dd, e);
+        odd = hn::PromoteTo(dd, o);
+    }
+}
+
+template <class T>
+void restrict_line_t(const T* f, const T* s, std::int64_t n, double* out) {
+    const hn::ScalableTag<double> dd;
+    const auto N = static_cast<std::int64_t>(hn::Lanes(dd));
+    const auto half = hn::Set(dd, 0.5);
+    const std::int64_t nc = n / 2;
+    const std::int64_t full = (n - 1) / 2;  // coarse indices whose 2ic + 2 lies inside
+    std::int64_t ic = 0;
+    // A vector reads the fine cells 2ic .. 2ic + 2N + 1.
+    for (; 2 * (ic + N) + 2 <= n; ic += N) {
+        hn::Vec<decltype(dd)> e0, o0, e2, o2;
+        load_split(dd, f, s, 2 * ic, e0, o0);
+        load_split(dd, f, s, 2 * ic + 2, e2, o2);
+        const auto v = hn::Add(hn::Add(o0, hn::Mul(half, e0)), hn::Mul(half, e2));
+        hn::StoreU(v, dd, out + ic);
+    }
+    for (; ic < full; ++ic) {
+        out[ic] = fine_value(f, s, 2 * ic + 1) + 0.5 * fine_value(f, s, 2 * ic) +
+                  0.5 * fine_value(f, s, 2 * ic + 2);
+    }
+    for (; ic < nc; ++ic) out[ic] = fine_value(f, s, 2 * ic + 1) + 0.5 * fine_value(f, s, 2 * ic);
+}
+
+void restrict_line_f(const float* f, const float* s, std::int64_t n, double* out) {
+    restrict_line_t(f, s, n, out);
+}
+void restrict_line_d(const double* f, const double* s, std::int64_t n, double* out) {
+    restrict_line_t(f, s, n, out);
+}
+
+/// y += w as interpolate_line_add adds it, one value.
+template <class T>
+HWY_INLINE void add_one(T& y, double w, const T* s) {
+    if (s == nullptr) {
+        y = static_cast<T>(static_cast<double>(y) + w);
+    } else {
+        y += *s * static_cast<T>(0.0 + w);
+    }
+}
+
+/// y (the N FP64 or widened values of one parity) with w added as add_one adds it.
+template <class DD, class DT>
+HWY_INLINE hn::Vec<DT> add_vec(DD dd, DT dt, hn::Vec<DT> y, hn::Vec<DD> w, const hn::Vec<DT>* s) {
+    if constexpr (sizeof(hn::TFromD<DT>) == sizeof(double)) {
+        if (s == nullptr) return hn::Add(y, w);
+        return hn::Add(y, hn::Mul(*s, hn::Add(hn::Zero(dd), w)));
+    } else {
+        if (s == nullptr) return hn::DemoteTo(dt, hn::Add(hn::PromoteTo(dd, y), w));
+        return hn::Add(y, hn::Mul(*s, hn::DemoteTo(dt, hn::Add(hn::Zero(dd), w))));
+    }
+}
+
+template <class T>
+void interpolate_line_add_t(const double* c, std::int64_t nx, T* y, const T* s) {
+    const std::int64_t cx = nx / 2;
+    const auto add = [&](std::int64_t i, double w) {
+        add_one(y[i], w, s == nullptr ? nullptr : s + i);
+    };
+    add(0, 0.0 + 0.5 * c[0]);
+    add(1, c[0]);
+    const hn::ScalableTag<double> dd;
+    const hn::Rebind<T, decltype(dd)> dt;
+    const auto N = static_cast<std::int64_t>(hn::Lanes(dd));
+    const auto half = hn::Set(dd, 0.5);
+    std::int64_t ic = 1;
+    // A vector reads c[ic - 1 .. ic + N - 1] and writes y[2ic .. 2ic + 2N - 1].
+    for (; ic + N <= cx; ic += N) {
+        const auto lo = hn::LoadU(dd, c + ic - 1);
+        const auto hi = hn::LoadU(dd, c + ic);
+        const auto we = hn::Add(hn::Mul(half, lo), hn::Mul(half, hi));
+        hn::Vec<decltype(dt)> ye, yo;
+        hn::LoadInterleaved2(dt, y + 2 * ic, ye, yo);
+        if (s == nullptr) {
+            ye = add_vec(dd, dt, ye, we, nullptr);
+            yo = add_vec(dd, dt, yo, hi, nullptr);
+        } else {
+            hn::Vec<decltype(dt)> se, so;
+            hn::LoadInterleaved2(dt, s + 2 * ic, se, so);
+            ye = add_vec(dd, dt, ye, we, &se);
+            yo = add_vec(dd, dt, yo, hi, &so);
+        }
+        hn::StoreInterleaved2(ye, yo, dt, y + 2 * ic);
+    }
+    for (; ic < cx; ++ic) {
+        add(2 * ic, 0.5 * c[ic - 1] + 0.5 * c[ic]);
+        add(2 * ic + 1, c[ic]);
+    }
+    if (nx % 2 == 1) add(nx - 1, 0.0 + 0.5 * c[cx - 1]);
+}
+
+void interpolate_line_add_f(const double* c, std::int64_t nx, float* y, const float* s) {
+    interpolate_line_add_t(c, nx, y, s);
+}
+void interpolate_line_add_d(const double* c, std::int64_t nx, double* y, const double* s) {
+    interpolate_line_add_t(c, nx, y, s);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace mpmg::kernels::transfer
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace mpmg::kernels {
+namespace transfer {
+HWY_EXPORT(restrict_line_f);
+HWY_EXPORT(restrict_line_d);
+HWY_EXPORT(interpolate_line_add_f);
+HWY_EXPORT(interpolate_line_add_d);
+}  // namespace transfer
+
+void restrict_line(const float* fine, const float* s, std::int64_t n, double* out) {
+    HWY_DYNAMIC_DISPATCH(transfer::restrict_line_f)(fine, s, n, out);
+}
+void restrict_line(const double* fine, const double* s, std::int64_t n, double* out) {
+    HWY_DYNAMIC_DISPATCH(transfer::restrict_line_d)(fine, s, n, out);
+}
+void interpolate_line_add(const double* c, std::int64_t nx, float* y, const float* s) {
+    HWY_DYNAMIC_DISPATCH(transfer::interpolate_line_add_f)(c, nx, y, s);
+}
+void interpolate_line_add(const double* c, std::int64_t nx, double* y, const double* s) {
+    HWY_DYNAMIC_DISPATCH(transfer::interpolate_line_add_d)(c, nx, y, s);
+}
+
+}  // namespace mpmg::kernels
+#endif  // HWY_ONCE
