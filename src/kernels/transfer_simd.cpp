@@ -12,6 +12,7 @@
 // Must come after foreach_target.h.
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/transfer_simd.hpp"
@@ -78,6 +79,59 @@ void restrict_line_f(const float* f, const float* s, std::int64_t n, double* out
 }
 void restrict_line_d(const double* f, const double* s, std::int64_t n, double* out) {
     restrict_line_t(f, s, n, out);
+}
+
+// Blocks (r >= 2). Vectors never touch memory past the line: a coarse cell whose vectors would
+// runs in the scalar loop, the reference code. The restriction takes one coarse cell at a
+// time, its r values in vectors of (at most) 4 lanes from a CappedTag, chunk a0 = 0, 4, ... of
+// the block; a chunk's lanes past the block store garbage into the next coarse cell's values,
+// which that cell's own chunk overwrites right after (cells in increasing order).
+
+template <class T>
+void restrict_blocks_t(const T* f, const T* s, std::int64_t n, int r, double* out) {
+    const hn::CappedTag<double, 4> dd;
+    const hn::Rebind<T, decltype(dd)> dt;
+    const int L = static_cast<int>(hn::Lanes(dd));
+    const auto half = hn::Set(dd, 0.5);
+    const std::int64_t nc = n / 2;
+    const std::int64_t full = (n - 1) / 2;
+    const std::int64_t len = n * r;      // values in the fine line
+    const int last = ((r - 1) / L) * L;  // the last chunk's first component
+    const auto load = [&](std::int64_t q) {
+        auto v = hn::LoadU(dt, f + q);
+        if (s != nullptr) v = hn::Mul(v, hn::LoadU(dt, s + q));
+        if constexpr (sizeof(T) == sizeof(double)) {
+            return v;
+        } else {
+            return hn::PromoteTo(dd, v);
+        }
+    };
+    std::int64_t ic = 0;
+    // Cell ic reads up to (2ic + 2) r + last + L - 1 and writes up to ic r + last + L - 1.
+    for (; ic < full && (2 * ic + 2) * r + last + L <= len && ic * r + last + L <= nc * r; ++ic) {
+        for (int a0 = 0; a0 < r; a0 += L) {
+            const std::int64_t q = 2 * ic * r + a0;
+            const auto v = hn::Add(hn::Add(load(q + r), hn::Mul(half, load(q))),
+                                   hn::Mul(half, load(q + 2 * r)));
+            hn::StoreU(v, dd, out + ic * r + a0);
+        }
+    }
+    for (; ic < nc; ++ic) {
+        const std::int64_t q = 2 * ic * r;
+        const bool right = ic < full;
+        for (int a = 0; a < r; ++a) {
+            double v = fine_value(f, s, q + r + a) + 0.5 * fine_value(f, s, q + a);
+            if (right) v += 0.5 * fine_value(f, s, q + 2 * r + a);
+            out[ic * r + a] = v;
+        }
+    }
+}
+
+void restrict_blocks_f(const float* f, const float* s, std::int64_t n, int r, double* out) {
+    restrict_blocks_t(f, s, n, r, out);
+}
+void restrict_blocks_d(const double* f, const double* s, std::int64_t n, int r, double* out) {
+    restrict_blocks_t(f, s, n, r, out);
 }
 
 /// y += w as interpolate_line_add adds it, one value.
@@ -147,6 +201,68 @@ void interpolate_line_add_d(const double* c, std::int64_t nx, double* y, const d
     interpolate_line_add_t(c, nx, y, s);
 }
 
+template <class T>
+void interpolate_blocks_t(const double* c, std::int64_t nx, int r, T* y, const T* s) {
+    const std::int64_t cx = nx / 2;
+    const auto scalar_cell = [&](std::int64_t i) {
+        for (int a = 0; a < r; ++a) {
+            double w;
+            if (i % 2 == 1) {
+                w = c[(i - 1) / 2 * r + a];
+            } else {
+                const std::int64_t ic = i / 2;
+                w = 0.0;
+                if (ic >= 1) w += 0.5 * c[(ic - 1) * r + a];
+                if (ic < cx) w += 0.5 * c[ic * r + a];
+            }
+            const std::int64_t q = i * r + a;
+            add_one(y[q], w, s == nullptr ? nullptr : s + q);
+        }
+    };
+    // The fine cells 2ic, 2ic + 1 (ic >= 1) as one run of 2r values, L at a time from t0: value
+    // t of the run is component t of cell 2ic (t < r), with w = (0 + 0.5 A) + 0.5 B, or
+    // component t - r of cell 2ic + 1, with w = c[ic r + t - r] = A, where A = c[(ic-1) r + t]
+    // and B = c[ic r + t]: two plain loads of c and a blend. Only the run's own lanes are
+    // stored (BlendedStore): the next run's loads never meet a store they only partly overlap.
+    const hn::CappedTag<double, 8> dd;
+    const hn::Rebind<T, decltype(dd)> dt;
+    const int L = static_cast<int>(hn::Lanes(dd));
+    const auto half = hn::Set(dd, 0.5);
+    const auto zero = hn::Zero(dd);
+    const std::int64_t len = nx * r;
+    const int last = ((2 * r - 1) / L) * L;  // the run's last chunk
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(nx, 2); ++i) scalar_cell(i);
+    // Run ic reads c up to ic r + last + L - 1, y and s up to 2ic r + last + L - 1.
+    std::int64_t ic = 1;
+    for (; ic < cx && ic * r + last + L <= cx * r && 2 * ic * r + last + L <= len; ++ic) {
+        for (int t0 = 0; t0 < 2 * r; t0 += L) {
+            const auto a = hn::LoadU(dd, c + (ic - 1) * r + t0);
+            const auto b = hn::LoadU(dd, c + ic * r + t0);
+            const auto even = hn::FirstN(dd, static_cast<std::size_t>(std::max(0, r - t0)));
+            const auto w =
+                hn::IfThenElse(even, hn::Add(hn::Add(zero, hn::Mul(half, a)), hn::Mul(half, b)), a);
+            const std::int64_t q = 2 * ic * r + t0;
+            const auto old = hn::LoadU(dt, y + q);
+            hn::Vec<decltype(dt)> sum;
+            if (s == nullptr) {
+                sum = add_vec(dd, dt, old, w, nullptr);
+            } else {
+                const auto sv = hn::LoadU(dt, s + q);
+                sum = add_vec(dd, dt, old, w, &sv);
+            }
+            hn::BlendedStore(sum, hn::FirstN(dt, static_cast<std::size_t>(2 * r - t0)), dt, y + q);
+        }
+    }
+    for (std::int64_t i = 2 * ic; i < nx; ++i) scalar_cell(i);
+}
+
+void interpolate_blocks_f(const double* c, std::int64_t nx, int r, float* y, const float* s) {
+    interpolate_blocks_t(c, nx, r, y, s);
+}
+void interpolate_blocks_d(const double* c, std::int64_t nx, int r, double* y, const double* s) {
+    interpolate_blocks_t(c, nx, r, y, s);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace mpmg::kernels::transfer
 HWY_AFTER_NAMESPACE();
@@ -158,7 +274,26 @@ HWY_EXPORT(restrict_line_f);
 HWY_EXPORT(restrict_line_d);
 HWY_EXPORT(interpolate_line_add_f);
 HWY_EXPORT(interpolate_line_add_d);
+HWY_EXPORT(restrict_blocks_f);
+HWY_EXPORT(restrict_blocks_d);
+HWY_EXPORT(interpolate_blocks_f);
+HWY_EXPORT(interpolate_blocks_d);
 }  // namespace transfer
+
+void restrict_line_blocks(const float* fine, const float* s, std::int64_t n, int r, double* out) {
+    HWY_DYNAMIC_DISPATCH(transfer::restrict_blocks_f)(fine, s, n, r, out);
+}
+void restrict_line_blocks(const double* fine, const double* s, std::int64_t n, int r, double* out) {
+    HWY_DYNAMIC_DISPATCH(transfer::restrict_blocks_d)(fine, s, n, r, out);
+}
+void interpolate_line_add_blocks(const double* c, std::int64_t nx, int r, float* y,
+                                 const float* s) {
+    HWY_DYNAMIC_DISPATCH(transfer::interpolate_blocks_f)(c, nx, r, y, s);
+}
+void interpolate_line_add_blocks(const double* c, std::int64_t nx, int r, double* y,
+                                 const double* s) {
+    HWY_DYNAMIC_DISPATCH(transfer::interpolate_blocks_d)(c, nx, r, y, s);
+}
 
 void restrict_line(const float* fine, const float* s, std::int64_t n, double* out) {
     HWY_DYNAMIC_DISPATCH(transfer::restrict_line_f)(fine, s, n, out);

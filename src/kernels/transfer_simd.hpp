@@ -24,11 +24,24 @@ namespace mpmg::kernels {
 void restrict_line(const float* fine, const float* s, std::int64_t n, double* out);
 void restrict_line(const double* fine, const double* s, std::int64_t n, double* out);
 
+/// restrict_line of a line of n cells of r >= 2 values each (r x r block grids): component a
+/// of coarse cell ic is out[ic r + a] = (v((2ic+1) r + a) + 0.5 v(2ic r + a)) +
+/// 0.5 v((2ic+2) r + a), the last term again only for ic < (n - 1) / 2.
+void restrict_line_blocks(const float* fine, const float* s, std::int64_t n, int r, double* out);
+void restrict_line_blocks(const double* fine, const double* s, std::int64_t n, int r, double* out);
+
 /// y[i] += the x-interpolation of the coarse line c (cx = nx / 2 values, FP64) for i < nx
 /// (r = 1): w(2ic + 1) = c[ic], w(2ic) = 0.5 c[ic - 1] + 0.5 c[ic] (each term present only
 /// inside 0 <= . < cx, a lone term added to 0.0). Without a scale y[i] = Out(double(y[i]) +
 /// w(i)); with one, as a scaled level adds its correction, y[i] += s[i] Out(0.0 + w(i)) in Out.
 void interpolate_line_add(const double* c, std::int64_t nx, float* y, const float* s);
 void interpolate_line_add(const double* c, std::int64_t nx, double* y, const double* s);
+
+/// interpolate_line_add of a line of nx cells of r >= 2 values each: component a of fine cell
+/// 2ic + 1 is added w = c[ic r + a], of fine cell 2ic the sum w = (0.0 + 0.5 c[(ic-1) r + a]) +
+/// 0.5 c[ic r + a] of the terms present (0.0 + 0.5 c[..] for a lone one), as add_to adds.
+void interpolate_line_add_blocks(const double* c, std::int64_t nx, int r, float* y, const float* s);
+void interpolate_line_add_blocks(const double* c, std::int64_t nx, int r, double* y,
+                                 const double* s);
 
 }  // namespace mpmg::kernels

@@ -268,43 +268,23 @@ bool fused_trilinear(const std::vector<DirectionalTransfer>& st) {
     return true;
 }
 
-/// The staged restriction step along one direction for one line of `len` values per index
-/// (r values per cell along x; whole coarse lines along y and z): out = x1 + x0/2 + x2/2 with
-/// x2 absent (zero) past the end.
-/// The fine values a fused restriction reads, as FP64: f[q], or with Scaled the product
-/// s[q] f[q] rounded to In (a scaled level's unscaled residual s ⊙ r̂, formed on the fly as the
-/// separate pass r = s ⊙ r̂ formed it).
+/// The fine vector a fused restriction reads: f, or with Scaled the products s[q] f[q]
+/// rounded to In (a scaled level's unscaled residual s ⊙ r̂, formed on the fly as the separate
+/// pass r = s ⊙ r̂ formed it; kernels::restrict_line).
 template <class In, bool Scaled>
 struct FineIn {
     const In* f;
     const In* s;
-    double operator[](std::int64_t q) const {
-        if constexpr (Scaled) {
-            return static_cast<double>(static_cast<In>(f[q] * s[q]));
-        } else {
-            return static_cast<double>(f[q]);
-        }
-    }
     FineIn operator+(std::int64_t o) const { return {f + o, Scaled ? s + o : s}; }
     const In* scale() const { return Scaled ? s : nullptr; }
 };
 
 template <class F>
 void restrict_x_line(F f, std::int64_t n, std::int64_t r, double* out) {
-    const std::int64_t nc = n / 2;
-    const std::int64_t full = (n - 1) / 2;  // coarse indices whose 2ic + 2 lies inside
     if (r == 1) {
         kernels::restrict_line(f.f, f.scale(), n, out);  // f[2ic+1] + f[2ic]/2 + f[2ic+2]/2
-        return;
-    }
-    for (std::int64_t ic = 0; ic < nc; ++ic) {
-        const F x0 = f + 2 * ic * r;
-        const bool right = ic < full;
-        for (std::int64_t a = 0; a < r; ++a) {
-            double v = x0[r + a] + 0.5 * x0[a];
-            if (right) v += 0.5 * x0[2 * r + a];
-            out[ic * r + a] = v;
-        }
+    } else {
+        kernels::restrict_line_blocks(f.f, f.scale(), n, static_cast<int>(r), out);
     }
 }
 
@@ -418,17 +398,6 @@ void prolong_index(std::int64_t f, std::int64_t nc, std::int64_t len, At&& at, d
     }
 }
 
-/// out += v as the staged steps add (in FP64, rounded to Out), or with a scale factor as a
-/// scaled level adds its correction: out += s (0 + v rounded to Out), in Out.
-template <class Out>
-void add_to(Out& out, double v, const Out* s) {
-    if (s == nullptr) {
-        out = static_cast<Out>(static_cast<double>(out) + v);
-    } else {
-        out += *s * static_cast<Out>(0.0 + v);
-    }
-}
-
 template <class In, class Out>
 void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coarse, Out* fine,
                        const Out* scale, std::vector<double>& scratch) {
@@ -461,22 +430,9 @@ void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coa
                 Out* y = fine + y0;
                 const Out* sc = scale != nullptr ? scale + y0 : nullptr;
                 if (r == 1) {
-                    kernels::interpolate_line_add(line, nx, y, sc);  // as add_to adds
-                    continue;
-                }
-                for (std::int64_t i = 0; i < nx; ++i) {
-                    for (std::int64_t a = 0; a < r; ++a) {
-                        double v;
-                        if (i % 2 == 1) {
-                            v = line[(i - 1) / 2 * r + a];
-                        } else {
-                            const std::int64_t ic = i / 2;
-                            v = 0.0;
-                            if (ic >= 1) v += 0.5 * line[(ic - 1) * r + a];
-                            if (ic < cx) v += 0.5 * line[ic * r + a];
-                        }
-                        add_to(y[i * r + a], v, sc != nullptr ? sc + i * r + a : nullptr);
-                    }
+                    kernels::interpolate_line_add(line, nx, y, sc);
+                } else {
+                    kernels::interpolate_line_add_blocks(line, nx, static_cast<int>(r), y, sc);
                 }
             }
         }
