@@ -104,4 +104,14 @@ SolveResult solve(const SolverOptions& options);
 /// The JSON of DESIGN.md's contract (without x).
 nlohmann::json to_json(const SolveResult& r);
 
+/// Asks the C library's allocator to keep the memory the process frees for the process's own
+/// later allocations (glibc: no mmap for large blocks, no trimming of the heap), so that a
+/// second solve reuses the pages of the first instead of faulting fresh ones in. Worth calling
+/// once at start-up in an application that solves many systems (time steps, Newton steps): on
+/// the virtual machines of README "Memory of the hierarchy" a solve's first touch of its
+/// memory cost more than the solve itself. Process-wide and irreversible; memory freed is no
+/// longer returned to the operating system. The `mpmg` command calls it. Returns false where
+/// the allocator does not take these settings (not glibc, or a sanitizer's allocator).
+bool keep_freed_memory();
+
 }  // namespace mpmg

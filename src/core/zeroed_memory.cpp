@@ -1,4 +1,7 @@
-// Zero-filled memory for the SG-DIA value arrays (mpmg/sgdia_matrix.hpp, detail::ZeroedAllocator).
+// Zero-filled memory for the SG-DIA value arrays (mpmg/sgdia_matrix.hpp, detail::ZeroedAllocator),
+// and keep_freed_memory (mpmg/solver.hpp), the allocator setting that the `mpmg` command makes.
+// After keep_freed_memory, large blocks come from the heap too, and calloc clears a reused block
+// itself (a memset at memory speed, where a fresh page costs a fault).
 //
 // A value-initialised std::vector writes zeros over every byte before the matrix's producer
 // (Galerkin product, truncation, scaling) writes the values: a memset pass over memory that is
@@ -22,8 +25,12 @@
 // or for the host. Commit a85b93e, reverted.
 #include <cstdlib>
 #include <new>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "mpmg/sgdia_matrix.hpp"
+#include "mpmg/solver.hpp"
 
 namespace mpmg::detail {
 
@@ -36,3 +43,22 @@ void* allocate_zeroed(std::size_t bytes) {
 void deallocate_zeroed(void* p, std::size_t /*bytes*/) noexcept { std::free(p); }
 
 }  // namespace mpmg::detail
+
+namespace mpmg {
+
+// glibc maps every block above its mmap threshold (at most 32 MiB) afresh and unmaps it when
+// freed: M_MMAP_MAX = 0 serves them from the heap, M_TRIM_THRESHOLD = -1 never gives the heap's
+// top back. mallopt returns 1 when it took the setting.
+bool keep_freed_memory() {
+#if defined(__SANITIZE_ADDRESS__)
+    return false;  // ASan's allocator serves malloc; glibc's settings would not apply
+#elif defined(__GLIBC__)
+    const bool mmap_off = mallopt(M_MMAP_MAX, 0) == 1;
+    const bool trim_off = mallopt(M_TRIM_THRESHOLD, -1) == 1;
+    return mmap_off && trim_off;
+#else
+    return false;
+#endif
+}
+
+}  // namespace mpmg

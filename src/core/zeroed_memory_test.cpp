@@ -2,13 +2,18 @@
 // small and large arrays read as zero, are writable to their last byte, and copy like any
 // vector.
 #include <gtest/gtest.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/float16.hpp"
 #include "mpmg/sgdia_matrix.hpp"
+#include "mpmg/solver.hpp"
 
 namespace mpmg {
 namespace {
@@ -27,6 +32,32 @@ TEST(ZeroedMemory, SmallAndLargeBlocksAreZeroAndWritable) {
         }
         detail::deallocate_zeroed(p, bytes);
     }
+}
+
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+/// Whether a 1 GiB block (more than the heap holds free; never touched, so it costs address
+/// space only) is mapped on its own instead of taken from the heap.
+bool large_block_is_mapped() {
+    const std::size_t before = mallinfo2().hblks;
+    void* volatile p = std::malloc(std::size_t{1} << 30);
+    const bool mapped = mallinfo2().hblks > before;
+    std::free(p);
+    return mapped;
+}
+#endif
+
+TEST(KeepFreedMemory, LargeBlocksComeFromTheHeap) {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
+    // glibc's default first (libsuperlu_dist, linked into this binary with hypre, may have set
+    // the same in its constructor): a large block is mapped, and unmapped when freed.
+    mallopt(M_MMAP_MAX, 65536);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    EXPECT_TRUE(large_block_is_mapped()) << "the check sees a mapped block";
+    ASSERT_TRUE(keep_freed_memory());
+    EXPECT_FALSE(large_block_is_mapped());
+#else
+    EXPECT_FALSE(keep_freed_memory());
+#endif
 }
 
 template <class T>
