@@ -75,13 +75,6 @@ void restrict_line_t(const T* f, const T* s, std::int64_t n, double* out) {
     for (; ic < nc; ++ic) out[ic] = fine_value(f, s, 2 * ic + 1) + 0.5 * fine_value(f, s, 2 * ic);
 }
 
-void restrict_line_f(const float* f, const float* s, std::int64_t n, double* out) {
-    restrict_line_t(f, s, n, out);
-}
-void restrict_line_d(const double* f, const double* s, std::int64_t n, double* out) {
-    restrict_line_t(f, s, n, out);
-}
-
 // Blocks (r >= 2). Vectors never touch memory past the line: a coarse cell whose vectors would
 // runs in the scalar loop, the reference code. The restriction takes one coarse cell at a
 // time, its r values in vectors of (at most) 4 lanes from a CappedTag, chunk a0 = 0, 4, ... of
@@ -128,10 +121,12 @@ void restrict_blocks_t(const T* f, const T* s, std::int64_t n, int r, double* ou
     }
 }
 
-void restrict_blocks_f(const float* f, const float* s, std::int64_t n, int r, double* out) {
+void restrict_f(const float* f, const float* s, std::int64_t n, int r, double* out) {
+    if (r == 1) return restrict_line_t(f, s, n, out);
     restrict_blocks_t(f, s, n, r, out);
 }
-void restrict_blocks_d(const double* f, const double* s, std::int64_t n, int r, double* out) {
+void restrict_d(const double* f, const double* s, std::int64_t n, int r, double* out) {
+    if (r == 1) return restrict_line_t(f, s, n, out);
     restrict_blocks_t(f, s, n, r, out);
 }
 
@@ -195,13 +190,6 @@ void interpolate_line_add_t(const double* c, std::int64_t nx, T* y, const T* s) 
     if (nx % 2 == 1) add(nx - 1, 0.0 + 0.5 * c[cx - 1]);
 }
 
-void interpolate_line_add_f(const double* c, std::int64_t nx, float* y, const float* s) {
-    interpolate_line_add_t(c, nx, y, s);
-}
-void interpolate_line_add_d(const double* c, std::int64_t nx, double* y, const double* s) {
-    interpolate_line_add_t(c, nx, y, s);
-}
-
 template <class T>
 void interpolate_blocks_t(const double* c, std::int64_t nx, int r, T* y, const T* s) {
     const std::int64_t cx = nx / 2;
@@ -259,10 +247,12 @@ void interpolate_blocks_t(const double* c, std::int64_t nx, int r, T* y, const T
     for (std::int64_t i = 2 * ic; i < nx; ++i) scalar_cell(i);
 }
 
-void interpolate_blocks_f(const double* c, std::int64_t nx, int r, float* y, const float* s) {
+void interpolate_f(const double* c, std::int64_t nx, int r, float* y, const float* s) {
+    if (r == 1) return interpolate_line_add_t(c, nx, y, s);
     interpolate_blocks_t(c, nx, r, y, s);
 }
-void interpolate_blocks_d(const double* c, std::int64_t nx, int r, double* y, const double* s) {
+void interpolate_d(const double* c, std::int64_t nx, int r, double* y, const double* s) {
+    if (r == 1) return interpolate_line_add_t(c, nx, y, s);
     interpolate_blocks_t(c, nx, r, y, s);
 }
 
@@ -273,42 +263,23 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace mpmg::kernels {
 namespace transfer {
-HWY_EXPORT(restrict_line_f);
-HWY_EXPORT(restrict_line_d);
-HWY_EXPORT(interpolate_line_add_f);
-HWY_EXPORT(interpolate_line_add_d);
-HWY_EXPORT(restrict_blocks_f);
-HWY_EXPORT(restrict_blocks_d);
-HWY_EXPORT(interpolate_blocks_f);
-HWY_EXPORT(interpolate_blocks_d);
+HWY_EXPORT(restrict_f);
+HWY_EXPORT(restrict_d);
+HWY_EXPORT(interpolate_f);
+HWY_EXPORT(interpolate_d);
 }  // namespace transfer
 
-void restrict_line_blocks(const float* fine, const float* s, std::int64_t n, int r, double* out) {
-    HWY_DYNAMIC_DISPATCH(transfer::restrict_blocks_f)(fine, s, n, r, out);
+void restrict_line(const float* fine, const float* s, std::int64_t n, int r, double* out) {
+    HWY_DYNAMIC_DISPATCH(transfer::restrict_f)(fine, s, n, r, out);
 }
-void restrict_line_blocks(const double* fine, const double* s, std::int64_t n, int r, double* out) {
-    HWY_DYNAMIC_DISPATCH(transfer::restrict_blocks_d)(fine, s, n, r, out);
+void restrict_line(const double* fine, const double* s, std::int64_t n, int r, double* out) {
+    HWY_DYNAMIC_DISPATCH(transfer::restrict_d)(fine, s, n, r, out);
 }
-void interpolate_line_add_blocks(const double* c, std::int64_t nx, int r, float* y,
-                                 const float* s) {
-    HWY_DYNAMIC_DISPATCH(transfer::interpolate_blocks_f)(c, nx, r, y, s);
+void interpolate_line_add(const double* c, std::int64_t nx, int r, float* y, const float* s) {
+    HWY_DYNAMIC_DISPATCH(transfer::interpolate_f)(c, nx, r, y, s);
 }
-void interpolate_line_add_blocks(const double* c, std::int64_t nx, int r, double* y,
-                                 const double* s) {
-    HWY_DYNAMIC_DISPATCH(transfer::interpolate_blocks_d)(c, nx, r, y, s);
-}
-
-void restrict_line(const float* fine, const float* s, std::int64_t n, double* out) {
-    HWY_DYNAMIC_DISPATCH(transfer::restrict_line_f)(fine, s, n, out);
-}
-void restrict_line(const double* fine, const double* s, std::int64_t n, double* out) {
-    HWY_DYNAMIC_DISPATCH(transfer::restrict_line_d)(fine, s, n, out);
-}
-void interpolate_line_add(const double* c, std::int64_t nx, float* y, const float* s) {
-    HWY_DYNAMIC_DISPATCH(transfer::interpolate_line_add_f)(c, nx, y, s);
-}
-void interpolate_line_add(const double* c, std::int64_t nx, double* y, const double* s) {
-    HWY_DYNAMIC_DISPATCH(transfer::interpolate_line_add_d)(c, nx, y, s);
+void interpolate_line_add(const double* c, std::int64_t nx, int r, double* y, const double* s) {
+    HWY_DYNAMIC_DISPATCH(transfer::interpolate_d)(c, nx, r, y, s);
 }
 
 }  // namespace mpmg::kernels

@@ -129,7 +129,7 @@ void check_restriction(std::mt19937& gen) {
                 const T* sp = scaled ? s.data() : nullptr;
                 const std::vector<double> want = restrict_reference(f, sp, n);
                 std::vector<double> got(want.size() + 1, 99.0);
-                kernels::restrict_line(f.data(), sp, n, got.data());
+                kernels::restrict_line(f.data(), sp, n, 1, got.data());
                 for (std::size_t ic = 0; ic < want.size(); ++ic) {
                     ASSERT_EQ(bits(got[ic]), bits(want[ic])) << "ic = " << ic;
                 }
@@ -156,7 +156,7 @@ void check_interpolation(std::mt19937& gen) {
                 const T* sp = scaled ? s.data() : nullptr;
                 std::vector<T> want = y0, got = y0;
                 interpolate_reference(c, nx, want, sp);
-                kernels::interpolate_line_add(c.data(), nx, got.data(), sp);
+                kernels::interpolate_line_add(c.data(), nx, 1, got.data(), sp);
                 for (std::int64_t i = 0; i <= nx; ++i) {  // y[nx]: must stay as it was
                     ASSERT_EQ(bits(got[i]), bits(want[i])) << "i = " << i;
                 }
@@ -187,7 +187,7 @@ void check_block_restriction(std::mt19937& gen) {
                     const T* sp = scaled ? sl.data() : nullptr;
                     const std::vector<double> want = restrict_blocks_reference(line, sp, n, r);
                     std::vector<double> got(want.size() + 1, 99.0);
-                    kernels::restrict_line_blocks(line.data(), sp, n, r, got.data());
+                    kernels::restrict_line(line.data(), sp, n, r, got.data());
                     for (std::size_t q = 0; q < want.size(); ++q) {
                         ASSERT_EQ(bits(got[q]), bits(want[q])) << "q = " << q;
                     }
@@ -222,7 +222,7 @@ void check_block_interpolation(std::mt19937& gen) {
                     std::vector<T> sl(s.begin(), s.begin() + nx * r);
                     const T* sp = scaled ? sl.data() : nullptr;
                     interpolate_blocks_reference(line, nx, r, want, sp);
-                    kernels::interpolate_line_add_blocks(line.data(), nx, r, got.data(), sp);
+                    kernels::interpolate_line_add(line.data(), nx, r, got.data(), sp);
                     for (std::size_t q = 0; q < want.size(); ++q) {
                         ASSERT_EQ(bits(got[q]), bits(want[q])) << "q = " << q;
                     }

@@ -279,15 +279,6 @@ struct FineIn {
     const In* scale() const { return Scaled ? s : nullptr; }
 };
 
-template <class F>
-void restrict_x_line(F f, std::int64_t n, std::int64_t r, double* out) {
-    if (r == 1) {
-        kernels::restrict_line(f.f, f.scale(), n, out);  // f[2ic+1] + f[2ic]/2 + f[2ic+2]/2
-    } else {
-        kernels::restrict_line_blocks(f.f, f.scale(), n, static_cast<int>(r), out);
-    }
-}
-
 /// out = m + l/2 (+ h/2 when h is not null), len values.
 inline void combine3(const double* m, const double* l, const double* h, std::int64_t len,
                      double* out) {
@@ -305,6 +296,9 @@ void restrict_plane_xy(const Box& fb, std::int64_t r, F fine, std::int64_t p, do
                        double* lines) {
     const std::int64_t nx = fb.nx, ny = fb.ny, cx = nx / 2, cy = ny / 2, len = cx * r;
     const F fp = fine + p * ny * nx * r;
+    const auto x_line = [&](F f, double* out) {  // f[2ic+1] + f[2ic]/2 + f[2ic+2]/2
+        kernels::restrict_line(f.f, f.scale(), nx, static_cast<int>(r), out);
+    };
     double* l0 = lines;
     double* l1 = lines + len;
     double* l2 = lines + 2 * len;
@@ -314,12 +308,12 @@ void restrict_plane_xy(const Box& fb, std::int64_t r, F fine, std::int64_t p, do
         if (have2 == q0) {
             std::swap(l0, l2);
         } else {
-            restrict_x_line(fp + q0 * nx * r, nx, r, l0);
+            x_line(fp + q0 * nx * r, l0);
         }
-        restrict_x_line(fp + (q0 + 1) * nx * r, nx, r, l1);
+        x_line(fp + (q0 + 1) * nx * r, l1);
         const bool up = q0 + 2 < ny;
         if (up) {
-            restrict_x_line(fp + (q0 + 2) * nx * r, nx, r, l2);
+            x_line(fp + (q0 + 2) * nx * r, l2);
             have2 = q0 + 2;
         }
         combine3(l1, l0, up ? l2 : nullptr, len, plane + J * len);
@@ -429,11 +423,7 @@ void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coa
                 const std::int64_t y0 = (k * ny + j) * nx * r;
                 Out* y = fine + y0;
                 const Out* sc = scale != nullptr ? scale + y0 : nullptr;
-                if (r == 1) {
-                    kernels::interpolate_line_add(line, nx, y, sc);
-                } else {
-                    kernels::interpolate_line_add_blocks(line, nx, static_cast<int>(r), y, sc);
-                }
+                kernels::interpolate_line_add(line, nx, static_cast<int>(r), y, sc);
             }
         }
     }
