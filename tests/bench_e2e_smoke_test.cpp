@@ -48,6 +48,12 @@ TEST(BenchSmoke, E2eQuickWritesTheJsonContract) {
         labels.insert(r["label"].get<std::string>());
         EXPECT_EQ(r["n"].get<int>(), 16);
         EXPECT_TRUE(r["guard_events"].is_array());
+        // The page faults of every run, one count per repetition (--quick: 1) that ran.
+        ASSERT_TRUE(r["page_faults"].is_array());
+        if (!r.contains("error")) {
+            EXPECT_EQ(r["page_faults"].size(), r["repetitions"].get<std::size_t>());
+        }
+        for (const auto& f : r["page_faults"]) EXPECT_GE(f.get<long>(), 0);
         // The default configurations converge without NaN/Inf on the quick problems.
         const std::string lab = r["label"].get<std::string>();
         if (lab == "Full64" || lab == "K64P32D32" || lab == "K64P32D16" || lab == "auto") {
