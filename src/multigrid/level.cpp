@@ -170,19 +170,42 @@ public:
         }
         const SgDiaMatrix<S>& a = *a_ptr_;
         const Box& b = a.box();
-        const int centre = a.stencil().center();
-        for (std::int64_t c = 0; c < b.cells(); ++c) {
-            for (int k = 0; k < block_; ++k) {
-                const double v = to_double(a.value(centre, c, k, k));
-                if (v != 0.0) continue;
-                const std::int64_t x = c % b.nx, y = (c / b.nx) % b.ny, z = c / (b.nx * b.ny);
-                throw NumericalError(fmt::format(
-                    "level {}: diagonal {} at cell ({}, {}, {}){}; the {} smoother needs a "
-                    "nonzero diagonal (for a system with zero diagonal entries, {})",
-                    index, v, x + origin[0], y + origin[1], z + origin[2],
-                    block_ > 1 ? fmt::format(", unknown {}", k) : std::string(), smoother, advice));
+        // The centre offset's values, entry (k, k) of cell c at c r^2 + k (r + 1): a plain scan
+        // for zero bits (FP16/BF16: either sign), which the compiler vectorises; widening each
+        // value through SgDiaMatrix::value took 17 ms of rhd n = 160's setup (4.1M cells).
+        const S* diag = a.diagonal(a.stencil().center());
+        const std::int64_t rr = std::int64_t{block_} * block_, cells = b.cells();
+        const auto is_zero = [](S v) {
+            if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
+                return (v.bits & 0x7fffu) == 0;
+            } else {
+                return v == S{0};
+            }
+        };
+        // The first zero in cell order, the lowest unknown of that cell.
+        std::int64_t c = cells;
+        int k = 0;
+        for (int q = 0; q < block_; ++q) {
+            const S* first = diag + q * (block_ + 1);
+            std::int64_t at = 0;
+            if (rr == 1) {
+                at = std::find_if(first, first + cells, is_zero) - first;
+            } else {
+                while (at < c && !is_zero(first[at * rr])) ++at;
+            }
+            if (at < c) {
+                c = at;
+                k = q;
             }
         }
+        if (c == cells) return;
+        const double v = to_double(diag[c * rr + k * (block_ + 1)]);
+        const std::int64_t x = c % b.nx, y = (c / b.nx) % b.ny, z = c / (b.nx * b.ny);
+        throw NumericalError(fmt::format(
+            "level {}: diagonal {} at cell ({}, {}, {}){}; the {} smoother needs a "
+            "nonzero diagonal (for a system with zero diagonal entries, {})",
+            index, v, x + origin[0], y + origin[1], z + origin[2],
+            block_ > 1 ? fmt::format(", unknown {}", k) : std::string(), smoother, advice));
     }
 
     void set_rhs(const double* r) override { load(r); }

@@ -15,6 +15,7 @@
 #include "core/float16.hpp"
 #include "io/problems.hpp"
 #include "kernels/sgdia_test_util.hpp"
+#include "mpmg/errors.hpp"
 #include "multigrid/amg_level.hpp"
 #include "multigrid/amg_precision.hpp"
 #include "multigrid/hierarchy.hpp"
@@ -431,6 +432,35 @@ TEST(HierarchyScaleThenSetup, Level0CarriesTheScalingAndNoOtherLevelScales) {
         LevelReport tail_rep;
         EXPECT_FALSE(level_setup(tail, 0, mg, plan, tail_rep).scale_in_truncation);
         EXPECT_FALSE(tail_rep.scaled);
+    }
+}
+
+// A zero on the diagonal stops the setup of a Gauss-Seidel level with an error naming the first
+// such cell in cell order (either sign of zero), in every storage that keeps the zero.
+TEST(LevelDiagonalCheck, NamesTheFirstZeroDiagonalCell) {
+    for (const char* precision : {"K64P64D64", "K64P32D32"}) {
+        SgDiaMatrix<double> a = laplace27(Box{6, 5, 4}, 1.0);
+        const int centre = a.stencil().center();
+        const Box& b = a.box();
+        const auto cell = [&](int x, int y, int z) {
+            return x + std::int64_t{b.nx} * (y + std::int64_t{b.ny} * z);
+        };
+        a.value(centre, cell(4, 4, 3), 0, 0) = 0.0;
+        a.value(centre, cell(1, 2, 1), 0, 0) = -0.0;
+        MultigridOptions mg;
+        mg.smoother = SmootherKind::symgs;
+        const GalerkinLevels g = galerkin_levels(a, mg);
+        LevelReport rep;
+        LevelSetup setup = level_setup(g, 0, mg, parse_precision(precision), rep);
+        setup.to_coarse = &g.transfers.front();
+        try {
+            (void)make_level(0, setup, false, rep);
+            ADD_FAILURE() << precision << ": no error";
+        } catch (const NumericalError& e) {
+            EXPECT_NE(std::string(e.what()).find("level 0: diagonal -0 at cell (1, 2, 1)"),
+                      std::string::npos)
+                << precision << ": " << e.what();
+        }
     }
 }
 
