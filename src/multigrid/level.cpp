@@ -245,11 +245,13 @@ public:
                 // the half of the stencil that it has already updated.
                 // It writes every value of û without reading one: û's memory need not hold
                 // the zeros.
-                if (blocks_.empty()) {
-                    gs_sweep(*a_ptr_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
-                } else {
-                    gs_sweep(blocks_, f_.data(), u_.data(), pre, u_state_ == UState::zero);
-                }
+                // Serial levels sweep in the block order (structured/gs_order.hpp): a slab of
+                // planes per thread; a distributed level keeps the wavefront inside its block.
+                const GsOrder order = boundary_ ? GsOrder::wavefront : GsOrder::blocks;
+                const bool zero = u_state_ == UState::zero;
+                swept_slabs_ = blocks_.empty()
+                                   ? gs_sweep(*a_ptr_, f_.data(), u_.data(), pre, zero, {}, order)
+                                   : gs_sweep(blocks_, f_.data(), u_.data(), pre, zero, {}, order);
                 u_unwritten_ = false;
             }
             if (ghosts) restore_ghost_rows();
@@ -378,6 +380,13 @@ private:
             upper_residual(*a_ptr_, u_.data(), r_.data(), PlaneRange{2, -1});
         } else if (upper && u_state_ == UState::forward_from_zero) {
             upper_residual(*a_ptr_, u_.data(), r_.data());
+            // In the block order each deferred plane q was swept after plane q + 1: -U û does
+            // not hold on those two planes, which take b - A û.
+            const int nz = a_ptr_->box().nz;
+            for (int t = 1; t < swept_slabs_; ++t) {
+                const int q = gs_block_first(nz, swept_slabs_, t);
+                residual(*a_ptr_, f_.data(), u_.data(), r_.data(), PlaneRange{q, q + 2});
+            }
         } else if (blocks_.empty()) {
             residual(*a_ptr_, f_.data(), u_.data(), r_.data());
         } else {
@@ -490,6 +499,7 @@ private:
     /// û = 0 (u_state_ zero) but its memory still holds what was there before (set_u_zero).
     bool u_unwritten_ = false;
     bool upper_residual_ok_ = false;  ///< this level may restrict -U û (see the constructor)
+    int swept_slabs_ = 1;  ///< slabs of the last smoothing sweep's block order (1: lexicographic)
     /// A distributed SymGS level (point or block) on a z-split: sweeps in the exact permuted
     /// order (z_ordered_sweep).
     LevelBoundary::ZSplit z_split_ = LevelBoundary::ZSplit::none;

@@ -122,6 +122,27 @@ void gs_planes_ordered(const kernels::SgDiaGeom& g, PlaneRange planes, bool forw
                      [&](std::int64_t lb, std::int64_t le) { run_fn(first + lb, first + le); });
 }
 
+/// The slabs of the block order (GsOrder::blocks) for a sweep of g: more than 1 only for the
+/// whole box of a parallel grid with two planes per thread, and not for a backward sweep from
+/// zero (whose deferred planes would need the zero-guess kernel's mirror image).
+int block_order_slabs(const kernels::SgDiaGeom& g, PlaneRange planes, bool forward, bool zero_guess,
+                      GsOrder order) {
+    const bool whole = planes.begin == 0 && (planes.end < 0 || planes.end == g.nz);
+    if (order != GsOrder::blocks || !whole || (zero_guess && !forward) || run_serial(g)) return 1;
+    return gs_block_slabs(g.nz, omp_get_max_threads());
+}
+
+/// x = 0 on the deferred planes of the block order (slabs 1, 2, ...'s lowest): a forward sweep
+/// from zero reads them (as the not yet swept values below its slab's first plane) before it
+/// sweeps them, and x's memory need not hold zeros there.
+template <class C>
+void zero_deferred_planes(const kernels::SgDiaGeom& g, int slabs, C* x) {
+    const std::int64_t plane = std::int64_t{g.nx} * g.ny * g.block;
+    for (int t = 1; t < slabs; ++t) {
+        std::fill_n(x + plane * gs_block_first(g.nz, slabs, t), plane, C{0});
+    }
+}
+
 /// y = A x over all lines; with `mirror_lower` the offsets before the centre read their
 /// mirrors' values (kernels::SgDiaGeom::mirror_lower).
 template <class S, class C>
@@ -284,14 +305,24 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) 
 // it reproduces the sequential sweep bitwise, documented there); each run of lines is one
 // kernels::gs_lines call, sequential in i.
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess,
-              PlaneRange planes) {
+int gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess,
+             PlaneRange planes, GsOrder order) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
+    const int slabs = block_order_slabs(g, planes, forward, zero_guess, order);
+    if (slabs > 1) {
+        if (zero_guess) zero_deferred_planes(g, slabs, x);
+        gs_lines_blocks(g.ny, g.nz, slabs, forward,
+                        [&](std::int64_t lb, std::int64_t le, bool deferred) {
+                            kernels::gs_lines(g, v, b, x, lb, le, forward, zero_guess && !deferred);
+                        });
+        return slabs;
+    }
     gs_planes_ordered(g, planes, forward, !run_serial(a.box()),
                       [&](std::int64_t lb, std::int64_t le) {
                           kernels::gs_lines(g, v, b, x, lb, le, forward, zero_guess);
                       });
+    return 1;
 }
 
 template <class S, class C>
@@ -318,14 +349,26 @@ void jacobi(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, 
 }
 
 template <class S, class C>
-void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, bool zero_guess,
-              PlaneRange planes) {
+int gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, bool zero_guess,
+             PlaneRange planes, GsOrder order) {
     const kernels::SgDiaGeom g = a.geom();
-    gs_planes_ordered(g, planes, forward, !run_serial(g), [&](std::int64_t lb, std::int64_t le) {
+    const auto lines = [&](std::int64_t lb, std::int64_t le, bool zero) {
         for (std::int64_t s = 0; s < le - lb; ++s) {
-            kernels::block_gs_line(a, b, x, forward ? lb + s : le - 1 - s, forward, zero_guess);
+            kernels::block_gs_line(a, b, x, forward ? lb + s : le - 1 - s, forward, zero);
         }
-    });
+    };
+    const int slabs = block_order_slabs(g, planes, forward, zero_guess, order);
+    if (slabs > 1) {
+        if (zero_guess) zero_deferred_planes(g, slabs, x);
+        gs_lines_blocks(g.ny, g.nz, slabs, forward,
+                        [&](std::int64_t lb, std::int64_t le, bool deferred) {
+                            lines(lb, le, zero_guess && !deferred);
+                        });
+        return slabs;
+    }
+    gs_planes_ordered(g, planes, forward, !run_serial(g),
+                      [&](std::int64_t lb, std::int64_t le) { lines(lb, le, zero_guess); });
+    return 1;
 }
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.
@@ -364,7 +407,8 @@ template void spmv_mirrored<half, float>(const SgDiaMatrix<half>&, const float*,
 #define MPMG_PLANE_OPS(S, C)                                                                 \
     template void residual<S, C>(const SgDiaMatrix<S>&, const C*, const C*, C*, PlaneRange); \
     template void upper_residual<S, C>(const SgDiaMatrix<S>&, const C*, C*, PlaneRange);     \
-    template void gs_sweep<S, C>(const SgDiaMatrix<S>&, const C*, C*, bool, bool, PlaneRange);
+    template int gs_sweep<S, C>(const SgDiaMatrix<S>&, const C*, C*, bool, bool, PlaneRange, \
+                                GsOrder);
 MPMG_PLANE_OPS(double, double)
 MPMG_PLANE_OPS(float, double)
 MPMG_PLANE_OPS(half, double)
@@ -432,19 +476,19 @@ template void jacobi<half, float>(const kernels::BlockSoa<half, float>&, const f
 template void jacobi<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
                                       const float*, float*, float);
 
-template void gs_sweep<double, double>(const kernels::BlockSoa<double, double>&, const double*,
-                                       double*, bool, bool, PlaneRange);
-template void gs_sweep<float, double>(const kernels::BlockSoa<float, double>&, const double*,
-                                      double*, bool, bool, PlaneRange);
-template void gs_sweep<half, double>(const kernels::BlockSoa<half, double>&, const double*, double*,
-                                     bool, bool, PlaneRange);
-template void gs_sweep<bfloat16, double>(const kernels::BlockSoa<bfloat16, double>&, const double*,
-                                         double*, bool, bool, PlaneRange);
-template void gs_sweep<float, float>(const kernels::BlockSoa<float, float>&, const float*, float*,
-                                     bool, bool, PlaneRange);
-template void gs_sweep<half, float>(const kernels::BlockSoa<half, float>&, const float*, float*,
-                                    bool, bool, PlaneRange);
-template void gs_sweep<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
-                                        float*, bool, bool, PlaneRange);
+template int gs_sweep<double, double>(const kernels::BlockSoa<double, double>&, const double*,
+                                      double*, bool, bool, PlaneRange, GsOrder);
+template int gs_sweep<float, double>(const kernels::BlockSoa<float, double>&, const double*,
+                                     double*, bool, bool, PlaneRange, GsOrder);
+template int gs_sweep<half, double>(const kernels::BlockSoa<half, double>&, const double*, double*,
+                                    bool, bool, PlaneRange, GsOrder);
+template int gs_sweep<bfloat16, double>(const kernels::BlockSoa<bfloat16, double>&, const double*,
+                                        double*, bool, bool, PlaneRange, GsOrder);
+template int gs_sweep<float, float>(const kernels::BlockSoa<float, float>&, const float*, float*,
+                                    bool, bool, PlaneRange, GsOrder);
+template int gs_sweep<half, float>(const kernels::BlockSoa<half, float>&, const float*, float*,
+                                   bool, bool, PlaneRange, GsOrder);
+template int gs_sweep<bfloat16, float>(const kernels::BlockSoa<bfloat16, float>&, const float*,
+                                       float*, bool, bool, PlaneRange, GsOrder);
 
 }  // namespace mpmg

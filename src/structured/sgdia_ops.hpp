@@ -9,6 +9,7 @@
 #include "core/float16.hpp"
 #include "kernels/sgdia_block.hpp"
 #include "mpmg/sgdia_matrix.hpp"
+#include "structured/gs_order.hpp"
 
 namespace mpmg {
 
@@ -75,10 +76,15 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);
 /// One lexicographic (point-block) Gauss-Seidel sweep in place: cells in increasing index if
 /// `forward`, else decreasing. Parallel by a wavefront over lines, and bitwise identical to the
 /// sequential sweep for any thread count (see sgdia_ops.cpp). With `planes`, only their cells
-/// are swept (reading the others' current values).
+/// are swept (reading the others' current values). With GsOrder::blocks (whole box only) the
+/// cells go in the block order of structured/gs_order.hpp instead, when the box is parallel and
+/// deep enough for two planes per thread. Returns the slabs of that order (1: lexicographic).
+/// With `zero_guess` (x = 0 on entry, x's memory need not hold the zeros) a forward sweep in
+/// the block order writes zeros to the deferred planes first; a backward one runs the
+/// wavefront.
 template <class S, class C>
-void gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false,
-              PlaneRange planes = {});
+int gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false,
+             PlaneRange planes = {}, GsOrder order = GsOrder::wavefront);
 
 // The same four operations on the re-laid-out copy of an r x r block matrix (r = 2..4) that the
 // block SIMD kernels use (kernels/sgdia_block.hpp); same parallelisation, and the wavefront
@@ -90,7 +96,7 @@ void residual(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* r);
 template <class S, class C>
 void jacobi(const kernels::BlockSoa<S, C>& a, const C* b, const C* x, C* x_new, C omega);
 template <class S, class C>
-void gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward,
-              bool zero_guess = false, PlaneRange planes = {});
+int gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward,
+             bool zero_guess = false, PlaneRange planes = {}, GsOrder order = GsOrder::wavefront);
 
 }  // namespace mpmg

@@ -1,13 +1,14 @@
 #include "structured/sgdia_ops.hpp"
 
 #include <gtest/gtest.h>
-
 #include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <type_traits>
-
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/reference/sgdia_reference.hpp"
@@ -199,6 +200,85 @@ TYPED_TEST(SgDiaOps, ZeroGuessGaussSeidelEqualsFullSweepFromZero) {
                     std::vector<C> from_nan(zero.size(), std::numeric_limits<C>::quiet_NaN());
                     gs_sweep(a, b.data(), from_nan.data(), forward, true);
                     EXPECT_EQ(from_nan, skipped) << threads << " threads";
+                }
+            }
+        }
+    }
+}
+
+/// The plane ranges of the block order's sequential equivalent P (structured/gs_order.hpp) for
+/// nz planes and `slabs` slabs, in sweep order, each with whether it is a deferred plane.
+std::vector<std::pair<PlaneRange, bool>> block_order_ranges(int nz, int slabs, bool forward) {
+    std::vector<std::pair<PlaneRange, bool>> p;
+    for (int t = 0; t < slabs; ++t) {
+        const int q0 = gs_block_first(nz, slabs, t), q1 = gs_block_first(nz, slabs, t + 1);
+        p.push_back({PlaneRange{t == 0 ? q0 : q0 + 1, q1}, false});
+    }
+    for (int t = 1; t < slabs; ++t) {
+        const int q0 = gs_block_first(nz, slabs, t);
+        p.push_back({PlaneRange{q0, q0 + 1}, true});
+    }
+    if (!forward) std::reverse(p.begin(), p.end());
+    return p;
+}
+
+// The block order (GsOrder::blocks) on 2 and 3 threads is, bit for bit, the sequential sweep
+// in its order P: the slabs' planes but their lowest, then the lowest planes (reversed
+// backward). From zero (forward), the slabs run the zero-guess kernel and the deferred planes
+// the full one; started from NaN it gives the same bits, so it reads no value it has not
+// written or zeroed, and it agrees with the full sweep in P from zero within rounding.
+TYPED_TEST(SgDiaOps, BlockOrderGaussSeidelEqualsTheSequentialSweepInItsOrder) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 601;
+    const Case cases[] = {
+        {"3d27", 1, {65, 8, 8}}, {"3d27", 1, {65, 40, 4}}, {"3d7", 2, {40, 30, 7}}};
+    for (const Case& cs : cases) {
+        const auto a = random_matrix<S>(cs.box, Stencil::named(cs.stencil), cs.block, ++seed);
+        const auto x0 = random_vector<C>(a.rows(), ++seed);
+        const auto b = random_vector<C>(a.rows(), ++seed);
+        const std::vector<C> zero(x0.size(), C{0});
+        for (int threads = 2; threads <= 3; ++threads) {
+            if (cs.box.nz < 2 * threads) continue;
+            for (const bool zero_guess : {false, true}) {
+                for (const bool forward : {true, false}) {
+                    if (zero_guess && !forward) continue;  // runs the wavefront
+                    SCOPED_TRACE(describe(cs) + ", " + std::to_string(threads) + " threads" +
+                                 (forward ? " forward" : " backward") +
+                                 (zero_guess ? " from zero" : ""));
+                    std::vector<C> sequential = zero_guess ? zero : x0, full = zero;
+                    {
+                        const Threads one(1);
+                        for (const auto& [planes, deferred] :
+                             block_order_ranges(cs.box.nz, threads, forward)) {
+                            gs_sweep(a, b.data(), sequential.data(), forward,
+                                     zero_guess && !deferred, planes);
+                            gs_sweep(a, b.data(), full.data(), forward, false, planes);
+                        }
+                    }
+                    const Threads scope(threads);
+                    std::vector<C> x =
+                        zero_guess && cs.block == 1
+                            ? std::vector<C>(x0.size(), std::numeric_limits<C>::quiet_NaN())
+                            : (zero_guess ? zero : x0);
+                    EXPECT_EQ(
+                        gs_sweep(a, b.data(), x.data(), forward, zero_guess, {}, GsOrder::blocks),
+                        threads);
+                    EXPECT_EQ(x, sequential);
+                    if (zero_guess) {
+                        const auto bd = to_double_vector(b);
+                        const auto fd = to_double_vector(full);
+                        expect_close(x, fd, nullptr,
+                                     testing::smoother_tolerance<C>(a, bd, max_abs(fd)));
+                    }
+                    // The wavefront (the default) still gives the lexicographic sweep.
+                    std::vector<C> w = zero_guess ? zero : x0, lex = w;
+                    gs_sweep(a, b.data(), w.data(), forward, zero_guess);
+                    {
+                        const Threads one(1);
+                        gs_sweep(a, b.data(), lex.data(), forward, zero_guess);
+                    }
+                    EXPECT_EQ(w, lex);
                 }
             }
         }
