@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/reference/sgdia_reference.hpp"
@@ -343,4 +344,49 @@ TYPED_TEST(SgDiaBlockOps, ThreadCountIndependentAndWavefrontEqualsSequentialSwee
 }
 
 }  // namespace
+// The block order (GsOrder::blocks) on the block layout: bitwise the sequential sweep in its
+// order P (structured/gs_order.hpp), from x0 both ways and from zero forward.
+TYPED_TEST(SgDiaBlockOps, BlockOrderEqualsTheSequentialSweepInItsOrder) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 701;
+    for (const int r : {2, 3}) {
+        SCOPED_TRACE("r=" + std::to_string(r));
+        const auto a = random_matrix<S>(Box{65, 8, 8}, Stencil::named("3d27"), r, ++seed);
+        const kernels::BlockSoa<S, C> blk(a);
+        const auto x0 = random_vector<C>(a.rows(), ++seed);
+        const auto b = random_vector<C>(a.rows(), ++seed);
+        const int nz = 8, slabs = 2;
+        for (const bool zero_guess : {false, true}) {
+            for (const bool forward : {true, false}) {
+                if (zero_guess && !forward) continue;  // runs the wavefront
+                SCOPED_TRACE(std::string(forward ? "forward" : "backward") +
+                             (zero_guess ? " from zero" : ""));
+                const std::vector<C> start = zero_guess ? std::vector<C>(x0.size(), C{0}) : x0;
+                // P: slab 0, slab 1 without its lowest plane, then that plane (reversed
+                // backward); the deferred plane with the full kernel.
+                const int q = gs_block_first(nz, slabs, 1);
+                std::vector<std::pair<PlaneRange, bool>> order = {{PlaneRange{0, q}, false},
+                                                                  {PlaneRange{q + 1, nz}, false},
+                                                                  {PlaneRange{q, q + 1}, true}};
+                if (!forward) std::reverse(order.begin(), order.end());
+                std::vector<C> sequential = start;
+                {
+                    const Threads one(1);
+                    for (const auto& [planes, deferred] : order) {
+                        gs_sweep(blk, b.data(), sequential.data(), forward, zero_guess && !deferred,
+                                 planes);
+                    }
+                }
+                const Threads two(2);
+                std::vector<C> x = start;
+                EXPECT_EQ(
+                    gs_sweep(blk, b.data(), x.data(), forward, zero_guess, {}, GsOrder::blocks),
+                    slabs);
+                EXPECT_EQ(x, sequential);
+            }
+        }
+    }
+}
+
 }  // namespace mpmg
