@@ -77,7 +77,11 @@ TEST(BenchSmoke, E2eQuickWritesTheJsonContract) {
         const auto& f = full.at(r["problem"].get<std::string>());
         const double s_full = f["setup_s"].get<double>();
         const double t = r["total_s"].get<double>();
-        ASSERT_GT(t, s_full) << r["problem"] << " " << r["label"];
+        if (t <= s_full) {  // possible on the quick problems: undefined, so null
+            EXPECT_TRUE(r["e2e_speedup_setup_overhead"].is_null())
+                << r["problem"] << " " << r["label"];
+            continue;
+        }
         EXPECT_NEAR(r["e2e_speedup_setup_overhead"].get<double>(),
                     (f["total_s"].get<double>() - s_full) / (t - s_full), 1e-12)
             << r["problem"] << " " << r["label"];
@@ -87,7 +91,9 @@ TEST(BenchSmoke, E2eQuickWritesTheJsonContract) {
                                              "K64P32D16-scale-setup", "auto"}));
     ASSERT_EQ(j["rows"].size(), 18u);
     EXPECT_TRUE(j["summary"].contains("geomean_preconditioner_speedup"));
-    EXPECT_TRUE(j["summary"]["geomean_e2e_speedup_setup_overhead"].is_number());
+    // A number, or null when some row's was undefined (quick problems).
+    EXPECT_TRUE(j["summary"]["geomean_e2e_speedup_setup_overhead"].is_number() ||
+                j["summary"]["geomean_e2e_speedup_setup_overhead"].is_null());
     fs::remove_all(dir);
     fs::remove(dir.string() + ".log");
 }
