@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,15 +64,26 @@ void expect_unscaled_interface(Level& lev, const std::vector<double>& b,
     EXPECT_LE(err, 1e-5 * (max_abs(z0) + 1.0));
 }
 
-void check_structured(const SgDiaMatrix<double>& a, const char* precision, double tol) {
-    MultigridOptions mg;
-    mg.smoother = SmootherKind::symgs;
-    const GalerkinLevels g = galerkin_levels(a, mg);
-    ASSERT_GT(g.mats.size(), 1u);
+/// Level 0 of a's Galerkin hierarchy with the SymGS smoother in `precision` (the levels are
+/// kept: the level reads its transfer from them). Needs a grid that coarsens.
+struct SymgsLevel0 {
+    GalerkinLevels g;
+    LevelSetup setup;
     LevelReport rep;
-    LevelSetup setup = level_setup(g, 0, mg, parse_precision(precision), rep);
-    setup.to_coarse = &g.transfers.front();
-    const auto lev = make_level(0, setup, false, rep);
+    SymgsLevel0(const SgDiaMatrix<double>& a, const char* precision) {
+        MultigridOptions mg;
+        mg.smoother = SmootherKind::symgs;
+        g = galerkin_levels(a, mg);
+        if (g.mats.size() < 2) throw std::logic_error("SymgsLevel0: the grid does not coarsen");
+        setup = level_setup(g, 0, mg, parse_precision(precision), rep);
+        setup.to_coarse = &g.transfers.front();
+    }
+    std::unique_ptr<Level> make() { return make_level(0, setup, false, rep); }
+};
+
+void check_structured(const SgDiaMatrix<double>& a, const char* precision, double tol) {
+    SymgsLevel0 l0(a, precision);
+    const auto lev = l0.make();
     const std::vector<double> b = random_vector(static_cast<std::size_t>(a.rows()), 3);
     expect_unscaled_interface(
         *lev, b, [&](const double* z, double* r) { residual(a, b.data(), z, r); }, tol);
@@ -447,15 +459,9 @@ TEST(LevelDiagonalCheck, NamesTheFirstZeroDiagonalCell) {
         };
         a.value(centre, cell(4, 4, 3), 0, 0) = 0.0;
         a.value(centre, cell(1, 2, 1), 0, 0) = -0.0;
-        MultigridOptions mg;
-        mg.smoother = SmootherKind::symgs;
-        const GalerkinLevels g = galerkin_levels(a, mg);
-        ASSERT_GT(g.mats.size(), 1u);
-        LevelReport rep;
-        LevelSetup setup = level_setup(g, 0, mg, parse_precision(precision), rep);
-        setup.to_coarse = &g.transfers.front();
+        SymgsLevel0 l0(a, precision);
         try {
-            (void)make_level(0, setup, false, rep);
+            (void)l0.make();
             ADD_FAILURE() << precision << ": no error";
         } catch (const NumericalError& e) {
             EXPECT_NE(std::string(e.what()).find("level 0: diagonal -0 at cell (1, 2, 1)"),
