@@ -143,6 +143,26 @@ void zero_deferred_planes(const kernels::SgDiaGeom& g, int slabs, C* x) {
     }
 }
 
+/// One Gauss-Seidel sweep of g's lines through lines(line_begin, line_end, zero_guess): in the
+/// block order when block_order_slabs allows (the deferred planes zeroed first from zero and
+/// swept with the full kernel), else in the wavefront over `planes`. Returns the slabs.
+template <class C, class Lines>
+int ordered_sweep(const kernels::SgDiaGeom& g, C* x, PlaneRange planes, bool forward,
+                  bool zero_guess, GsOrder order, Lines&& lines) {
+    const int slabs = block_order_slabs(g, planes, forward, zero_guess, order);
+    if (slabs > 1) {
+        if (zero_guess) zero_deferred_planes(g, slabs, x);
+        gs_lines_blocks(g.ny, g.nz, slabs, forward,
+                        [&](std::int64_t lb, std::int64_t le, bool deferred) {
+                            lines(lb, le, zero_guess && !deferred);
+                        });
+        return slabs;
+    }
+    gs_planes_ordered(g, planes, forward, !run_serial(g),
+                      [&](std::int64_t lb, std::int64_t le) { lines(lb, le, zero_guess); });
+    return 1;
+}
+
 /// y = A x over all lines; with `mirror_lower` the offsets before the centre read their
 /// mirrors' values (kernels::SgDiaGeom::mirror_lower).
 template <class S, class C>
@@ -309,20 +329,10 @@ int gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_
              PlaneRange planes, GsOrder order) {
     const kernels::SgDiaGeom g = kernels::geometry(a);
     const S* v = a.values().data();
-    const int slabs = block_order_slabs(g, planes, forward, zero_guess, order);
-    if (slabs > 1) {
-        if (zero_guess) zero_deferred_planes(g, slabs, x);
-        gs_lines_blocks(g.ny, g.nz, slabs, forward,
-                        [&](std::int64_t lb, std::int64_t le, bool deferred) {
-                            kernels::gs_lines(g, v, b, x, lb, le, forward, zero_guess && !deferred);
-                        });
-        return slabs;
-    }
-    gs_planes_ordered(g, planes, forward, !run_serial(a.box()),
-                      [&](std::int64_t lb, std::int64_t le) {
-                          kernels::gs_lines(g, v, b, x, lb, le, forward, zero_guess);
-                      });
-    return 1;
+    return ordered_sweep(g, x, planes, forward, zero_guess, order,
+                         [&](std::int64_t lb, std::int64_t le, bool zero) {
+                             kernels::gs_lines(g, v, b, x, lb, le, forward, zero);
+                         });
 }
 
 template <class S, class C>
@@ -357,18 +367,7 @@ int gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, b
             kernels::block_gs_line(a, b, x, forward ? lb + s : le - 1 - s, forward, zero);
         }
     };
-    const int slabs = block_order_slabs(g, planes, forward, zero_guess, order);
-    if (slabs > 1) {
-        if (zero_guess) zero_deferred_planes(g, slabs, x);
-        gs_lines_blocks(g.ny, g.nz, slabs, forward,
-                        [&](std::int64_t lb, std::int64_t le, bool deferred) {
-                            lines(lb, le, zero_guess && !deferred);
-                        });
-        return slabs;
-    }
-    gs_planes_ordered(g, planes, forward, !run_serial(g),
-                      [&](std::int64_t lb, std::int64_t le) { lines(lb, le, zero_guess); });
-    return 1;
+    return ordered_sweep(g, x, planes, forward, zero_guess, order, lines);
 }
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.
