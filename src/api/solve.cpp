@@ -40,11 +40,6 @@ using Clock = std::chrono::steady_clock;
 /// on laplace27 n = 128, one thread: an FP64-compute 3d27 product costs 47 ms from FP64 values
 /// and ~30 ms from FP32; the FP32 copy ~270 ms: about 16 products' savings.
 constexpr int kProductsBeforeSingleCopy = 16;
-/// Products before the operator checks whether A is exactly symmetric (one read of A, stopping
-/// at the first plane with a difference). Measured (one thread): the check costs about one
-/// product (rhd n = 160 14 ms, laplace27e8 n = 128 37-40 ms, solid3d n = 56 43 ms) and each later
-/// product saves 4-17 ms, so it has paid for itself 3-9 products later.
-constexpr int kProductsBeforeSymmetryCheck = 1;
 
 /// A on the structured path in iterative precision K: the problem's own FP64 matrix when K is
 /// FP64 (no copy), else a truncated copy. When a narrower storage holds every value of A

@@ -196,6 +196,16 @@ SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p) {
     return out;
 }
 
+std::optional<SgDiaView<double>> own_planes(const GhostedRows& g, const Partition& p) {
+    const Region own = owned(p, p.rank());
+    const Box& rb = g.a.box();
+    if (own.box.nx != rb.nx || own.box.ny != rb.ny || own.lo[0] != g.lo[0] ||
+        own.lo[1] != g.lo[1]) {
+        return std::nullopt;
+    }
+    return planes_of(g.a, own.lo[2] - g.lo[2], own.box.nz);
+}
+
 namespace {
 
 /// Calls f(rc, cell, n) for each x-run of this process's cells whose neighbour at offset d lies

@@ -40,6 +40,7 @@
 #include "distributed/partition.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 #include "structured/coarsen.hpp"
+#include "structured/sgdia_view.hpp"
 
 namespace mpmg::dist {
 
@@ -77,6 +78,12 @@ std::array<double, 3> direction_strengths(const GhostedRows& g, const Partition&
 /// This process's block of the operator (its own rows, entries to other processes' cells
 /// zero), what its level is built from.
 SgDiaMatrix<double> own_block(const GhostedRows& g, const Partition& p);
+
+/// This process's block of the operator read in place, as a window of g's rows (sgdia_view.hpp),
+/// when the block spans the x-y planes of g's box (a z-split, the partition of 2 and 3 ranks of
+/// a cube): bit for bit own_block(g, p) for the SG-DIA operations, without the copy. nullopt
+/// otherwise. g must outlive the window.
+std::optional<SgDiaView<double>> own_planes(const GhostedRows& g, const Partition& p);
 
 /// Whether FP16 holds every entry of own_block(g, p) divided by c exactly (as
 /// holds_multiple(own_block(g, p), c, out)), read from g without making the FP64 block; `out`

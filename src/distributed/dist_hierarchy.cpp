@@ -100,13 +100,15 @@ private:
 /// Level l's setup on this process's rows (the distributed setup): the storage decision of
 /// the whole level (decide_storage with Reductions), the level built from this process's block
 /// (from `block` when the caller has it, else taken from `rows`; not at all when the level
-/// shares `exact`'s FP16 copy of it), the HaloBoundary for the rest. `ghost` receives the
-/// boundary's truncation counts; `rep` the level's report (whole level).
+/// shares `exact`'s FP16 copy of it, or reads it in place), the HaloBoundary for the rest.
+/// `ghost` receives the boundary's truncation counts; `rep` the level's report (whole level).
+/// `in_place`: `rows` outlive the level and hold only zero or normal values (level 0 of A), so
+/// a level that keeps them as they are in FP64 may read its block in place (own_planes).
 LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, int l,
                                    const MultigridOptions& mg, const PrecisionPlan& plan,
                                    MPI_Comm comm, const Fp64BlockSource& block,
                                    TruncationCounts& ghost, LevelReport& rep,
-                                   const ExactHalfSource* exact = nullptr) {
+                                   const ExactHalfSource* exact = nullptr, bool in_place = false) {
     LevelSetup s;
     // The FP64 block, made on first use (s.source or s.owned).
     const Fp64BlockSource get_block = [&]() -> const SgDiaMatrix<double>* {
@@ -154,10 +156,22 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
             const ExactHalf e = (*exact)();  // collective on first call
             return e.m != nullptr && e.scale == 1.0;
         }();
-    if (s.smoother == SmootherKind::ilu0 || !(s.shared_half.m || shares_exact)) {
-        (void)get_block();
+    // Level 0 of A kept in FP64 as it is, with a point smoother, reads this process's planes of
+    // the rows in place on a z-split: no copy of its share of A (LevelSetup::fp64_view).
+    if (in_place && s.precision.storage == Precision::fp64 && !dec.scaled && !s.shared_half.m &&
+        rows.a.block() == 1 &&
+        (s.smoother == SmootherKind::symgs || s.smoother == SmootherKind::jacobi)) {
+        s.fp64_view = own_planes(rows, p);
     }
-    keep_fp64_block(s);
+    if (s.fp64_view) {
+        s.owned = SgDiaMatrix<double>();  // a block the storage decision made, not needed now
+        s.owns = false;
+    } else {
+        if (s.smoother == SmootherKind::ilu0 || !(s.shared_half.m || shares_exact)) {
+            (void)get_block();
+        }
+        keep_fp64_block(s);
+    }
     const Box g = p.global();
     rep.box = g;
     rep.block = rows.a.block();
@@ -235,7 +249,8 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         TruncationCounts ghost;
         LevelSetup setup = distributed_level_setup(
             *cur, pl, first_ + l, mg_, plan, comm_, l == 0 ? block0 : Fp64BlockSource{}, ghost, rep,
-            l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr);
+            l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr,
+            l == 0 && a_normal_ && !scale_first);
         if (l == 0 && block0) setup.exact_half = exact_half0;
         // Level 0 of A (not scaled first): its FP64 block holds A's values.
         setup.shared_fp64_normal = l == 0 && a_normal_ && !scale_first;

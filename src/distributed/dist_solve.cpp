@@ -60,15 +60,30 @@ public:
     void apply(const K* x, K* y) const override {
         const int product = products_ + 1;
         constexpr Precision reads = std::is_same_v<K, double> ? Precision::fp64 : Precision::fp32;
-        if (!tried_half_ && product > products_before_half_copy(reads, false)) (void)exact_half();
+        if (!tried_half_ && product > products_before_half_copy(reads, all_mirrored_)) {
+            (void)exact_half();  // collective: the same product on every process
+        }
+        if (!tried_symmetry_ && product > kProductsBeforeSymmetryCheck) {
+            // As the serial operator: not for the FP16 copy. The block's own entries only (a
+            // symmetric A has symmetric blocks; a product reads the coupling apart), so each
+            // process decides for its block, and the wait for the FP16 copy, which must be
+            // the same on all, counts as mirrored only where every process mirrors.
+            tried_symmetry_ = true;
+            if (!half_ && exactly_symmetric(products_view())) mirrored_from_ = product;
+            int all = mirrored_from_ > 0 ? 1 : 0;
+            MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_);
+            all_mirrored_ = all != 0;
+        }
         products_ = product;
         halo_.exchange(x);
         if (half_) {
             spmv(*half_, x, y);
             // A x = c (M x) on this process's rows
             if (half_scale_ != 1.0) krylov_ops::scale_copy(size(), half_scale_, y, y);
+        } else if (mirrored_from_ > 0) {
+            spmv_mirrored(products_view(), x, y);
         } else {
-            spmv(block(), x, y);
+            spmv(products_view(), x, y);
         }
         coupling_.add(halo_.values(), y, 1.0);
     }
@@ -133,6 +148,9 @@ public:
                                            : Precision::fp32;
     }
     int storage_from_product() const { return half_ ? half_from_ : 1; }
+    /// The first product that read only the upper half of the block's offsets (the block
+    /// exactly symmetric), or 0 when none did.
+    int mirrored_from_product() const { return mirrored_from_; }
     /// The scale of the FP16 copy (the block = scale x copy), 1 without one.
     double storage_scale() const { return half_ ? half_scale_ : 1.0; }
 
@@ -151,12 +169,27 @@ private:
         return a_;
     }
 
+    /// What the products read without the FP16 copy: in K = FP64 this process's block in
+    /// place where it is planes of the rows (own_planes: no copy), else the block.
+    SgDiaView<K> products_view() const {
+        if constexpr (std::is_same_v<K, double>) {
+            if (!planes_tried_) {
+                planes_tried_ = true;
+                planes_ = own_planes(rows_, p_);
+            }
+            if (planes_) return *planes_;
+        }
+        return block();
+    }
+
     mutable Halo halo_;  // receive buffers only
     mutable SgDiaMatrix<K> a_;
     mutable bool a_made_ = false;
     GhostCoupling coupling_;
-    mutable int products_ = 0, half_from_ = 1;
-    mutable bool tried_half_ = false;
+    mutable std::optional<SgDiaView<double>> planes_;
+    mutable bool planes_tried_ = false;
+    mutable int products_ = 0, half_from_ = 1, mirrored_from_ = 0;
+    mutable bool tried_half_ = false, tried_symmetry_ = false, all_mirrored_ = false;
     mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< this block / half_scale_
     mutable double half_scale_ = 1.0;
     mutable HalfFacts half_facts_;
@@ -228,6 +261,7 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
                    out);
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)
     out.operator_storage_from = a.storage_from_product();
+    out.operator_mirrored_from = a.mirrored_from_product();
     out.operator_scale = a.storage_scale();
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).
     std::vector<double> all, buf;

@@ -66,13 +66,37 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
     return std::make_shared<const SgDiaMatrix<S>>(truncate<S>(setup.matrix(), counts));
 }
 
+/// Whether the level reads setup.fp64_view in place (checked: only what reads the operator
+/// through the SG-DIA operations alone may).
+template <class S>
+bool in_place(const LevelSetup& setup, bool direct) {
+    if (!setup.fp64_view) return false;
+    if (!std::is_same_v<S, double> || direct || !setup.s.empty() || setup.fp64_view->block != 1 ||
+        !setup.shared_fp64_normal ||
+        (setup.smoother != SmootherKind::symgs && setup.smoother != SmootherKind::jacobi)) {
+        throw std::logic_error("make_level: fp64_view for a level that must copy its operator");
+    }
+    return true;
+}
+
+template <class S>
+SgDiaView<S> view_of(const LevelSetup& setup) {
+    if constexpr (std::is_same_v<S, double>) {
+        return *setup.fp64_view;
+    } else {
+        (void)setup;
+        throw std::logic_error("make_level: fp64_view for a level that does not store FP64");
+    }
+}
+
 template <class S, class C>
 class LevelImpl final : public Level {
 public:
     LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
-        : a_ptr_(truncate_level<S>(setup, report.counts)),
-          rows_(a_ptr_->rows()),
-          block_(a_ptr_->block()),
+        : a_ptr_(in_place<S>(setup, direct) ? nullptr : truncate_level<S>(setup, report.counts)),
+          a_(a_ptr_ ? SgDiaView<S>(*a_ptr_) : view_of<S>(setup)),
+          rows_(a_.rows()),
+          block_(a_.block),
           to_coarse_(setup.to_coarse),
           smoother_(setup.smoother),
           omega_(static_cast<C>(setup.jacobi_weight)),
@@ -105,10 +129,12 @@ public:
             coarse_.emplace(setup.matrix());
             work_.resize(f_.size());
         } else if (kernels::BlockSoa<S, C>::supported(block_)) {
+            if (!a_ptr_) throw std::logic_error("make_level: a block level read in place");
             blocks_ = kernels::BlockSoa<S, C>(*a_ptr_);  // the block SIMD kernels' layout
             // Every product and sweep now reads blocks_: the SG-DIA matrix is let go (freed
             // when the level owned it: half of an FP16 block level's bytes).
             a_ptr_.reset();
+            a_ = {};
         }
         // -U û needs the point Gauss-Seidel sweep on the SG-DIA matrix, and a level kept with
         // overflowed (infinite) entries (setup_fallback off, the ablation) must show them: b - A x
@@ -168,12 +194,12 @@ public:
             }
             return;
         }
-        const SgDiaMatrix<S>& a = *a_ptr_;
-        const Box& b = a.box();
+        const SgDiaView<S>& a = a_;
+        const Box& b = a.box;
         // The centre offset's values, entry (k, k) of cell c at c r^2 + k (r + 1): a plain scan
         // for zero bits (FP16/BF16: either sign); widening each value through
         // SgDiaMatrix::value took about 17 ms of rhd n = 160's setup (4.1M cells, perf samples).
-        const S* diag = a.diagonal(a.stencil().center());
+        const S* diag = a.diagonal(a.stencil->center());
         const std::int64_t rr = std::int64_t{block_} * block_, cells = b.cells();
         const auto is_zero = [](S v) {
             if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
@@ -231,7 +257,7 @@ public:
             if (smoother_ == SmootherKind::jacobi) {
                 clear_unwritten_u();
                 if (blocks_.empty()) {
-                    jacobi(*a_ptr_, f_.data(), u_.data(), r_.data(), omega_);
+                    jacobi(a_, f_.data(), u_.data(), r_.data(), omega_);
                 } else {
                     jacobi(blocks_, f_.data(), u_.data(), r_.data(), omega_);
                 }
@@ -246,7 +272,7 @@ public:
                 const GsOrder order = boundary_ ? GsOrder::wavefront : GsOrder::blocks;
                 const bool zero = u_state_ == UState::zero;
                 swept_slabs_ = blocks_.empty()
-                                   ? gs_sweep(*a_ptr_, f_.data(), u_.data(), pre, zero, {}, order)
+                                   ? gs_sweep(a_, f_.data(), u_.data(), pre, zero, {}, order)
                                    : gs_sweep(blocks_, f_.data(), u_.data(), pre, zero, {}, order);
                 u_unwritten_ = false;
             }
@@ -372,19 +398,19 @@ private:
             z_split_ == LevelBoundary::ZSplit::above) {
             // The permuted order (z_ordered_sweep) swept plane 0 after plane 1: -U û holds from
             // plane 2 on, planes 0 and 1 take b - A û.
-            residual(*a_ptr_, f_.data(), u_.data(), r_.data(), PlaneRange{0, 2});
-            upper_residual(*a_ptr_, u_.data(), r_.data(), PlaneRange{2, -1});
+            residual(a_, f_.data(), u_.data(), r_.data(), PlaneRange{0, 2});
+            upper_residual(a_, u_.data(), r_.data(), PlaneRange{2, -1});
         } else if (upper && u_state_ == UState::forward_from_zero) {
-            upper_residual(*a_ptr_, u_.data(), r_.data());
+            upper_residual(a_, u_.data(), r_.data());
             // In the block order each deferred plane q was swept after plane q + 1: -U û does
             // not hold on those two planes, which take b - A û.
-            const int nz = a_ptr_->box().nz;
+            const int nz = a_.box.nz;
             for (int t = 1; t < swept_slabs_; ++t) {
                 const int q = gs_block_first(nz, swept_slabs_, t);
-                residual(*a_ptr_, f_.data(), u_.data(), r_.data(), PlaneRange{q, q + 2});
+                residual(a_, f_.data(), u_.data(), r_.data(), PlaneRange{q, q + 2});
             }
         } else if (blocks_.empty()) {
-            residual(*a_ptr_, f_.data(), u_.data(), r_.data());
+            residual(a_, f_.data(), u_.data(), r_.data());
         } else {
             residual(blocks_, f_.data(), u_.data(), r_.data());
         }
@@ -447,7 +473,7 @@ private:
     // One Gauss-Seidel sweep over `planes` of the point or block matrix.
     void sweep(bool forward, bool zero_guess, PlaneRange planes) {
         if (blocks_.empty()) {
-            gs_sweep(*a_ptr_, f_.data(), u_.data(), forward, zero_guess, planes);
+            gs_sweep(a_, f_.data(), u_.data(), forward, zero_guess, planes);
         } else {
             gs_sweep(blocks_, f_.data(), u_.data(), forward, zero_guess, planes);
         }
@@ -473,7 +499,8 @@ private:
     }
 
     /// The level's matrix, owned or shared (LevelSetup::exact_half); null once blocks_ holds it.
-    std::shared_ptr<const SgDiaMatrix<S>> a_ptr_;
+    std::shared_ptr<const SgDiaMatrix<S>> a_ptr_;  ///< null when the level reads a window
+    SgDiaView<S> a_;  ///< what the SG-DIA operations read: *a_ptr_, or LevelSetup::fp64_view
     std::int64_t rows_;
     int block_;
     /// The matrix re-laid out for the block SIMD kernels when r = 2..4 (empty otherwise); the

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "mpmg/precision.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 #include "structured/coarsen.hpp"
+#include "structured/sgdia_view.hpp"
 
 namespace mpmg {
 
@@ -116,6 +118,13 @@ struct LevelSetup {
     /// holds this pointer (shared ownership, or none where the owner outlives the level, as the
     /// caller's A for level 0) instead of copying the matrix. Null: the level copies.
     std::shared_ptr<const SgDiaMatrix<double>> shared_fp64;
+    /// The level's FP64 operator read in place, a window of rows that outlive the level (a
+    /// process's planes of level 0 inside its rows with a margin, dist_hierarchy.cpp): for a
+    /// level that stores it unscaled in FP64, with shared_fp64_normal, r = 1 and the symgs or
+    /// jacobi smoother, which read it only through the SG-DIA operations (sgdia_view.hpp: its
+    /// entries to cells outside its box are not zero). Takes the place of shared_fp64 and
+    /// matrix(); unset: not so.
+    std::optional<SgDiaView<double>> fp64_view;
     /// Every value of shared_fp64 is zero or a normal FP64 number, as the solve's input pass
     /// found for A (StructuredProblem::a_normal): its truncation counts are zero without the
     /// counting pass (a full read of A that an FP64 level 0 would otherwise make).

@@ -90,6 +90,20 @@ bool run_serial(const Box& box) { return box.cells() < kSerialCells || omp_get_m
 
 bool run_serial(const kernels::SgDiaGeom& g) { return run_serial(Box{g.nx, g.ny, g.nz}); }
 
+/// The kernels' geometry of a view (kernels::geometry of a whole matrix).
+template <class S>
+kernels::SgDiaGeom geometry_of(const SgDiaView<S>& a) {
+    return kernels::SgDiaGeom{a.box.nx,
+                              a.box.ny,
+                              a.box.nz,
+                              a.block,
+                              a.stencil->size(),
+                              a.stencil->center(),
+                              a.stencil->offsets().data(),
+                              a.diag_stride,
+                              false};
+}
+
 /// Runs f(line_begin, line_end) over the lines of the planes [planes.begin, planes.end) (all
 /// by default), one contiguous block of lines per thread unless `serial`.
 template <class F>
@@ -166,32 +180,32 @@ int ordered_sweep(const kernels::SgDiaGeom& g, C* x, PlaneRange planes, bool for
 /// y = A x over all lines; with `mirror_lower` the offsets before the centre read their
 /// mirrors' values (kernels::SgDiaGeom::mirror_lower).
 template <class S, class C>
-void spmv_lines(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower) {
-    kernels::SgDiaGeom g = kernels::geometry(a);
+void spmv_lines(const SgDiaView<S>& a, const C* x, C* y, bool mirror_lower) {
+    kernels::SgDiaGeom g = geometry_of(a);
     g.mirror_lower = mirror_lower;
-    const S* v = a.values().data();
-    for_lines(g, run_serial(a.box()),
+    const S* v = a.values;
+    for_lines(g, run_serial(a.box),
               [&](std::int64_t lb, std::int64_t le) { kernels::spmv(g, v, x, y, lb, le); });
 }
 
 }  // namespace
 
 template <class S, class C>
-void spmv(const SgDiaMatrix<S>& a, const C* x, C* y) {
+void spmv(const SgDiaView<S>& a, const C* x, C* y) {
     spmv_lines(a, x, y, false);
 }
 
 template <class S, class C>
-void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y) {
+void spmv_mirrored(const SgDiaView<S>& a, const C* x, C* y) {
     spmv_lines(a, x, y, true);
 }
 
 template <class S, class C>
-double spmv_dot(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower, double scale) {
+double spmv_dot(const SgDiaView<S>& a, const C* x, C* y, bool mirror_lower, double scale) {
     constexpr std::int64_t kGroupRows = 4096;  // per dot: x and y (32 KiB each) still in L2
-    kernels::SgDiaGeom g = kernels::geometry(a);
+    kernels::SgDiaGeom g = geometry_of(a);
     g.mirror_lower = mirror_lower;
-    const S* v = a.values().data();
+    const S* v = a.values;
     const std::int64_t line_rows = std::int64_t{g.nx} * g.block;
     const std::int64_t group = std::max<std::int64_t>(1, kGroupRows / line_rows);
     const C c = static_cast<C>(scale);
@@ -209,7 +223,7 @@ double spmv_dot(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower, do
         }
         return s;
     };
-    if (run_serial(a.box())) return lines_dot(0, g.lines());
+    if (run_serial(a.box)) return lines_dot(0, g.lines());
     double sum = 0.0;
 #pragma omp parallel reduction(+ : sum)
     {
@@ -229,18 +243,18 @@ std::uint64_t value_bits(half v) { return v.bits; }
 }  // namespace
 
 template <class S>
-bool exactly_symmetric(const SgDiaMatrix<S>& a) {
-    const Stencil& st = a.stencil();
+bool exactly_symmetric(const SgDiaView<S>& a) {
+    const Stencil& st = *a.stencil;
     const int nd = st.size();
     // The offsets are in lexicographic order, so a symmetric stencil has -o at nd - 1 - d.
     for (int d = 0; d < nd; ++d) {
         const Offset& o = st[d];
         if (st.find(Offset{-o.dx, -o.dy, -o.dz}) != nd - 1 - d) return false;
     }
-    const kernels::SgDiaGeom g = kernels::geometry(a);
-    const int r = a.block();
+    const kernels::SgDiaGeom g = geometry_of(a);
+    const int r = a.block;
     const std::int64_t rr = std::int64_t{r} * r;
-    const S* v = a.values().data();
+    const S* v = a.values;
     // Offset after offset over a plane's lines (two value streams at a time), one plane after
     // the other: all offsets line by line took 96 ms on laplace27e8 n = 128 against 37 ms.
     std::atomic<bool> same{true};
@@ -279,7 +293,7 @@ bool exactly_symmetric(const SgDiaMatrix<S>& a) {
             if (diff != 0) same.store(false, std::memory_order_relaxed);
         }
     };
-    if (run_serial(a.box())) {
+    if (run_serial(a.box)) {
         check_planes(0, planes);
     } else {
 #pragma omp parallel
@@ -293,30 +307,30 @@ bool exactly_symmetric(const SgDiaMatrix<S>& a) {
 }
 
 template <class S, class C>
-void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r, PlaneRange planes) {
-    const kernels::SgDiaGeom g = kernels::geometry(a);
-    const S* v = a.values().data();
+void residual(const SgDiaView<S>& a, const C* b, const C* x, C* r, PlaneRange planes) {
+    const kernels::SgDiaGeom g = geometry_of(a);
+    const S* v = a.values;
     for_lines(
-        g, run_serial(a.box()),
+        g, run_serial(a.box),
         [&](std::int64_t lb, std::int64_t le) { kernels::residual(g, v, b, x, r, lb, le); },
         planes);
 }
 
 template <class S, class C>
-void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r, PlaneRange planes) {
-    const kernels::SgDiaGeom g = kernels::geometry(a);
-    const S* v = a.values().data();
+void upper_residual(const SgDiaView<S>& a, const C* x, C* r, PlaneRange planes) {
+    const kernels::SgDiaGeom g = geometry_of(a);
+    const S* v = a.values;
     for_lines(
-        g, run_serial(a.box()),
+        g, run_serial(a.box),
         [&](std::int64_t lb, std::int64_t le) { kernels::upper_residual(g, v, x, r, lb, le); },
         planes);
 }
 
 template <class S, class C>
-void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) {
-    const kernels::SgDiaGeom g = kernels::geometry(a);
-    const S* v = a.values().data();
-    for_lines(g, run_serial(a.box()), [&](std::int64_t lb, std::int64_t le) {
+void jacobi(const SgDiaView<S>& a, const C* b, const C* x, C* x_new, C omega) {
+    const kernels::SgDiaGeom g = geometry_of(a);
+    const S* v = a.values;
+    for_lines(g, run_serial(a.box), [&](std::int64_t lb, std::int64_t le) {
         kernels::jacobi(g, v, b, x, x_new, omega, lb, le);
     });
 }
@@ -325,10 +339,10 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) 
 // it reproduces the sequential sweep bitwise, documented there); each run of lines is one
 // kernels::gs_lines call, sequential in i.
 template <class S, class C>
-int gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess,
+int gs_sweep(const SgDiaView<S>& a, const C* b, C* x, bool forward, bool zero_guess,
              PlaneRange planes, GsOrder order) {
-    const kernels::SgDiaGeom g = kernels::geometry(a);
-    const S* v = a.values().data();
+    const kernels::SgDiaGeom g = geometry_of(a);
+    const S* v = a.values;
     return ordered_sweep(g, x, planes, forward, zero_guess, order,
                          [&](std::int64_t lb, std::int64_t le, bool zero) {
                              kernels::gs_lines(g, v, b, x, lb, le, forward, zero);
@@ -372,42 +386,40 @@ int gs_sweep(const kernels::BlockSoa<S, C>& a, const C* b, C* x, bool forward, b
 
 // Explicit instantiations: exactly the supported (storage, compute) pairs.
 
-template void spmv<double, double>(const SgDiaMatrix<double>&, const double*, double*);
-template void spmv<float, double>(const SgDiaMatrix<float>&, const double*, double*);
-template void spmv<half, double>(const SgDiaMatrix<half>&, const double*, double*);
-template void spmv<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*);
-template void spmv<float, float>(const SgDiaMatrix<float>&, const float*, float*);
-template void spmv<half, float>(const SgDiaMatrix<half>&, const float*, float*);
-template void spmv<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*);
+template void spmv<double, double>(const SgDiaView<double>&, const double*, double*);
+template void spmv<float, double>(const SgDiaView<float>&, const double*, double*);
+template void spmv<half, double>(const SgDiaView<half>&, const double*, double*);
+template void spmv<bfloat16, double>(const SgDiaView<bfloat16>&, const double*, double*);
+template void spmv<float, float>(const SgDiaView<float>&, const float*, float*);
+template void spmv<half, float>(const SgDiaView<half>&, const float*, float*);
+template void spmv<bfloat16, float>(const SgDiaView<bfloat16>&, const float*, float*);
 
-template bool exactly_symmetric<double>(const SgDiaMatrix<double>&);
-template bool exactly_symmetric<float>(const SgDiaMatrix<float>&);
-template bool exactly_symmetric<half>(const SgDiaMatrix<half>&);
+template bool exactly_symmetric<double>(const SgDiaView<double>&);
+template bool exactly_symmetric<float>(const SgDiaView<float>&);
+template bool exactly_symmetric<half>(const SgDiaView<half>&);
 
-template void spmv_mirrored<double, double>(const SgDiaMatrix<double>&, const double*, double*);
-template double spmv_dot<double, double>(const SgDiaMatrix<double>&, const double*, double*, bool,
+template void spmv_mirrored<double, double>(const SgDiaView<double>&, const double*, double*);
+template double spmv_dot<double, double>(const SgDiaView<double>&, const double*, double*, bool,
                                          double);
-template double spmv_dot<float, double>(const SgDiaMatrix<float>&, const double*, double*, bool,
+template double spmv_dot<float, double>(const SgDiaView<float>&, const double*, double*, bool,
                                         double);
-template double spmv_dot<half, double>(const SgDiaMatrix<half>&, const double*, double*, bool,
+template double spmv_dot<half, double>(const SgDiaView<half>&, const double*, double*, bool,
                                        double);
-template double spmv_dot<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, double*,
-                                           bool, double);
-template double spmv_dot<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, float*, bool,
+template double spmv_dot<bfloat16, double>(const SgDiaView<bfloat16>&, const double*, double*, bool,
+                                           double);
+template double spmv_dot<bfloat16, float>(const SgDiaView<bfloat16>&, const float*, float*, bool,
                                           double);
-template double spmv_dot<float, float>(const SgDiaMatrix<float>&, const float*, float*, bool,
-                                       double);
-template double spmv_dot<half, float>(const SgDiaMatrix<half>&, const float*, float*, bool, double);
-template void spmv_mirrored<float, double>(const SgDiaMatrix<float>&, const double*, double*);
-template void spmv_mirrored<half, double>(const SgDiaMatrix<half>&, const double*, double*);
-template void spmv_mirrored<float, float>(const SgDiaMatrix<float>&, const float*, float*);
-template void spmv_mirrored<half, float>(const SgDiaMatrix<half>&, const float*, float*);
+template double spmv_dot<float, float>(const SgDiaView<float>&, const float*, float*, bool, double);
+template double spmv_dot<half, float>(const SgDiaView<half>&, const float*, float*, bool, double);
+template void spmv_mirrored<float, double>(const SgDiaView<float>&, const double*, double*);
+template void spmv_mirrored<half, double>(const SgDiaView<half>&, const double*, double*);
+template void spmv_mirrored<float, float>(const SgDiaView<float>&, const float*, float*);
+template void spmv_mirrored<half, float>(const SgDiaView<half>&, const float*, float*);
 
-#define MPMG_PLANE_OPS(S, C)                                                                 \
-    template void residual<S, C>(const SgDiaMatrix<S>&, const C*, const C*, C*, PlaneRange); \
-    template void upper_residual<S, C>(const SgDiaMatrix<S>&, const C*, C*, PlaneRange);     \
-    template int gs_sweep<S, C>(const SgDiaMatrix<S>&, const C*, C*, bool, bool, PlaneRange, \
-                                GsOrder);
+#define MPMG_PLANE_OPS(S, C)                                                               \
+    template void residual<S, C>(const SgDiaView<S>&, const C*, const C*, C*, PlaneRange); \
+    template void upper_residual<S, C>(const SgDiaView<S>&, const C*, C*, PlaneRange);     \
+    template int gs_sweep<S, C>(const SgDiaView<S>&, const C*, C*, bool, bool, PlaneRange, GsOrder);
 MPMG_PLANE_OPS(double, double)
 MPMG_PLANE_OPS(float, double)
 MPMG_PLANE_OPS(half, double)
@@ -417,19 +429,19 @@ MPMG_PLANE_OPS(half, float)
 MPMG_PLANE_OPS(bfloat16, float)
 #undef MPMG_PLANE_OPS
 
-template void jacobi<double, double>(const SgDiaMatrix<double>&, const double*, const double*,
+template void jacobi<double, double>(const SgDiaView<double>&, const double*, const double*,
                                      double*, double);
-template void jacobi<float, double>(const SgDiaMatrix<float>&, const double*, const double*,
-                                    double*, double);
-template void jacobi<half, double>(const SgDiaMatrix<half>&, const double*, const double*, double*,
+template void jacobi<float, double>(const SgDiaView<float>&, const double*, const double*, double*,
+                                    double);
+template void jacobi<half, double>(const SgDiaView<half>&, const double*, const double*, double*,
                                    double);
-template void jacobi<bfloat16, double>(const SgDiaMatrix<bfloat16>&, const double*, const double*,
+template void jacobi<bfloat16, double>(const SgDiaView<bfloat16>&, const double*, const double*,
                                        double*, double);
-template void jacobi<float, float>(const SgDiaMatrix<float>&, const float*, const float*, float*,
+template void jacobi<float, float>(const SgDiaView<float>&, const float*, const float*, float*,
                                    float);
-template void jacobi<half, float>(const SgDiaMatrix<half>&, const float*, const float*, float*,
+template void jacobi<half, float>(const SgDiaView<half>&, const float*, const float*, float*,
                                   float);
-template void jacobi<bfloat16, float>(const SgDiaMatrix<bfloat16>&, const float*, const float*,
+template void jacobi<bfloat16, float>(const SgDiaView<bfloat16>&, const float*, const float*,
                                       float*, float);
 
 // Block (BlockSoa) operations.

@@ -1,5 +1,6 @@
 // Whole-matrix SG-DIA operations, parallel over lines with OpenMP (the kernels in
 // kernels/sgdia.hpp do the per-line work). Vectors have a.rows() entries of compute type C.
+// Each takes an SgDiaView: a whole matrix, or a window of one read in place (sgdia_view.hpp).
 // Supported (S, C) pairs are those of kernels/sgdia.hpp; any other pair fails to link.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include "kernels/sgdia_block.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 #include "structured/gs_order.hpp"
+#include "structured/sgdia_view.hpp"
 
 namespace mpmg {
 
@@ -28,7 +30,7 @@ void window_product(const SgDiaMatrix<double>& m, const std::array<int, 3>& lo, 
 void zero_outside_box(SgDiaMatrix<double>& a);
 
 template <class S, class C>
-void spmv(const SgDiaMatrix<S>& a, const C* x, C* y);
+void spmv(const SgDiaView<S>& a, const C* x, C* y);
 
 /// True when A is its own transpose bit for bit: a symmetric stencil, and A(c, c + s) ==
 /// A(c + s, c) for every pair of cells inside the box (r x r blocks: each block the transpose
@@ -36,13 +38,13 @@ void spmv(const SgDiaMatrix<S>& a, const C* x, C* y);
 /// not compared. One pass over A's values, offset after offset, parallel over planes; stops
 /// soon after the first difference. S: double, float or half.
 template <class S>
-bool exactly_symmetric(const SgDiaMatrix<S>& a);
+bool exactly_symmetric(const SgDiaView<S>& a);
 
 /// y = A x reading only the centre and the offsets after it (kernels::SgDiaGeom::mirror_lower).
 /// For a matrix that exactly_symmetric accepted (or an exact or truncated copy of one: both keep
 /// equal values equal) it is bit for bit spmv(a, x, y), from about half of the value bytes.
 template <class S, class C>
-void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y);
+void spmv_mirrored(const SgDiaView<S>& a, const C* x, C* y);
 
 /// y = scale (A x) (spmv, or spmv_mirrored with `mirror_lower`; scale 1: no multiply) and
 /// returns (x, y), accumulated in double: each thread's lines in groups of about 4096 rows,
@@ -50,7 +52,7 @@ void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y);
 /// second pass over both vectors. The sum's order depends on the grouping, so its last bits
 /// may differ from dot(x, y).
 template <class S, class C>
-double spmv_dot(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower, double scale);
+double spmv_dot(const SgDiaView<S>& a, const C* x, C* y, bool mirror_lower, double scale);
 
 /// The planes k = begin .. end-1 of a box (end -1: to the last): what the operations below
 /// that take one restrict themselves to (the pieces of a distributed level's permuted-order
@@ -62,16 +64,16 @@ struct PlaneRange {
 
 /// r = b - A x (on the rows of `planes`).
 template <class S, class C>
-void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r, PlaneRange planes = {});
+void residual(const SgDiaView<S>& a, const C* b, const C* x, C* r, PlaneRange planes = {});
 
 /// r = -U x (kernels::upper_residual): equals b - A x when x is the result of one forward
 /// Gauss-Seidel sweep on b from x = 0, at half the matrix traffic.
 template <class S, class C>
-void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r, PlaneRange planes = {});
+void upper_residual(const SgDiaView<S>& a, const C* x, C* r, PlaneRange planes = {});
 
 /// x_new = x + omega D^{-1} (b - A x), D the point-block diagonal (x_new and x distinct).
 template <class S, class C>
-void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);
+void jacobi(const SgDiaView<S>& a, const C* b, const C* x, C* x_new, C omega);
 
 /// One lexicographic (point-block) Gauss-Seidel sweep in place: cells in increasing index if
 /// `forward`, else decreasing. Parallel by a wavefront over lines, and bitwise identical to the
@@ -83,8 +85,44 @@ void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega);
 /// the block order writes zeros to the deferred planes first; a backward one runs the
 /// wavefront.
 template <class S, class C>
-int gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false,
+int gs_sweep(const SgDiaView<S>& a, const C* b, C* x, bool forward, bool zero_guess = false,
              PlaneRange planes = {}, GsOrder order = GsOrder::wavefront);
+
+// The operations above on a whole matrix (template arguments are not deduced through the
+// view's implicit conversion).
+template <class S, class C>
+void spmv(const SgDiaMatrix<S>& a, const C* x, C* y) {
+    spmv(SgDiaView<S>(a), x, y);
+}
+template <class S>
+bool exactly_symmetric(const SgDiaMatrix<S>& a) {
+    return exactly_symmetric(SgDiaView<S>(a));
+}
+template <class S, class C>
+void spmv_mirrored(const SgDiaMatrix<S>& a, const C* x, C* y) {
+    spmv_mirrored(SgDiaView<S>(a), x, y);
+}
+template <class S, class C>
+double spmv_dot(const SgDiaMatrix<S>& a, const C* x, C* y, bool mirror_lower, double scale) {
+    return spmv_dot(SgDiaView<S>(a), x, y, mirror_lower, scale);
+}
+template <class S, class C>
+void residual(const SgDiaMatrix<S>& a, const C* b, const C* x, C* r, PlaneRange planes = {}) {
+    residual(SgDiaView<S>(a), b, x, r, planes);
+}
+template <class S, class C>
+void upper_residual(const SgDiaMatrix<S>& a, const C* x, C* r, PlaneRange planes = {}) {
+    upper_residual(SgDiaView<S>(a), x, r, planes);
+}
+template <class S, class C>
+void jacobi(const SgDiaMatrix<S>& a, const C* b, const C* x, C* x_new, C omega) {
+    jacobi(SgDiaView<S>(a), b, x, x_new, omega);
+}
+template <class S, class C>
+int gs_sweep(const SgDiaMatrix<S>& a, const C* b, C* x, bool forward, bool zero_guess = false,
+             PlaneRange planes = {}, GsOrder order = GsOrder::wavefront) {
+    return gs_sweep(SgDiaView<S>(a), b, x, forward, zero_guess, planes, order);
+}
 
 // The same four operations on the re-laid-out copy of an r x r block matrix (r = 2..4) that the
 // block SIMD kernels use (kernels/sgdia_block.hpp); same parallelisation, and the wavefront
