@@ -15,58 +15,14 @@
 
 #include "kernels/sgdia_test_util.hpp"
 #include "structured/sgdia_ops.hpp"
+#include "structured/sgdia_view_test_util.hpp"
 
 namespace mpmg {
 namespace {
 
+using testing::copied_planes;
+using testing::finite_rows;
 using testing::random_vector;
-
-/// A random matrix on `box` with every entry finite (those whose neighbour lies outside the box
-/// too), and symmetric bit for bit across inside pairs when `symmetric`: a process's rows with
-/// a margin, whose own rows' entries to the margin are couplings, not zeros.
-SgDiaMatrix<double> finite_rows(Box box, const Stencil& st, int r, bool symmetric, unsigned seed) {
-    SgDiaMatrix<double> a = testing::random_matrix<double>(box, st, r, seed);
-    const std::vector<double> fill = random_vector<double>(a.diag_values(), seed + 1);
-    for (int d = 0; d < st.size(); ++d) {
-        for (std::int64_t e = 0; e < a.diag_values(); ++e) {
-            double& v = a.diagonal(d)[e];
-            if (std::isnan(v)) v = fill[static_cast<std::size_t>(e)];
-        }
-    }
-    if (!symmetric) return a;
-    const int nd = st.size();
-    for (int d = st.center() + 1; d < nd; ++d) {
-        const Offset& o = st[d];
-        const std::int64_t shift =
-            o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
-        a.for_each_inside(d, [&](std::int64_t c) {
-            for (int p = 0; p < r; ++p) {
-                for (int q = 0; q < r; ++q)
-                    a.value(nd - 1 - d, c + shift, q, p) = a.value(d, c, p, q);
-            }
-        });
-    }
-    for (std::int64_t c = 0; c < box.cells(); ++c) {  // centre blocks symmetric
-        for (int p = 0; p < r; ++p) {
-            for (int q = 0; q < p; ++q)
-                a.value(st.center(), c, p, q) = a.value(st.center(), c, q, p);
-        }
-    }
-    return a;
-}
-
-/// The planes k0 .. k0 + nz - 1 of `rows` copied, entries to cells outside them zero.
-SgDiaMatrix<double> copied_planes(const SgDiaMatrix<double>& rows, int k0, int nz) {
-    const Box b{rows.box().nx, rows.box().ny, nz};
-    SgDiaMatrix<double> m(b, rows.stencil(), rows.block());
-    const std::int64_t first = std::int64_t{k0} * b.nx * b.ny * rows.block() * rows.block();
-    for (int d = 0; d < rows.stencil().size(); ++d) {
-        std::memcpy(m.diagonal(d), rows.diagonal(d) + first,
-                    static_cast<std::size_t>(m.diag_values()) * sizeof(double));
-    }
-    zero_outside_box(m);
-    return m;
-}
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
     if (a.size() != b.size()) return false;
