@@ -16,10 +16,9 @@ namespace mpmg {
 /// inside the box, in increasing order (the cells of SgDiaMatrix::for_each_inside): one run per
 /// plane when the offset does not move along x (the plane's inside rows are then contiguous),
 /// else one per line.
-template <class T, class F>
-void for_each_inside_run(const SgDiaMatrix<T>& a, int d, F&& f) {
-    const Box& b = a.box();
-    const Offset& o = a.stencil()[d];
+template <class F>
+void for_each_inside_run(const Box& b, const Stencil& stencil, int d, F&& f) {
+    const Offset& o = stencil[d];
     const int i0 = o.dx < 0 ? 1 : 0, i1 = o.dx > 0 ? b.nx - 1 : b.nx;
     const int j0 = o.dy < 0 ? 1 : 0, j1 = o.dy > 0 ? b.ny - 1 : b.ny;
     const int k0 = o.dz < 0 ? 1 : 0, k1 = o.dz > 0 ? b.nz - 1 : b.nz;
@@ -32,6 +31,12 @@ void for_each_inside_run(const SgDiaMatrix<T>& a, int d, F&& f) {
         }
         for (int j = j0; j < j1; ++j) f((plane + j) * b.nx + i0, std::int64_t{i1 - i0});
     }
+}
+
+/// for_each_inside_run on a's box and stencil.
+template <class T, class F>
+void for_each_inside_run(const SgDiaMatrix<T>& a, int d, F&& f) {
+    for_each_inside_run(a.box(), a.stencil(), d, std::forward<F>(f));
 }
 
 namespace detail {

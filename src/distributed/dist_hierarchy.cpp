@@ -156,12 +156,15 @@ LevelSetup distributed_level_setup(const GhostedRows& rows, const Partition& p, 
             const ExactHalf e = (*exact)();  // collective on first call
             return e.m != nullptr && e.scale == 1.0;
         }();
-    // Level 0 of A kept in FP64 as it is, with a point smoother, reads this process's planes of
-    // the rows in place on a z-split: no copy of its share of A (LevelSetup::fp64_view).
-    if (in_place && s.precision.storage == Precision::fp64 && !dec.scaled && !s.shared_half.m &&
-        rows.a.block() == 1 &&
+    // On a z-split the level takes this process's planes of the rows as they are, without a
+    // copy of its block (LevelSetup::fp64_view): level 0 of A kept in FP64 with a point
+    // smoother reads them in place, a level stored unscaled in a narrower format truncates
+    // them in make_level (below, while `rows` are alive).
+    if (!dec.scaled && !s.shared_half.m && !shares_exact &&
         (s.smoother == SmootherKind::symgs || s.smoother == SmootherKind::jacobi)) {
-        s.fp64_view = own_planes(rows, p);
+        if (s.precision.storage != Precision::fp64 || (in_place && rows.a.block() == 1)) {
+            s.fp64_view = own_planes(rows, p);
+        }
     }
     if (s.fp64_view) {
         s.owned = SgDiaMatrix<double>();  // a block the storage decision made, not needed now

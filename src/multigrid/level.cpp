@@ -63,20 +63,33 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
                 truncate_scaled<S>(setup.matrix(), setup.s, counts));
         }
     }
-    return std::make_shared<const SgDiaMatrix<S>>(truncate<S>(setup.matrix(), counts));
+    return std::make_shared<const SgDiaMatrix<S>>(truncate<S>(
+        setup.fp64_view ? *setup.fp64_view : SgDiaView<double>(setup.matrix()), counts));
 }
 
-/// Whether the level reads setup.fp64_view in place (checked: only what reads the operator
-/// through the SG-DIA operations alone may).
+/// Whether the level reads setup.fp64_view in place (FP64 storage; else it truncates from the
+/// view). Checked: a level that reads its operator otherwise than through the SG-DIA
+/// operations and the unscaled truncation must not get a view.
 template <class S>
 bool in_place(const LevelSetup& setup, bool direct) {
     if (!setup.fp64_view) return false;
-    if (!std::is_same_v<S, double> || direct || !setup.s.empty() || setup.fp64_view->block != 1 ||
-        !setup.shared_fp64_normal ||
-        (setup.smoother != SmootherKind::symgs && setup.smoother != SmootherKind::jacobi)) {
-        throw std::logic_error("make_level: fp64_view for a level that must copy its operator");
+    // (A level 0 of scale-then-setup has s for its vectors only: its operator is scaled.)
+    const bool truncated_unscaled =
+        !direct && !setup.scale_in_truncation &&
+        (setup.smoother == SmootherKind::symgs || setup.smoother == SmootherKind::jacobi);
+    if constexpr (std::is_same_v<S, double>) {
+        if (!truncated_unscaled || !setup.s.empty() || setup.fp64_view->block != 1 ||
+            !setup.shared_fp64_normal) {
+            throw std::logic_error(
+                "make_level: fp64_view for an FP64 level that must copy its operator");
+        }
+        return true;
+    } else {
+        if (!truncated_unscaled) {
+            throw std::logic_error("make_level: fp64_view for a level that must copy its operator");
+        }
+        return false;
     }
-    return true;
 }
 
 template <class S>

@@ -118,12 +118,13 @@ struct LevelSetup {
     /// holds this pointer (shared ownership, or none where the owner outlives the level, as the
     /// caller's A for level 0) instead of copying the matrix. Null: the level copies.
     std::shared_ptr<const SgDiaMatrix<double>> shared_fp64;
-    /// The level's FP64 operator read in place, a window of rows that outlive the level (a
-    /// process's planes of level 0 inside its rows with a margin, dist_hierarchy.cpp): for a
-    /// level that stores it unscaled in FP64, with shared_fp64_normal, r = 1 and the symgs or
-    /// jacobi smoother, which read it only through the SG-DIA operations (sgdia_view.hpp: its
-    /// entries to cells outside its box are not zero). Takes the place of shared_fp64 and
-    /// matrix(); unset: not so.
+    /// The level's FP64 operator as a window of a process's rows with a margin (sgdia_view.hpp:
+    /// its entries to cells outside its box are not zero; dist_hierarchy.cpp), in place of
+    /// shared_fp64 and matrix(). A level that stores it unscaled in FP64, with
+    /// shared_fp64_normal, r = 1 and the symgs or jacobi smoother reads it in place through the
+    /// SG-DIA operations (the rows must outlive the level); a level that stores it unscaled in
+    /// a narrower format truncates it (only the entries inside the box) while make_level runs.
+    /// Not for ILU(0), the coarsest level or a scaled level. Unset: not so.
     std::optional<SgDiaView<double>> fp64_view;
     /// Every value of shared_fp64 is zero or a normal FP64 number, as the solve's input pass
     /// found for A (StructuredProblem::a_normal): its truncation counts are zero without the

@@ -474,64 +474,74 @@ TEST(LevelDiagonalCheck, NamesTheFirstZeroDiagonalCell) {
     }
 }
 
-// A level that reads its FP64 operator in place (LevelSetup::fp64_view, a distributed level 0
-// on a z-split) gives the bits of the same level built from a copy of those planes with the
-// entries leaving them zeroed; a level that must copy its operator refuses a view.
+// A level given its FP64 operator as a window (LevelSetup::fp64_view, a distributed level on a
+// z-split) gives the bits of the same level built from a copy of those planes with the entries
+// leaving them zeroed: read in place in FP64, truncated from the window in FP32 and FP16. A
+// level that reads its operator otherwise (ILU(0)) refuses a view.
 TEST(LevelInPlace, ReadsAWindowAsTheZeroedCopyBitForBit) {
     const SgDiaMatrix<double> rows =
         testing::finite_rows(Box{12, 11, 14}, Stencil::named("3d27"), 1, true, 21);
     const int k0 = 2, nz = 10;
     const SgDiaMatrix<double> copy = testing::copied_planes(rows, k0, nz);
-    for (const SmootherKind smoother : {SmootherKind::symgs, SmootherKind::jacobi}) {
-        SCOPED_TRACE(to_string(smoother));
-        MultigridOptions mg;
-        mg.smoother = smoother;
-        const GalerkinLevels g = galerkin_levels(copy, mg);
-        ASSERT_GE(g.mats.size(), 2U);
-        LevelReport rep;
-        LevelSetup from_copy = level_setup(g, 0, mg, parse_precision("K64P64D64"), rep);
-        from_copy.to_coarse = &g.transfers.front();
-        ASSERT_EQ(from_copy.precision.storage, Precision::fp64);
-        LevelSetup in_place = from_copy;
-        in_place.source = nullptr;
-        in_place.shared_fp64 = nullptr;
-        in_place.fp64_view = planes_of(rows, k0, nz);
-        in_place.shared_fp64_normal = true;
-        LevelReport rep_copy, rep_view;
-        const auto a = make_level(0, from_copy, false, rep_copy);
-        const auto b = make_level(0, in_place, false, rep_view);
-        const std::vector<double> f = random_vector(static_cast<std::size_t>(copy.rows()), 5);
-        std::vector<double> ra, rb, za(f.size()), zb(f.size());
-        for (Level* lev : {a.get(), b.get()}) {
-            lev->set_rhs(f.data());
-            lev->smooth(1, true);
+    // The window's entries leaving it are not zero: a copy of them would differ.
+    ASSERT_NE(rows.value(rows.stencil().find(Offset{0, 0, 1}),
+                         (std::int64_t{k0 + nz - 1} * 11 + 5) * 12 + 5, 0, 0),
+              0.0);
+    for (const char* precision : {"K64P64D64", "K64P32D32", "K64P32D16"}) {
+        for (const SmootherKind smoother : {SmootherKind::symgs, SmootherKind::jacobi}) {
+            SCOPED_TRACE(std::string(precision) + " " + std::string(to_string(smoother)));
+            MultigridOptions mg;
+            mg.smoother = smoother;
+            const GalerkinLevels g = galerkin_levels(copy, mg);
+            ASSERT_GE(g.mats.size(), 2U);
+            LevelReport rep;
+            LevelSetup from_copy = level_setup(g, 0, mg, parse_precision(precision), rep);
+            from_copy.to_coarse = &g.transfers.front();
+            ASSERT_TRUE(from_copy.s.empty() && !from_copy.shared_half.m) << "an unscaled level";
+            LevelSetup from_view = from_copy;
+            from_view.source = nullptr;
+            from_view.shared_fp64 = nullptr;
+            from_view.fp64_view = planes_of(rows, k0, nz);
+            from_view.shared_fp64_normal = true;
+            LevelReport rep_copy, rep_view;
+            const auto a = make_level(0, from_copy, false, rep_copy);
+            const auto b = make_level(0, from_view, false, rep_view);
+            EXPECT_EQ(rep_copy.counts.underflow, rep_view.counts.underflow);
+            EXPECT_EQ(rep_copy.counts.subnormal, rep_view.counts.subnormal);
+            EXPECT_EQ(rep_copy.counts.overflow, rep_view.counts.overflow);
+            const std::vector<double> f = random_vector(static_cast<std::size_t>(copy.rows()), 5);
+            std::vector<double> ra, rb, za(f.size()), zb(f.size());
+            for (Level* lev : {a.get(), b.get()}) {
+                lev->set_rhs(f.data());
+                lev->smooth(1, true);
+            }
+            a->residual_unscaled(ra);
+            b->residual_unscaled(rb);
+            for (Level* lev : {a.get(), b.get()}) lev->smooth(1, false);
+            a->get_solution(za.data());
+            b->get_solution(zb.data());
+            ASSERT_EQ(ra.size(), rb.size());
+            for (std::size_t i = 0; i < f.size(); ++i) {
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(ra[i]), std::bit_cast<std::uint64_t>(rb[i]))
+                    << "residual at " << i;
+                ASSERT_EQ(std::bit_cast<std::uint64_t>(za[i]), std::bit_cast<std::uint64_t>(zb[i]))
+                    << "solution at " << i;
+            }
         }
-        a->residual_unscaled(ra);
-        b->residual_unscaled(rb);
-        for (Level* lev : {a.get(), b.get()}) lev->smooth(1, false);
-        a->get_solution(za.data());
-        b->get_solution(zb.data());
-        ASSERT_EQ(ra.size(), rb.size());
-        for (std::size_t i = 0; i < f.size(); ++i) {
-            ASSERT_EQ(std::bit_cast<std::uint64_t>(ra[i]), std::bit_cast<std::uint64_t>(rb[i]))
-                << "residual at " << i;
-            ASSERT_EQ(std::bit_cast<std::uint64_t>(za[i]), std::bit_cast<std::uint64_t>(zb[i]))
-                << "solution at " << i;
-        }
-        // The window's entries leaving it are not zero: a copy of them would differ.
-        EXPECT_NE(rows.value(rows.stencil().find(Offset{0, 0, 1}),
-                             (std::int64_t{k0 + nz - 1} * 11 + 5) * 12 + 5, 0, 0),
-                  0.0);
     }
-    // FP32 storage truncates its operator, reading every value: not from a view.
-    MultigridOptions mg;
-    const GalerkinLevels g = galerkin_levels(copy, mg);
-    LevelReport rep;
-    LevelSetup fp32 = level_setup(g, 0, mg, parse_precision("K64P32D32"), rep);
-    fp32.to_coarse = &g.transfers.front();
-    fp32.fp64_view = planes_of(rows, k0, nz);
-    fp32.shared_fp64_normal = true;
-    EXPECT_THROW((void)make_level(0, fp32, false, rep), std::logic_error);
+    // ILU(0) factorises every value of its operator: not from a view, in any storage.
+    for (const char* precision : {"K64P64D64", "K64P32D32"}) {
+        SCOPED_TRACE(precision);
+        MultigridOptions mg;
+        mg.smoother = SmootherKind::ilu0;
+        const GalerkinLevels g = galerkin_levels(copy, mg);
+        LevelReport rep;
+        LevelSetup ilu = level_setup(g, 0, mg, parse_precision(precision), rep);
+        ilu.to_coarse = &g.transfers.front();
+        ilu.fp64_view = planes_of(rows, k0, nz);
+        ilu.shared_fp64_normal = true;
+        EXPECT_THROW((void)make_level(0, ilu, false, rep), std::logic_error);
+    }
 }
 
 }  // namespace

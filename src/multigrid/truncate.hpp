@@ -18,6 +18,7 @@
 #include "kernels/convert_simd.hpp"
 #include "kernels/setup_simd.hpp"
 #include "mpmg/sgdia_matrix.hpp"
+#include "structured/sgdia_view.hpp"
 
 namespace mpmg {
 
@@ -42,15 +43,16 @@ TruncationCounts for_diagonals_counted(int ndiag, F f) {
 
 /// a's values in storage precision S, rounded to nearest even (SIMD, kernels/convert_simd.hpp;
 /// bit for bit from_double<S>), adding what happened to `counts`. Entries whose neighbour lies
-/// outside the box stay zero.
+/// outside the box stay zero; only the others are read, so `a` may be a window of a larger
+/// matrix (structured/sgdia_view.hpp).
 template <class S>
-SgDiaMatrix<S> truncate(const SgDiaMatrix<double>& a, TruncationCounts& counts) {
-    SgDiaMatrix<S> out(a.box(), a.stencil(), a.block());
-    const std::int64_t rr = std::int64_t{a.block()} * a.block();
-    counts += detail::for_diagonals_counted(a.stencil().size(), [&](int d, TruncationCounts& c) {
+SgDiaMatrix<S> truncate(const SgDiaView<double>& a, TruncationCounts& counts) {
+    SgDiaMatrix<S> out(a.box, *a.stencil, a.block);
+    const std::int64_t rr = std::int64_t{a.block} * a.block;
+    counts += detail::for_diagonals_counted(a.stencil->size(), [&](int d, TruncationCounts& c) {
         const double* src = a.diagonal(d);
         S* dst = out.diagonal(d);
-        for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t cells) {
+        for_each_inside_run(a.box, *a.stencil, d, [&](std::int64_t first, std::int64_t cells) {
             c += kernels::narrow(src + first * rr, dst + first * rr, cells * rr);
         });
     });
