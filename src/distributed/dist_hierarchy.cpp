@@ -250,13 +250,14 @@ void DistHierarchy::setup(const GhostedRows& rows0, const Partition& p, const Pr
         const Partition& pl = parts_.back();
         LevelReport rep;
         TruncationCounts ghost;
+        // Level 0 of A (not scaled first), all of whose values are normal: its rows are the
+        // caller's, which outlive the hierarchy.
+        const bool normal_a = l == 0 && a_normal_ && !scale_first;
         LevelSetup setup = distributed_level_setup(
             *cur, pl, first_ + l, mg_, plan, comm_, l == 0 ? block0 : Fp64BlockSource{}, ghost, rep,
-            l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr,
-            l == 0 && a_normal_ && !scale_first);
+            l == 0 && block0 && exact_half0 ? &exact_half0 : nullptr, normal_a);
         if (l == 0 && block0) setup.exact_half = exact_half0;
-        // Level 0 of A (not scaled first): its FP64 block holds A's values.
-        setup.shared_fp64_normal = l == 0 && a_normal_ && !scale_first;
+        setup.shared_fp64_normal = normal_a;
         if (l == 0 && scale_first) {  // as level_setup: level 0 carries the scaling
             setup.s = own_values(s0, rows0, pl);
             setup.scale_transfers = false;

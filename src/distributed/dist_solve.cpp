@@ -40,6 +40,7 @@ public:
         : rows_(rows),
           p_(p),
           comm_(comm),
+          planes_(std::is_same_v<K, double> ? own_planes(rows, p) : std::nullopt),
           halo_(p, rows.a.block(), rows.a.stencil().offsets(), comm) {
         // K = FP64: the block is made when a product or the hierarchy first reads it; not at
         // all when the products and level 0 read the exact FP16 copy (a copy of this
@@ -158,6 +159,8 @@ private:
     const GhostedRows& rows_;
     const Partition& p_;
     MPI_Comm comm_;
+    /// K = FP64: this process's block as planes of the rows (own_planes), on a z-split.
+    std::optional<SgDiaView<double>> planes_;
     /// The block in K: made in the constructor when K is FP32, on first use when FP64.
     const SgDiaMatrix<K>& block() const {
         if constexpr (std::is_same_v<K, double>) {
@@ -170,13 +173,9 @@ private:
     }
 
     /// What the products read without the FP16 copy: in K = FP64 this process's block in
-    /// place where it is planes of the rows (own_planes: no copy), else the block.
+    /// place where it is planes of the rows (planes_: no copy), else the block.
     SgDiaView<K> products_view() const {
         if constexpr (std::is_same_v<K, double>) {
-            if (!planes_tried_) {
-                planes_tried_ = true;
-                planes_ = own_planes(rows_, p_);
-            }
             if (planes_) return *planes_;
         }
         return block();
@@ -186,8 +185,6 @@ private:
     mutable SgDiaMatrix<K> a_;
     mutable bool a_made_ = false;
     GhostCoupling coupling_;
-    mutable std::optional<SgDiaView<double>> planes_;
-    mutable bool planes_tried_ = false;
     mutable int products_ = 0, half_from_ = 1, mirrored_from_ = 0;
     mutable bool tried_half_ = false, tried_symmetry_ = false, all_mirrored_ = false;
     mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< this block / half_scale_

@@ -74,6 +74,29 @@ SgDiaMatrix<S> random_matrix(Box box, const Stencil& st, int r, unsigned seed) {
     return a;
 }
 
+/// Makes `a` symmetric bit for bit across every pair of cells inside the box: each lower
+/// offset's values (and the centre blocks' upper triangles) copied from the transposed blocks
+/// of the mirrored ones. Entries whose neighbour is outside the box are left as they are.
+inline void symmetrize(SgDiaMatrix<double>& a) {
+    const Stencil& st = a.stencil();
+    const Box& b = a.box();
+    const int r = a.block();
+    for (int d = st.center(); d < st.size(); ++d) {
+        const Offset& o = st[d];
+        const int m = st.find(Offset{-o.dx, -o.dy, -o.dz});
+        const std::int64_t shift = o.dx + std::int64_t{b.nx} * (o.dy + std::int64_t{b.ny} * o.dz);
+        for (std::int64_t c = 0; c < b.cells(); ++c) {
+            if (!a.neighbour_inside(c, d)) continue;
+            for (int ra = 0; ra < r; ++ra) {
+                for (int rb = 0; rb < r; ++rb) {
+                    if (d == st.center() && rb >= ra) continue;
+                    a.value(m, c + shift, rb, ra) = a.value(d, c, ra, rb);
+                }
+            }
+        }
+    }
+}
+
 template <class C>
 std::vector<C> random_vector(std::int64_t n, unsigned seed) {
     std::mt19937 gen(seed);

@@ -67,31 +67,24 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
         setup.fp64_view ? *setup.fp64_view : SgDiaView<double>(setup.matrix()), counts));
 }
 
-/// Whether the level reads setup.fp64_view in place (FP64 storage; else it truncates from the
-/// view). Checked: a level that reads its operator otherwise than through the SG-DIA
-/// operations and the unscaled truncation must not get a view.
+/// Whether the level reads setup.fp64_view in place (FP64 storage; a narrower one truncates
+/// from the view). Checked: a level that reads its operator otherwise than through the SG-DIA
+/// operations and the unscaled truncation must not get a view. (A level 0 of scale-then-setup
+/// has s for its vectors only: its operator is scaled already.)
 template <class S>
 bool in_place(const LevelSetup& setup, bool direct) {
     if (!setup.fp64_view) return false;
-    // (A level 0 of scale-then-setup has s for its vectors only: its operator is scaled.)
-    const bool truncated_unscaled =
+    constexpr bool fp64 = std::is_same_v<S, double>;
+    const bool ok =
         !direct && !setup.scale_in_truncation &&
-        (setup.smoother == SmootherKind::symgs || setup.smoother == SmootherKind::jacobi);
-    if constexpr (std::is_same_v<S, double>) {
-        if (!truncated_unscaled || !setup.s.empty() || setup.fp64_view->block != 1 ||
-            !setup.shared_fp64_normal) {
-            throw std::logic_error(
-                "make_level: fp64_view for an FP64 level that must copy its operator");
-        }
-        return true;
-    } else {
-        if (!truncated_unscaled) {
-            throw std::logic_error("make_level: fp64_view for a level that must copy its operator");
-        }
-        return false;
-    }
+        (setup.smoother == SmootherKind::symgs || setup.smoother == SmootherKind::jacobi) &&
+        (!fp64 || (setup.s.empty() && setup.fp64_view->block == 1 && setup.shared_fp64_normal));
+    if (!ok)
+        throw std::logic_error("make_level: fp64_view for a level that must copy its operator");
+    return fp64;
 }
 
+/// setup.fp64_view as the level's matrix (reached only where in_place<S> holds: S = double).
 template <class S>
 SgDiaView<S> view_of(const LevelSetup& setup) {
     if constexpr (std::is_same_v<S, double>) {

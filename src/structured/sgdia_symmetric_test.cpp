@@ -34,26 +34,12 @@ std::int64_t shift_of(const Box& b, const Offset& o) {
     return o.dx + std::int64_t{b.nx} * (o.dy + std::int64_t{b.ny} * o.dz);
 }
 
-/// random_matrix made symmetric: each lower offset's values (and the centre blocks' lower
-/// triangles) copied from the transposed blocks of the upper ones. Entries whose neighbour is
-/// outside the box stay NaN.
+/// random_matrix made symmetric (testing::symmetrize). Entries whose neighbour is outside the
+/// box stay NaN.
 SgDiaMatrix<double> symmetric_matrix(const Case& cs, unsigned seed) {
     SgDiaMatrix<double> a =
         random_matrix<double>(cs.box, Stencil::named(cs.stencil), cs.block, seed);
-    const Stencil& st = a.stencil();
-    const int r = a.block();
-    for (int d = st.center(); d < st.size(); ++d) {
-        const int m = st.find(Offset{-st[d].dx, -st[d].dy, -st[d].dz});
-        for (std::int64_t c = 0; c < a.box().cells(); ++c) {
-            if (!a.neighbour_inside(c, d)) continue;
-            for (int ra = 0; ra < r; ++ra) {
-                for (int rb = 0; rb < r; ++rb) {
-                    if (d == st.center() && rb >= ra) continue;
-                    a.value(m, c + shift_of(a.box(), st[d]), rb, ra) = a.value(d, c, ra, rb);
-                }
-            }
-        }
-    }
+    testing::symmetrize(a);
     return a;
 }
 

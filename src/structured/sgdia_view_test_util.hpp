@@ -27,25 +27,7 @@ inline SgDiaMatrix<double> finite_rows(Box box, const Stencil& st, int r, bool s
             if (std::isnan(v)) v = fill[static_cast<std::size_t>(e)];
         }
     }
-    if (!symmetric) return a;
-    const int nd = st.size();
-    for (int d = st.center() + 1; d < nd; ++d) {
-        const Offset& o = st[d];
-        const std::int64_t shift =
-            o.dx + std::int64_t{box.nx} * (o.dy + std::int64_t{box.ny} * o.dz);
-        a.for_each_inside(d, [&](std::int64_t c) {
-            for (int p = 0; p < r; ++p) {
-                for (int q = 0; q < r; ++q)
-                    a.value(nd - 1 - d, c + shift, q, p) = a.value(d, c, p, q);
-            }
-        });
-    }
-    for (std::int64_t c = 0; c < box.cells(); ++c) {  // centre blocks symmetric
-        for (int p = 0; p < r; ++p) {
-            for (int q = 0; q < p; ++q)
-                a.value(st.center(), c, p, q) = a.value(st.center(), c, q, p);
-        }
-    }
+    if (symmetric) symmetrize(a);
     return a;
 }
 
