@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -294,6 +295,31 @@ std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& 
     std::vector<double> out(static_cast<std::size_t>(own.box.cells() * r));
     copy_cells(v.data(), g.a.box(), g.lo, out.data(), own.box, own.lo, own.lo, own.box, r);
     return out;
+}
+
+void keep_own_values(std::vector<double>& v, const GhostedRows& g, const Partition& p) {
+    const Region own = owned(p, p.rank());
+    const Box from = g.a.box(), to = own.box;
+    const std::int64_t r = g.a.block(), len = to.nx * r;
+    if (static_cast<std::int64_t>(v.size()) != from.cells() * r) {
+        throw std::logic_error("keep_own_values: the vector is not on the rows' box");
+    }
+    // Own cells keep their order and lie in g's box at or after their new place: line by line
+    // from the first, each moves down (memmove within a line) without reaching a later line
+    // that is still to be read.
+    const std::array<int, 3> d{own.lo[0] - g.lo[0], own.lo[1] - g.lo[1], own.lo[2] - g.lo[2]};
+    for (int k = 0; k < to.nz; ++k) {
+        for (int j = 0; j < to.ny; ++j) {
+            const std::int64_t src =
+                ((std::int64_t{d[2] + k} * from.ny + (d[1] + j)) * from.nx + d[0]) * r;
+            const std::int64_t dst = (std::int64_t{k} * to.ny + j) * len;
+            if (src != dst) {
+                std::memmove(v.data() + dst, v.data() + src,
+                             static_cast<std::size_t>(len) * sizeof(double));
+            }
+        }
+    }
+    v.resize(static_cast<std::size_t>(to.cells() * r));
 }
 
 std::int64_t global_nnz(const GhostedRows& g, const Partition& p, MPI_Comm comm) {

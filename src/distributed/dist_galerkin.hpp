@@ -98,6 +98,9 @@ double own_block_sampled_scale(const GhostedRows& g, const Partition& p);
 /// The own cells' entries of `v` (block values per cell of g's box).
 std::vector<double> own_values(const std::vector<double>& v, const GhostedRows& g,
                                const Partition& p);
+/// The same in place: `v` is cut down to the own cells' entries and keeps its allocation (a
+/// new vector's first touch costs about 4 ms per MiB on the Zen 5 VM).
+void keep_own_values(std::vector<double>& v, const GhostedRows& g, const Partition& p);
 
 /// The whole operator's structural nonzeros (SgDiaMatrix::nnz() of the whole), from every
 /// process's own rows (collective).

@@ -226,5 +226,32 @@ TEST(DistOwnBlock, ReadFromTheRowsAsFromTheBlock) {
     }
 }
 
+// keep_own_values cuts a vector on the rows' box down to the own cells in place, with the
+// values own_values copies out: for margins 1-3 (rows reaching the grid's edge on some sides
+// and not on others), block sizes 1 and 3, and the default and an x-first split (own lines
+// that do not start at the box's first cell).
+TEST(DistOwnBlock, KeepOwnValuesCutsInPlaceAsOwnValuesCopies) {
+    for (const std::array<double, 3>& strength :
+         {std::array<double, 3>{1.0, 1.0, 1.0}, std::array<double, 3>{1.0, 100.0, 100.0}}) {
+        for (int r : {1, 3}) {
+            for (int margin : {1, 2, 3}) {
+                SCOPED_TRACE(::testing::Message() << "r " << r << " margin " << margin
+                                                  << (strength[1] > 1.0 ? " cut along x" : ""));
+                const Box box{13, 11, 17};
+                const SgDiaMatrix<double> a(box, Stencil::full27(), r);
+                const Partition p(box, size(), rank(), strength);
+                const GhostedRows g = ghosted_from_global(a, p, margin);
+                std::vector<double> v(static_cast<std::size_t>(g.a.box().cells() * r));
+                for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.5 + static_cast<double>(i);
+                const std::vector<double> want = own_values(v, g, p);
+                const double* before = v.data();
+                keep_own_values(v, g, p);
+                EXPECT_EQ(v, want);
+                EXPECT_EQ(v.data(), before);  // kept its allocation
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mpmg::dist

@@ -487,13 +487,32 @@ void DistHierarchy::cycle(int l, CycleKind kind) {
     DistTransfer& t = *dist_transfers_[static_cast<std::size_t>(l)];
     lev.smooth(mg_.pre_sweeps, true);
     std::vector<double>& coarse = coarse_[static_cast<std::size_t>(l)];  // kept: no page faults
-    lev.residual_unscaled(fine_);
-    t.restrict_to(fine_, coarse);
+    // An unscaled level's own residual and û are read and corrected in place (no FP64 copy of
+    // the level's vector: on level 0 that copy was a pass each way and its first touch).
+    const bool fp64 = lev.compute() == Precision::fp64;
+    if (const void* r = lev.residual_in_place()) {
+        if (fp64) {
+            t.restrict_to(static_cast<const double*>(r), coarse);
+        } else {
+            t.restrict_to(static_cast<const float*>(r), coarse);
+        }
+    } else {
+        lev.residual_unscaled(fine_);
+        t.restrict_to(fine_, coarse);
+    }
     enter(l + 1, coarse);
     visit_coarser(kind, [&](CycleKind k) { cycle(l + 1, k); });
     leave(l + 1, coarse);
-    t.interpolate(coarse, fine_);
-    lev.add_correction(fine_);
+    if (void* u = lev.correction_in_place()) {
+        if (fp64) {
+            t.interpolate_add(coarse, static_cast<double*>(u));
+        } else {
+            t.interpolate_add(coarse, static_cast<float*>(u));
+        }
+    } else {
+        t.interpolate(coarse, fine_);
+        lev.add_correction(fine_);
+    }
     lev.smooth(mg_.post_sweeps, false);
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 namespace mpmg::dist {
 
@@ -17,6 +18,20 @@ GhostCoupling GhostCoupling::build(const SgDiaMatrix<double>& rows,
     GhostCoupling g;
     g.block_ = rows.block();
     const int r = rows.block();
+    // Sized first: grown entry by entry, the vectors would leave behind about as much again in
+    // larger and larger fresh blocks, each a first touch (about 4 ms per MiB on the Zen 5 VM).
+    std::int64_t entries = 0, cells = 0, last = -1;
+    for_each_coupling(
+        rows, rows_lo, p,
+        [&](int, std::int64_t cell, std::int64_t, std::int64_t, const std::array<int, 3>&) {
+            ++entries;
+            if (cell != last) ++cells;
+            last = cell;
+        });
+    g.rows_.reserve(static_cast<std::size_t>(cells));
+    g.ptr_.reserve(static_cast<std::size_t>(cells + 1));
+    g.slot_.reserve(static_cast<std::size_t>(entries));
+    g.val_.reserve(static_cast<std::size_t>(entries * r * r));
     g.ptr_.push_back(0);
     for_each_coupling(rows, rows_lo, p,
                       [&](int d, std::int64_t cell, std::int64_t rc, std::int64_t rn,
@@ -117,15 +132,17 @@ std::int64_t cell_of(const Box& b, const std::array<int, 3>& c) {
     return (std::int64_t{c[2]} * b.ny + c[1]) * b.nx + c[0];
 }
 
-// Pointer to the values of local-or-shell cell c of a local vector with its halo.
-const double* value_at(const Box& b, const std::vector<double>& local, const Halo& h,
-                       const std::array<int, 3>& c, int r) {
+// Pointer to the values of local-or-shell cell c of a local vector with its halo (`shell`:
+// the halo's values in the vector's type).
+template <class T>
+const T* value_at(const Box& b, const T* local, const T* shell, const Halo& h,
+                  const std::array<int, 3>& c, int r) {
     if (c[0] >= 0 && c[0] < b.nx && c[1] >= 0 && c[1] < b.ny && c[2] >= 0 && c[2] < b.nz) {
-        return local.data() + cell_of(b, c) * r;
+        return local + cell_of(b, c) * r;
     }
     const std::int64_t s = h.slot(c[0], c[1], c[2]);
     if (s < 0) throw std::logic_error("DistTransfer: halo does not reach");
-    return h.values().data() + s * r;
+    return shell + s * r;
 }
 
 // A local box viewed around direction `dir` as in structured/transfer.cpp: cell = (o * n + f) *
@@ -150,13 +167,39 @@ LineView line_view(const Box& b, int dir, const Halo& h) {
 }
 
 // The `inner * r` values of plane f (local index along dir, -1 .. n) of line block o, or null
-// when no process owns that plane.
-const double* plane(const LineView& v, const std::vector<double>& local, const Halo& h,
-                    std::int64_t o, std::int64_t f, int r) {
-    if (f >= 0 && f < v.n) return local.data() + ((o * v.n + f) * v.inner) * r;
+// when no process owns that plane (`shell`: the halo's values in the vector's type).
+template <class T>
+const T* plane(const LineView& v, const T* local, const T* shell, std::int64_t o, std::int64_t f,
+               int r) {
+    if (f >= 0 && f < v.n) return local + ((o * v.n + f) * v.inner) * r;
     const std::int64_t base = f < 0 ? v.low : v.high;
     if (base < 0) return nullptr;
-    return h.values().data() + (base + o * v.inner) * r;
+    return shell + (base + o * v.inner) * r;
+}
+
+// The halo's values (FP64) as T: themselves for FP64; for FP32 a copy in `scratch`, exact,
+// since they are a neighbour's FP32 values.
+template <class T>
+const T* shell_as(const Halo& h, std::vector<float>& scratch) {
+    if constexpr (std::is_same_v<T, double>) {
+        return h.values().data();
+    } else {
+        const std::vector<double>& v = h.values();
+        scratch.resize(v.size());
+        std::transform(v.begin(), v.end(), scratch.begin(),
+                       [](double x) { return static_cast<float>(x); });
+        return scratch.data();
+    }
+}
+
+// y = v, or y += v rounded to T (a level's correction added in place).
+template <bool Add, class T>
+inline void put(T& y, double v) {
+    if constexpr (Add) {
+        y += static_cast<T>(v);
+    } else {
+        y = static_cast<T>(v);
+    }
 }
 
 }  // namespace
@@ -211,15 +254,16 @@ DistTransfer::DistTransfer(const Transfer& t, const Partition& fine, MPI_Comm co
     }
 }
 
-void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
-                                 std::vector<double>& coarse) {
+template <class T>
+void DistTransfer::restrict_step(Step& st, const T* fine, std::vector<double>& coarse) {
     const DirectionalTransfer& s = *st.s;
     const int dir = s.dir, r = s.block;
     const auto ud = static_cast<std::size_t>(dir);
     const Box fb = st.fine.local(), cb = st.coarse.local(), fg = s.fine;
     const auto flo = st.fine.lo(), clo = st.coarse.lo();
     const int nfine = fg.extent(dir);
-    st.fine_halo.exchange(fine.data());
+    st.fine_halo.exchange(fine);
+    const T* shell = shell_as<T>(st.fine_halo, shell_f_);
     coarse.resize(static_cast<std::size_t>(cb.cells() * r));  // every value is written below
     if (st.w.linear() && dir == 0 && r == 1) {
         // Along x with scalar unknowns a plane is one value: whole lines at a time, the halo
@@ -228,10 +272,12 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
         const std::int64_t ncl = cb.nx, n = fb.nx, f00 = 2 * std::int64_t{clo[0]} - flo[0];
 #pragma omp parallel for schedule(static) if (cb.cells() > 32768)
         for (std::int64_t o = 0; o < fv.outer; ++o) {
-            const double* x = fine.data() + o * n;
-            const double* lo = plane(fv, fine, st.fine_halo, o, -1, 1);
-            const double* hi = plane(fv, fine, st.fine_halo, o, n, 1);
-            const auto at = [&](std::int64_t f) { return f < 0 ? *lo : f >= n ? *hi : x[f]; };
+            const T* x = fine + o * n;
+            const T* lo = plane(fv, fine, shell, o, -1, 1);
+            const T* hi = plane(fv, fine, shell, o, n, 1);
+            const auto at = [&](std::int64_t f) -> double {
+                return f < 0 ? *lo : f >= n ? *hi : x[f];
+            };
             double* y = coarse.data() + o * ncl;
             // ic in [a, b): fine 2I .. 2I+2 all local and 2I+2 inside the grid.
             const std::int64_t a = f00 < 0 ? 1 : 0;
@@ -246,8 +292,8 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
             };
             for (std::int64_t ic = 0; ic < a; ++ic) edge(ic);
             for (std::int64_t ic = a; ic < b; ++ic) {
-                const double* x0 = x + f00 + 2 * ic;
-                y[ic] = x0[1] + 0.5 * x0[0] + 0.5 * x0[2];
+                const T* x0 = x + f00 + 2 * ic;
+                y[ic] = static_cast<double>(x0[1]) + 0.5 * x0[0] + 0.5 * x0[2];
             }
             for (std::int64_t ic = std::max(a, b); ic < ncl; ++ic) edge(ic);
         }
@@ -260,15 +306,18 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
         for (std::int64_t o = 0; o < fv.outer; ++o) {
             for (std::int64_t ic = 0; ic < ncl; ++ic) {
                 const std::int64_t g = 2 * (ic + clo[ud]);  // global fine 2I
-                const double* x0 = plane(fv, fine, st.fine_halo, o, g - flo[ud], r);
-                const double* x1 = plane(fv, fine, st.fine_halo, o, g + 1 - flo[ud], r);
-                const double* x2 =
-                    g + 2 < nfine ? plane(fv, fine, st.fine_halo, o, g + 2 - flo[ud], r) : nullptr;
+                const T* x0 = plane(fv, fine, shell, o, g - flo[ud], r);
+                const T* x1 = plane(fv, fine, shell, o, g + 1 - flo[ud], r);
+                const T* x2 =
+                    g + 2 < nfine ? plane(fv, fine, shell, o, g + 2 - flo[ud], r) : nullptr;
                 double* y = coarse.data() + (o * ncl + ic) * len;
                 if (x2 != nullptr) {
-                    for (std::int64_t q = 0; q < len; ++q) y[q] = x1[q] + 0.5 * x0[q] + 0.5 * x2[q];
+                    for (std::int64_t q = 0; q < len; ++q) {
+                        y[q] = static_cast<double>(x1[q]) + 0.5 * x0[q] + 0.5 * x2[q];
+                    }
                 } else {
-                    for (std::int64_t q = 0; q < len; ++q) y[q] = x1[q] + 0.5 * x0[q];
+                    for (std::int64_t q = 0; q < len; ++q)
+                        y[q] = static_cast<double>(x1[q]) + 0.5 * x0[q];
                 }
             }
         }
@@ -286,15 +335,15 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
                 const std::array<int, 3> f0 = with(c, dir, 2 * gI - flo[ud]);
                 const std::array<int, 3> f1 = with(c, dir, 2 * gI + 1 - flo[ud]);
                 const std::array<int, 3> f2 = with(c, dir, 2 * gI + 2 - flo[ud]);
-                const double* x0 = value_at(fb, fine, st.fine_halo, f0, r);
-                const double* x1 = value_at(fb, fine, st.fine_halo, f1, r);
+                const T* x0 = value_at(fb, fine, shell, st.fine_halo, f0, r);
+                const T* x1 = value_at(fb, fine, shell, st.fine_halo, f1, r);
                 const bool has2 = 2 * gI + 2 < nfine;
-                const double* x2 = has2 ? value_at(fb, fine, st.fine_halo, f2, r) : nullptr;
+                const T* x2 = has2 ? value_at(fb, fine, shell, st.fine_halo, f2, r) : nullptr;
                 const double wr = weight(st.w.right, f0);
                 const double wl = has2 ? weight(st.w.left, f2) : 0.0;
                 double* y = coarse.data() + cell_of(cb, c) * r;
                 for (int a = 0; a < r; ++a) {
-                    double v = x1[a] + wr * x0[a];
+                    double v = static_cast<double>(x1[a]) + wr * x0[a];
                     if (has2) v += wl * x2[a];
                     y[a] = v;
                 }
@@ -303,8 +352,8 @@ void DistTransfer::restrict_step(Step& st, const std::vector<double>& fine,
     }
 }
 
-void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
-                                std::vector<double>& fine) {
+template <class T, bool Add>
+void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse, T* fine) {
     const DirectionalTransfer& s = *st.s;
     const int dir = s.dir, r = s.block;
     const auto ud = static_cast<std::size_t>(dir);
@@ -312,7 +361,7 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
     const auto flo = st.fine.lo(), clo = st.coarse.lo();
     const int ncoarse = s.coarse.extent(dir);
     st.coarse_halo.exchange(coarse.data());
-    fine.resize(static_cast<std::size_t>(fb.cells() * r));  // every value is written below
+    const double* shell = st.coarse_halo.values().data();
     if (st.w.linear() && dir == 0 && r == 1) {
         // Along x with scalar unknowns: whole lines, the coarse halo only at the two ends.
         const LineView cv = line_view(cb, dir, st.coarse_halo);
@@ -320,25 +369,25 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
 #pragma omp parallel for schedule(static) if (fb.cells() > 32768)
         for (std::int64_t o = 0; o < cv.outer; ++o) {
             const double* x = coarse.data() + o * ncl;
-            const double* lo = plane(cv, coarse, st.coarse_halo, o, -1, 1);
-            const double* hi = plane(cv, coarse, st.coarse_halo, o, ncl, 1);
+            const double* lo = plane(cv, coarse.data(), shell, o, -1, 1);
+            const double* hi = plane(cv, coarse.data(), shell, o, ncl, 1);
             // Coarse global I at local I - clo; absent (zero) outside the grid.
             const auto at = [&](std::int64_t gi) -> double {
                 if (gi < 0 || gi >= ncoarse) return 0.0;
                 const std::int64_t c = gi - clo[0];
                 return c < 0 ? *lo : c >= ncl ? *hi : x[c];
             };
-            double* y = fine.data() + o * n;
+            T* y = fine + o * n;
             const auto one = [&](std::int64_t f) {
                 const std::int64_t g = f + flo[0];
                 if (g % 2 == 1) {
-                    y[f] = at((g - 1) / 2);
+                    put<Add>(y[f], at((g - 1) / 2));
                 } else {
                     const std::int64_t ic = g / 2;
                     double v = 0.0;
                     if (ic >= 1) v += 0.5 * at(ic - 1);
                     if (ic < ncoarse) v += 0.5 * at(ic);
-                    y[f] = v;
+                    put<Add>(y[f], v);
                 }
             };
             // Local coarse c in [a, b): fine f00 + 2c (from c - 1 and c) and f00 + 2c + 1 (from c)
@@ -351,8 +400,8 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
             const std::int64_t f_a = b > a ? f00 + 2 * a : n, f_b = b > a ? f00 + 2 * b : n;
             for (std::int64_t f = 0; f < f_a; ++f) one(f);
             for (std::int64_t c = a; c < b; ++c) {
-                y[f00 + 2 * c] = (0.0 + 0.5 * x[c - 1]) + 0.5 * x[c];
-                y[f00 + 2 * c + 1] = x[c];
+                put<Add>(y[f00 + 2 * c], (0.0 + 0.5 * x[c - 1]) + 0.5 * x[c]);
+                put<Add>(y[f00 + 2 * c + 1], x[c]);
             }
             for (std::int64_t f = f_b; f < n; ++f) one(f);
         }
@@ -365,23 +414,22 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
         for (std::int64_t o = 0; o < cv.outer; ++o) {
             for (std::int64_t f = 0; f < nfl; ++f) {
                 const std::int64_t g = f + flo[ud];
-                double* y = fine.data() + (o * nfl + f) * len;
+                T* y = fine + (o * nfl + f) * len;
                 if (g % 2 == 1) {
-                    const double* x =
-                        plane(cv, coarse, st.coarse_halo, o, (g - 1) / 2 - clo[ud], r);
-                    for (std::int64_t q = 0; q < len; ++q) y[q] = x[q];
+                    const double* x = plane(cv, coarse.data(), shell, o, (g - 1) / 2 - clo[ud], r);
+                    for (std::int64_t q = 0; q < len; ++q) put<Add>(y[q], x[q]);
                     continue;
                 }
                 const std::int64_t ic = g / 2;
                 const double* xl =
-                    ic >= 1 ? plane(cv, coarse, st.coarse_halo, o, ic - 1 - clo[ud], r) : nullptr;
+                    ic >= 1 ? plane(cv, coarse.data(), shell, o, ic - 1 - clo[ud], r) : nullptr;
                 const double* xr =
-                    ic < ncoarse ? plane(cv, coarse, st.coarse_halo, o, ic - clo[ud], r) : nullptr;
+                    ic < ncoarse ? plane(cv, coarse.data(), shell, o, ic - clo[ud], r) : nullptr;
                 for (std::int64_t q = 0; q < len; ++q) {
                     double v = 0.0;
                     if (xl != nullptr) v += 0.5 * xl[q];
                     if (xr != nullptr) v += 0.5 * xr[q];
-                    y[q] = v;
+                    put<Add>(y[q], v);
                 }
             }
         }
@@ -393,19 +441,19 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
             for (int i = 0; i < fb.nx; ++i) {
                 const std::array<int, 3> c{i, j, k};
                 const int g = c[ud] + flo[ud];
-                double* y = fine.data() + cell_of(fb, c) * r;
+                T* y = fine + cell_of(fb, c) * r;
                 if (g % 2 == 1) {
-                    const double* x = value_at(cb, coarse, st.coarse_halo,
+                    const double* x = value_at(cb, coarse.data(), shell, st.coarse_halo,
                                                with(c, dir, (g - 1) / 2 - clo[ud]), r);
-                    for (int a = 0; a < r; ++a) y[a] = x[a];
+                    for (int a = 0; a < r; ++a) put<Add>(y[a], x[a]);
                     continue;
                 }
                 const int ic = g / 2;
                 const std::size_t gc = st.w.at({c[0] + flo[0], c[1] + flo[1], c[2] + flo[2]});
-                const double* xl = ic >= 1 ? value_at(cb, coarse, st.coarse_halo,
+                const double* xl = ic >= 1 ? value_at(cb, coarse.data(), shell, st.coarse_halo,
                                                       with(c, dir, ic - 1 - clo[ud]), r)
                                            : nullptr;
-                const double* xr = ic < ncoarse ? value_at(cb, coarse, st.coarse_halo,
+                const double* xr = ic < ncoarse ? value_at(cb, coarse.data(), shell, st.coarse_halo,
                                                            with(c, dir, ic - clo[ud]), r)
                                                 : nullptr;
                 const double wl = xl ? st.w.left[gc] : 0.0, wr = xr ? st.w.right[gc] : 0.0;
@@ -413,39 +461,63 @@ void DistTransfer::prolong_step(Step& st, const std::vector<double>& coarse,
                     double v = 0.0;
                     if (xl) v += wl * xl[a];
                     if (xr) v += wr * xr[a];
-                    y[a] = v;
+                    put<Add>(y[a], v);
                 }
             }
         }
     }
 }
 
-void DistTransfer::restrict_to(const std::vector<double>& fine, std::vector<double>& coarse) {
+template <class T>
+void DistTransfer::restrict_to(const T* fine, std::vector<double>& coarse) {
     if (steps_.size() == 1) {
         restrict_step(steps_[0], fine, coarse);
         return;
     }
     restrict_step(steps_[0], fine, tmp_a_);
     for (std::size_t i = 1; i + 1 < steps_.size(); ++i) {
-        restrict_step(steps_[i], tmp_a_, tmp_b_);
+        restrict_step(steps_[i], tmp_a_.data(), tmp_b_);
         tmp_a_.swap(tmp_b_);
     }
-    restrict_step(steps_.back(), tmp_a_, coarse);
+    restrict_step(steps_.back(), tmp_a_.data(), coarse);
+}
+
+void DistTransfer::prolong_into(Step& st, const std::vector<double>& coarse,
+                                std::vector<double>& fine) {
+    fine.resize(static_cast<std::size_t>(st.fine.local().cells() * st.s->block));
+    prolong_step<double, false>(st, coarse, fine.data());  // writes every value
+}
+
+// The steps in reverse; the last (steps_[0]) writes or adds into `fine`.
+template <class T, bool Add>
+void DistTransfer::prolong_chain(const std::vector<double>& coarse, T* fine) {
+    const std::size_t n = steps_.size();
+    if (n == 1) {
+        prolong_step<T, Add>(steps_[0], coarse, fine);
+        return;
+    }
+    prolong_into(steps_[n - 1], coarse, tmp_a_);
+    for (std::size_t i = n - 1; i-- > 1;) {
+        prolong_into(steps_[i], tmp_a_, tmp_b_);
+        tmp_a_.swap(tmp_b_);
+    }
+    prolong_step<T, Add>(steps_[0], tmp_a_, fine);
 }
 
 void DistTransfer::interpolate(const std::vector<double>& coarse, std::vector<double>& fine) {
-    const std::size_t n = steps_.size();
-    if (n == 1) {
-        prolong_step(steps_[0], coarse, fine);
-        return;
-    }
-    prolong_step(steps_[n - 1], coarse, tmp_a_);
-    for (std::size_t i = n - 1; i-- > 1;) {
-        prolong_step(steps_[i], tmp_a_, tmp_b_);
-        tmp_a_.swap(tmp_b_);
-    }
-    prolong_step(steps_[0], tmp_a_, fine);
+    fine.resize(static_cast<std::size_t>(steps_[0].fine.local().cells() * steps_[0].s->block));
+    prolong_chain<double, false>(coarse, fine.data());
 }
+
+template <class T>
+void DistTransfer::interpolate_add(const std::vector<double>& coarse, T* fine) {
+    prolong_chain<T, true>(coarse, fine);
+}
+
+template void DistTransfer::restrict_to<double>(const double*, std::vector<double>&);
+template void DistTransfer::restrict_to<float>(const float*, std::vector<double>&);
+template void DistTransfer::interpolate_add<double>(const std::vector<double>&, double*);
+template void DistTransfer::interpolate_add<float>(const std::vector<double>&, float*);
 
 namespace {
 

@@ -159,9 +159,20 @@ public:
     bool valid() const { return valid_; }
     const Partition& coarse() const { return steps_.back().coarse; }
     /// coarse = R fine (collective).
-    void restrict_to(const std::vector<double>& fine, std::vector<double>& coarse);
+    void restrict_to(const std::vector<double>& fine, std::vector<double>& coarse) {
+        restrict_to(fine.data(), coarse);
+    }
+    /// The same from this process's block in FP64 or FP32 (double, float): a level's own
+    /// unscaled residual, read in place. Same bits as from its FP64 copy.
+    template <class T>
+    void restrict_to(const T* fine, std::vector<double>& coarse);
     /// fine = P coarse (collective).
     void interpolate(const std::vector<double>& coarse, std::vector<double>& fine);
+    /// fine += P coarse with each value of P coarse rounded to T first (double, float): a
+    /// level's own unscaled û corrected in place, with the same bits as interpolate() into FP64
+    /// followed by Level::add_correction.
+    template <class T>
+    void interpolate_add(const std::vector<double>& coarse, T* fine);
 
 private:
     struct Step {
@@ -170,12 +181,19 @@ private:
         Partition fine, coarse;
         Halo fine_halo, coarse_halo;  // one layer along s->dir
     };
-    void restrict_step(Step& st, const std::vector<double>& fine, std::vector<double>& coarse);
-    void prolong_step(Step& st, const std::vector<double>& coarse, std::vector<double>& fine);
+    template <class T>
+    void restrict_step(Step& st, const T* fine, std::vector<double>& coarse);
+    /// fine = (Add: +=) the step's interpolation of coarse; `fine` holds the step's fine block.
+    template <class T, bool Add>
+    void prolong_step(Step& st, const std::vector<double>& coarse, T* fine);
+    void prolong_into(Step& st, const std::vector<double>& coarse, std::vector<double>& fine);
+    template <class T, bool Add>
+    void prolong_chain(const std::vector<double>& coarse, T* fine);
 
     std::vector<Step> steps_;
     bool valid_ = true;
     std::vector<double> tmp_a_, tmp_b_;
+    std::vector<float> shell_f_;  // a step's halo as FP32 when it reads an FP32 block
 };
 
 /// Rank 0 receives the whole-grid vector `global` from every process's block `local`

@@ -75,5 +75,56 @@ TEST(DistTransferLinear, InterpolatesAndRestrictsAsTheSerialTransfer) {
     }
 }
 
+// A distributed level's own unscaled vectors, read and corrected in place
+// (DistHierarchy::cycle): restricting an FP32 block gives the bits of restricting its FP64
+// copy, and interpolate_add into an FP32 or FP64 block the bits of interpolate() followed by
+// adding each value rounded (Level::add_correction). Boxes and splits as above: the x steps'
+// whole-line paths with halo values at the line ends, and the plane-wise steps.
+TEST(DistTransferLinear, ReadsAndCorrectsALevelsOwnBlockAsItsFp64Copy) {
+    const std::array<double, 3> along_x{1.0, 100.0, 100.0};
+    const std::array<double, 3> even{1.0, 1.0, 1.0};
+    for (const Box& box : {Box{29, 9, 7}, Box{24, 10, 11}, Box{13, 11, 17}}) {
+        for (const auto& strength : {along_x, even}) {
+            SCOPED_TRACE(::testing::Message() << box.nx << "x" << box.ny << "x" << box.nz
+                                              << (strength == along_x ? " cut along x" : ""));
+            const SgDiaMatrix<double> a = laplace27(box);
+            const std::optional<CoarseLevel> c = coarsen(a, CoarseningOptions{});
+            ASSERT_TRUE(c.has_value());
+            const Partition p(box, size(), rank(), strength);
+            DistTransfer t(c->transfer, p, MPI_COMM_WORLD);
+            if (!t.valid()) continue;
+            const std::vector<double> coarse =
+                extract_local(pattern(c->transfer.coarse().cells(), 0.3), t.coarse(), 1);
+            const std::vector<double> fine = extract_local(pattern(box.cells(), 1.1), p, 1);
+
+            std::vector<float> fine_f(fine.size());
+            std::transform(fine.begin(), fine.end(), fine_f.begin(),
+                           [](double v) { return static_cast<float>(v); });
+            const std::vector<double> fine_fd(fine_f.begin(), fine_f.end());
+            std::vector<double> from_copy, in_place;
+            t.restrict_to(fine_fd, from_copy);
+            t.restrict_to(fine_f.data(), in_place);
+            EXPECT_EQ(in_place, from_copy);
+            t.restrict_to(fine.data(), in_place);
+            t.restrict_to(fine, from_copy);
+            EXPECT_EQ(in_place, from_copy);
+
+            std::vector<double> e;
+            t.interpolate(coarse, e);
+            ASSERT_EQ(e.size(), fine.size());
+            std::vector<float> u_f = fine_f, want_f = fine_f;
+            std::vector<double> u_d = fine, want_d = fine;
+            for (std::size_t i = 0; i < e.size(); ++i) {
+                want_f[i] += static_cast<float>(e[i]);
+                want_d[i] += e[i];
+            }
+            t.interpolate_add(coarse, u_f.data());
+            t.interpolate_add(coarse, u_d.data());
+            EXPECT_EQ(u_f, want_f);
+            EXPECT_EQ(u_d, want_d);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mpmg::dist

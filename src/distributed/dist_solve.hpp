@@ -1,6 +1,7 @@
 // The distributed structured solve (issue #8): the entry point solve() calls first.
 #pragma once
 
+#include <chrono>
 #include <optional>
 
 #include "distributed/partition.hpp"
@@ -22,9 +23,11 @@ std::optional<StructuredProblem> generate(const ProblemOptions& opt,
 /// whole on every process, rows and nnz of the whole operator) plus out.partition, and returns
 /// true. `p` is the whole problem (the same on every process; `part` empty: chosen here) or
 /// this process's rows from generate() with its `part`. A distributed solve may release p.a;
-/// p.x_exact stays. Otherwise, and always in a build without MPI, returns false and does
-/// nothing.
+/// p.x_exact stays. out.total_s is the time since `started` when the solve ends, with x in
+/// blocks over the processes (assembling it whole afterwards is not timed). Otherwise, and
+/// always in a build without MPI, returns false and does nothing.
 bool solve_structured(StructuredProblem& p, const std::optional<Partition>& part,
-                      const SolverOptions& o, SolveResult& out);
+                      const SolverOptions& o, SolveResult& out,
+                      std::chrono::steady_clock::time_point started);
 
 }  // namespace mpmg::dist

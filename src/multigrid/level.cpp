@@ -315,6 +315,19 @@ public:
         }
     }
 
+    const void* residual_in_place() override {
+        if (scale_transfers_) return nullptr;
+        residual_to_r(true);
+        return r_.data();
+    }
+
+    void* correction_in_place() override {
+        if (scale_transfers_) return nullptr;
+        clear_unwritten_u();
+        u_state_ = UState::other;
+        return u_.data();
+    }
+
     void add_correction(const std::vector<double>& e) override {
         clear_unwritten_u();
         u_state_ = UState::other;

@@ -172,6 +172,15 @@ public:
     virtual void residual_unscaled(std::vector<double>& r) = 0;
     /// û += s ⊙ e, e an unscaled correction of this level's size in FP64.
     virtual void add_correction(const std::vector<double>& e) = 0;
+    /// For a level whose variables are unscaled (s = 1 at its transfers): r = f - A u left in
+    /// the level's own vector (compute() precision, rows() × block values), which a distributed
+    /// transfer then reads in place instead of residual_unscaled's FP64 copy. Null where the
+    /// level scales: use residual_unscaled.
+    virtual const void* residual_in_place() { return nullptr; }
+    /// For such a level: û itself (compute() precision), for a distributed transfer to add an
+    /// unscaled correction into, each value rounded as add_correction rounds it. Null where the
+    /// level scales: use add_correction.
+    virtual void* correction_in_place() { return nullptr; }
     /// Coarsest level: û = A^{-1} f̂ (dense LU in FP64).
     virtual void direct_solve() = 0;
     /// K-cycle: û ≈ Â^{-1} f̂ by up to two Krylov steps, each preconditioned by `cycle` (one
