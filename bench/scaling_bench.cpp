@@ -1,9 +1,10 @@
 // `mpmg bench scaling`: each case is a separate `mpmg solve` process (under mpirun for more than
 // one rank; the 1-rank baseline is the plain serial CLI), so a rank count is measured exactly as
-// a user runs it. Times are medians over the repetitions; efficiency = T(1 rank, 1 thread) /
-// (ranks * threads * T). total_s includes the setup (distributed: each rank coarsens its own
-// blocks); generating the problem is not timed. solve_s (total - setup) and its efficiency are
-// reported too.
+// a user runs it. Times are medians over the repetitions, which are interleaved (each round runs
+// every case once); efficiency = T(1 rank, 1 thread) / (ranks * threads * T). total_s includes
+// the setup (distributed: each rank coarsens its own blocks) and ends with x in the solve's
+// layout (distributed: in blocks); generating the problem is not timed. solve_s (total - setup)
+// and its efficiency are reported too.
 #include "scaling_bench.hpp"
 
 #include <fmt/format.h>
@@ -124,10 +125,12 @@ std::string stream_list(const json& rates) {
 std::string markdown(const json& doc) {
     std::string md = fmt::format(
         "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores; load average before / "
-        "after: {} / {}). Medians of {} run(s); efficiency = T(1x1) / (ranks x threads x T). "
-        "total_s includes the setup (distributed: each rank coarsens its own blocks; "
-        "generating the problem, each rank its own rows, is not timed); solve_s = total - "
-        "setup. STREAM triad measured in the same run on 1, 2, ... cores: {} GB/s; STREAM bound "
+        "after: {} / {}). Medians of {} run(s), interleaved (each round runs every case once); "
+        "efficiency = T(1x1) / (ranks x threads x T). total_s includes the setup (distributed: "
+        "each rank coarsens its own blocks; generating the problem, each rank its own rows, is "
+        "not timed) and ends with x in blocks over the ranks (gathering it whole for the report "
+        "is not timed); solve_s = total - setup. STREAM triad measured in the same run on 1, 2, "
+        "... cores: {} GB/s; STREAM bound "
         "= STREAM(k) / (k x STREAM(1)), the efficiency a memory-bound phase can reach on k "
         "cores.\n\n",
         doc["n"].get<int>(), doc["unknowns"].get<long long>(),
@@ -184,7 +187,7 @@ int run_scaling_bench(const BenchOptions& opt) {
     const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
     const int budget = std::max(cores, opt.threads);
     const bool mpi = kMpiexec[0] != '\0';
-    const int reps = opt.quick ? 1 : 3;
+    const int reps = opt.quick ? 1 : 5;
     // Beyond the cache: the FP16 finest matrix (27 x 2 bytes a row) at least twice the LLC.
     const std::int64_t llc = llc_bytes();
     int n = 24;
@@ -216,25 +219,43 @@ int run_scaling_bench(const BenchOptions& opt) {
     };
     const fs::path tmp = fs::temp_directory_path() / fmt::format("mpmg_scaling_{}", ::getpid());
     fs::create_directories(tmp);
+    // Repetitions interleaved: each round runs every config and layout once, so the VM's slow
+    // and fast phases (STREAM varied 19-26 GB/s on one core between runs of a session) fall on
+    // every layout alike instead of on one layout's consecutive runs.
+    struct Case {
+        std::vector<double> total, solve;
+        json last;
+    };
+    std::vector<std::vector<Case>> cases(std::size(kConfigs), std::vector<Case>(layouts.size()));
+    for (int rep = 0; rep < reps; ++rep) {
+        for (std::size_t c = 0; c < std::size(kConfigs); ++c) {
+            for (std::size_t l = 0; l < layouts.size(); ++l) {
+                const auto [ranks, threads] = layouts[l];
+                const json j = run_case(exe, tmp, n, kConfigs[c], ranks, threads);
+                if (j.is_null()) {
+                    fmt::print(stderr, "  {} {}x{}: failed\n", kConfigNames[c], ranks, threads);
+                    continue;
+                }
+                Case& k = cases[c][l];
+                k.total.push_back(j["time_s"]["total"].get<double>());
+                k.solve.push_back(k.total.back() - j["time_s"]["setup"].get<double>());
+                k.last = j;
+                fmt::print(stderr,
+                           "  round {}/{}: {:<9} {} rank(s) x {} thread(s): total {:.3f} s\n",
+                           rep + 1, reps, kConfigNames[c], ranks, threads, k.total.back());
+            }
+        }
+    }
     json rows = json::array(), model = json::array();
     long long nrows = 0;
     for (std::size_t c = 0; c < std::size(kConfigs); ++c) {
         double base_total = 0.0, base_solve = 0.0;
-        for (const auto& [ranks, threads] : layouts) {
-            std::vector<double> total, solve;
-            json last;
-            for (int rep = 0; rep < reps; ++rep) {
-                const json j = run_case(exe, tmp, n, kConfigs[c], ranks, threads);
-                if (j.is_null()) break;
-                total.push_back(j["time_s"]["total"].get<double>());
-                solve.push_back(total.back() - j["time_s"]["setup"].get<double>());
-                last = j;
-            }
-            if (total.empty()) {
-                fmt::print(stderr, "  {} {}x{}: failed\n", kConfigNames[c], ranks, threads);
-                continue;
-            }
-            const double t = median(total), s = median(solve);
+        for (std::size_t l = 0; l < layouts.size(); ++l) {
+            const auto [ranks, threads] = layouts[l];
+            const Case& k = cases[c][l];
+            if (k.total.empty()) continue;
+            const json& last = k.last;
+            const double t = median(k.total), s = median(k.solve);
             if (ranks == 1 && threads == 1) {
                 base_total = t;
                 base_solve = s;
@@ -249,6 +270,7 @@ int run_scaling_bench(const BenchOptions& opt) {
                      {"total_s", t},
                      {"solve_s", s},
                      {"setup_s", t - s},
+                     {"total_runs_s", k.total},
                      {"iterations", last["iterations"]},
                      {"converged", last["converged"]},
                      {"efficiency", base_total > 0 ? base_total / (cores_used * t) : 0.0},
