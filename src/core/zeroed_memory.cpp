@@ -23,8 +23,12 @@
 // oil4c 0.46 -> 0.91, weather 0.68 -> 2.14 at the same or nearly the same sizes), as if each new
 // huge page waited for compaction ("defrag: madvise" compacts synchronously for advised memory)
 // or for the host. Commit a85b93e, reverted.
+#include <cstdint>
 #include <cstdlib>
 #include <new>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -34,9 +38,37 @@
 
 namespace mpmg::detail {
 
+namespace {
+
+// Large blocks are faulted in by one madvise(MADV_POPULATE_WRITE) (Linux 5.14) instead of
+// page by page as the producer first writes them. On the Zen 5 VM a scratch program touching a
+// fresh 64 MiB heap block spent 2.5-3.4 ms per MiB page by page and 1.3-1.7 ms per MiB with
+// the madvise first (the madvise itself 8-12 ms of that). Pages already mapped (a reused
+// block, which calloc cleared) cost the madvise only a walk of their page tables. Kernels
+// without it answer EINVAL, and the block is faulted in as before.
+constexpr std::size_t kPrefaultBytes = std::size_t{1} << 20;
+
+void prefault(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE) && !defined(__SANITIZE_ADDRESS__)
+    if (bytes < kPrefaultBytes) return;
+    constexpr std::uintptr_t kPage = 4096;
+    const auto first = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
+    if (last > first) {
+        (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+    }
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+}  // namespace
+
 void* allocate_zeroed(std::size_t bytes) {
     void* p = std::calloc(bytes > 0 ? bytes : 1, 1);
     if (!p) throw std::bad_alloc();
+    prefault(p, bytes);
     return p;
 }
 

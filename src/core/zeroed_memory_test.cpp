@@ -10,6 +10,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "core/float16.hpp"
 #include "mpmg/sgdia_matrix.hpp"
@@ -33,6 +38,30 @@ TEST(ZeroedMemory, SmallAndLargeBlocksAreZeroAndWritable) {
         detail::deallocate_zeroed(p, bytes);
     }
 }
+
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE) && !defined(__SANITIZE_ADDRESS__)
+// A large block comes already faulted in (one madvise instead of a fault per page as the
+// producer writes it): every page of a fresh one is resident before anything touches it. A
+// small block is left to be faulted in as it is written.
+TEST(ZeroedMemory, LargeBlocksComeFaultedIn) {
+    const long page = sysconf(_SC_PAGESIZE);
+    const auto resident_pages = [&](void* p, std::size_t bytes) {
+        const auto first = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1ul);
+        const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1ul);
+        std::vector<unsigned char> in((last - first) / page);
+        if (mincore(reinterpret_cast<void*>(first), last - first, in.data()) != 0) return -1l;
+        return static_cast<long>(
+            std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; }));
+    };
+    // 64 MiB: glibc maps it afresh unless keep_freed_memory took effect in this process, and a
+    // heap that size has not been touched before in this test binary.
+    const std::size_t bytes = std::size_t{64} << 20;
+    void* p = detail::allocate_zeroed(bytes);
+    const long pages = static_cast<long>(bytes / page) - 1;
+    EXPECT_GE(resident_pages(p, bytes), pages);
+    detail::deallocate_zeroed(p, bytes);
+}
+#endif
 
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 /// Whether a 1 GiB block (more than the heap holds free; never touched, so it costs address
