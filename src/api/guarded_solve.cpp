@@ -8,6 +8,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/prefault.hpp"
 #include "mpmg/errors.hpp"
 
 namespace mpmg {
@@ -117,11 +118,11 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     K* x = nullptr;
     if constexpr (std::is_same_v<K, double>) {
         b = b_in.data();
-        out.x.assign(b_in.size(), 0.0);
+        assign_prefaulted(out.x, b_in.size(), 0.0);
         x = out.x.data();
     } else {
         b_own.assign(b_in.begin(), b_in.end());
-        x_own.assign(b_in.size(), K{0});
+        assign_prefaulted(x_own, b_in.size(), K{0});
         b = b_own.data();
         x = x_own.data();
     }

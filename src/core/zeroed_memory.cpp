@@ -33,12 +33,11 @@
 #include <malloc.h>
 #endif
 
+#include "core/prefault.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 #include "mpmg/solver.hpp"
 
-namespace mpmg::detail {
-
-namespace {
+namespace mpmg {
 
 // Large blocks are faulted in by one madvise(MADV_POPULATE_WRITE) (Linux 5.14) instead of
 // page by page as the producer first writes them. On the Zen 5 VM a scratch program touching a
@@ -46,10 +45,9 @@ namespace {
 // the madvise first (the madvise itself 8-12 ms of that). Pages already mapped (a reused
 // block, which calloc cleared) cost the madvise only a walk of their page tables. Kernels
 // without it answer EINVAL, and the block is faulted in as before.
-constexpr std::size_t kPrefaultBytes = std::size_t{1} << 20;
-
 void prefault(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE) && !defined(__SANITIZE_ADDRESS__)
+    constexpr std::size_t kPrefaultBytes = std::size_t{1} << 20;
     if (bytes < kPrefaultBytes) return;
     constexpr std::uintptr_t kPage = 4096;
     const auto first = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
@@ -63,7 +61,9 @@ void prefault(void* p, std::size_t bytes) {
 #endif
 }
 
-}  // namespace
+}  // namespace mpmg
+
+namespace mpmg::detail {
 
 void* allocate_zeroed(std::size_t bytes) {
     void* p = std::calloc(bytes > 0 ? bytes : 1, 1);

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "core/prefault.hpp"
 #include "krylov/krylov.hpp"
 #include "krylov/result_helpers.hpp"
 #include "krylov/vector_ops.hpp"
@@ -72,7 +73,10 @@ template <class K>
 KrylovResult cg(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b, K* x,
                 const KrylovOptions& opt) {
     const std::int64_t n = a.size();
-    std::vector<K> r(n), p(n), q(n), zbuf(m != nullptr ? n : 0);
+    // Prefaulted: in a fresh process these are new pages (core/prefault.hpp).
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<K> r = prefaulted<K>(un), p = prefaulted<K>(un), q = prefaulted<K>(un);
+    std::vector<K> zbuf = prefaulted<K>(m != nullptr ? un : 0);
     K* z = m != nullptr ? zbuf.data() : r.data();  // M = I: z aliases r
     KrylovResult res;
     double bnorm = 0.0;

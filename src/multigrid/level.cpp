@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/prefault.hpp"
 #include "kernels/sgdia_block.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/coarse_solver.hpp"
@@ -108,9 +109,9 @@ public:
           omega_(static_cast<C>(setup.jacobi_weight)),
           scale_transfers_(setup.scale_transfers && !setup.s.empty()),
           boundary_(setup.boundary),
-          f_(static_cast<std::size_t>(rows_)),
-          u_(f_.size()),
-          r_(f_.size()) {
+          f_(prefaulted<C>(static_cast<std::size_t>(rows_))),
+          u_(prefaulted<C>(f_.size())),
+          r_(prefaulted<C>(f_.size())) {
         if (!setup.s.empty()) {
             s_.assign(setup.s.begin(), setup.s.end());
             inv_s_.resize(s_.size());

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/prefault.hpp"
 #include "kernels/combine_simd.hpp"
 
 namespace mpmg::galerkin {
@@ -379,7 +380,12 @@ Lines<double> window(std::vector<double>& buf, int ndiag, const Box& box, int bl
     l.row = std::int64_t{box.nx} * block * block;
     l.plane = l.row * box.ny;
     l.ring = ring;
-    buf.resize(static_cast<std::size_t>(ndiag * ring * l.plane));
+    const auto n = static_cast<std::size_t>(ndiag * ring * l.plane);
+    if (buf.capacity() < n) {  // new pages: faulted in at once (core/prefault.hpp)
+        buf.reserve(n);
+        prefault(buf.data(), n * sizeof(double));
+    }
+    buf.resize(n);
     for (int d = 0; d < ndiag; ++d) l.base.push_back(buf.data() + d * ring * l.plane);
     return l;
 }
