@@ -37,6 +37,7 @@
 
 #include <fmt/format.h>
 
+#include "core/prefault.hpp"
 #include "krylov/krylov.hpp"
 #include "krylov/result_helpers.hpp"
 #include "krylov/vector_ops.hpp"
@@ -79,7 +80,19 @@ struct GmresWork {
           c(static_cast<std::size_t>(mr_in + 1)),
           ctot(static_cast<std::size_t>(mr_in + 1)),
           dots(static_cast<std::size_t>(2 * (mr_in + 1) + 1)),
-          basis(static_cast<std::size_t>(mr_in + 1)) {}
+          basis(static_cast<std::size_t>(mr_in + 1)) {
+        prefault(vcol(0), column_bytes());
+    }
+
+    std::size_t column_bytes() const { return static_cast<std::size_t>(n) * sizeof(K); }
+    /// Faults in v_{j+1} and z_j before their first write, once per column as the cycles first
+    /// reach it (core/prefault.hpp): a cycle that ends early still never touches the rest.
+    void prefault_column(int j) {
+        if (j < prefaulted) return;
+        prefault(vcol(j + 1), column_bytes());
+        if (z) prefault(zcol(j), column_bytes());
+        prefaulted = j + 1;
+    }
 
     K* vcol(int i) { return v.get() + static_cast<std::int64_t>(i) * n; }
     K* zcol(int i) { return z ? z.get() + static_cast<std::int64_t>(i) * n : vcol(i); }
@@ -118,6 +131,7 @@ struct GmresWork {
     std::vector<double> dots;  ///< pass 1's products
     std::vector<const K*> basis;
     std::vector<double> scratch;  ///< per-thread partial sums of the block kernels
+    int prefaulted = 0;           ///< columns j < prefaulted went through prefault_column
 };
 
 enum class Step { ok, happy, stop };
@@ -235,6 +249,7 @@ template <class K>
 Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>& w, int j, int k,
                   double bnorm, KrylovResult& res, double* est) {
     constexpr double eps = std::numeric_limits<K>::epsilon();
+    w.prefault_column(j);
     if (m != nullptr) apply_timed(*m, w.vcol(j), w.zcol(j), &res.preconditioner_seconds);
     K* next = w.vcol(j + 1);
     a.apply(w.zcol(j), next);
