@@ -1,5 +1,6 @@
 // Zero-filled memory for the SG-DIA value arrays (mpmg/sgdia_matrix.hpp, detail::ZeroedAllocator),
-// and keep_freed_memory (mpmg/solver.hpp), the allocator setting that the `mpmg` command makes.
+// keep_freed_memory (mpmg/solver.hpp), the allocator setting that the `mpmg` command makes, and
+// prefault (core/prefault.hpp), which the value arrays and the large vectors are given.
 // After keep_freed_memory, large blocks come from the heap too, and calloc clears a reused block
 // itself (a memset at memory speed, where a fresh page costs a fault).
 //
@@ -7,8 +8,8 @@
 // (Galerkin product, truncation, scaling) writes the values: a memset pass over memory that is
 // about to be overwritten. calloc knows when its memory is zero already: large blocks are
 // fresh pages from the operating system (glibc maps every block above its mmap threshold,
-// at most 32 MiB), so no byte is written before the producer's own write; smaller blocks it
-// clears itself, as the vector did.
+// at most 32 MiB), so calloc writes no byte before the producer's own write (prefault has the
+// kernel map and zero the pages at once); smaller blocks it clears itself, as the vector did.
 //
 // Tried and rejected, twice: mapping large arrays in transparent huge pages (madvise
 // MADV_HUGEPAGE). On a KVM guest it cut the kernel's fault time when the huge pages were already
@@ -37,32 +38,6 @@
 #include "mpmg/sgdia_matrix.hpp"
 #include "mpmg/solver.hpp"
 
-namespace mpmg {
-
-// Large blocks are faulted in by one madvise(MADV_POPULATE_WRITE) (Linux 5.14) instead of
-// page by page as the producer first writes them. On the Zen 5 VM a scratch program touching a
-// fresh 64 MiB heap block spent 2.5-3.4 ms per MiB page by page and 1.3-1.7 ms per MiB with
-// the madvise first (the madvise itself 8-12 ms of that). Pages already mapped (a reused
-// block, which calloc cleared) cost the madvise only a walk of their page tables. Kernels
-// without it answer EINVAL, and the block is faulted in as before.
-void prefault(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE) && !defined(__SANITIZE_ADDRESS__)
-    constexpr std::size_t kPrefaultBytes = std::size_t{1} << 20;
-    if (bytes < kPrefaultBytes) return;
-    constexpr std::uintptr_t kPage = 4096;
-    const auto first = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
-    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
-    if (last > first) {
-        (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
-    }
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
-}  // namespace mpmg
-
 namespace mpmg::detail {
 
 void* allocate_zeroed(std::size_t bytes) {
@@ -90,6 +65,28 @@ bool keep_freed_memory() {
     return mmap_off && trim_off;
 #else
     return false;
+#endif
+}
+
+// Large blocks are faulted in by one madvise(MADV_POPULATE_WRITE) (Linux 5.14) instead of
+// page by page as the producer first writes them. On the Zen 5 VM a scratch program touching a
+// fresh 64 MiB heap block spent 2.5-3.4 ms per MiB page by page and 1.3-1.7 ms per MiB with
+// the madvise first (the madvise itself 8-12 ms of that). Pages already mapped (a reused
+// block, which calloc cleared) cost the madvise only a walk of their page tables. Kernels
+// without it answer EINVAL, and the block is faulted in as before.
+void prefault(void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE) && !defined(__SANITIZE_ADDRESS__)
+    constexpr std::size_t kPrefaultBytes = std::size_t{1} << 20;
+    if (bytes < kPrefaultBytes) return;
+    constexpr std::uintptr_t kPage = 4096;
+    const auto first = (reinterpret_cast<std::uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kPage - 1);
+    if (last > first) {
+        (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+    }
+#else
+    (void)p;
+    (void)bytes;
 #endif
 }
 

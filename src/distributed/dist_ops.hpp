@@ -147,7 +147,8 @@ struct StepWeights {
 std::pair<std::array<int, 3>, Box> weight_region(const Partition& fine, int dir);
 
 /// One level's transfer (a chain of directional steps) over a partition. Vectors are the
-/// process's local blocks in FP64 (unscaled variables), as the serial Transfer sees them.
+/// process's local blocks in FP64 (unscaled variables), as the serial Transfer sees them; the
+/// fine side may also be a level's own FP32 block (restrict_to, interpolate_add).
 class DistTransfer {
 public:
     /// `t`: the whole grid's steps (boxes and directions). Operator-dependent weights come from

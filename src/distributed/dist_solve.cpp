@@ -265,7 +265,7 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
     // The solution, whole, on every process (rank 0 reports it; the error is computed on all).
     // The solve ends here, with each process holding its block of x, as a distributed
     // application's solve would. Assembling x whole on every process (for the report) is
-    // not timed: on the Zen 5 VM it took rank 0 14-23 ms of a 0.35 s 2-rank solve, most of it
+    // not timed: on the Zen 5 VM it took rank 0 14-23 ms of a 0.35 s 2-rank run, most of it
     // the first touch of the whole vector.
     out.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::vector<double> all, buf;
