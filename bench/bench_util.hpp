@@ -62,4 +62,39 @@ std::string load_average();
 /// `reps` runs, counting 24 bytes per element (two reads, one write; no write-allocate).
 double stream_triad_gbs(int threads, std::int64_t n, int reps);
 
+/// The CPUs this process may run on (its affinity mask), ascending.
+std::vector<int> allowed_cpus();
+
+/// Pins the calling thread to one CPU until destroyed, then restores the mask it had. Processes
+/// started from this thread meanwhile (std::system) inherit the pin; OpenMP regions of one
+/// thread run on it. Does nothing (pinned() false) where the kernel refuses.
+class PinToCpu {
+public:
+    explicit PinToCpu(int cpu);
+    ~PinToCpu();
+    PinToCpu(const PinToCpu&) = delete;
+    PinToCpu& operator=(const PinToCpu&) = delete;
+    bool pinned() const { return pinned_; }
+
+private:
+    std::vector<unsigned char> old_;  ///< the previous mask (a cpu_set_t's bytes)
+    bool pinned_ = false;
+};
+
+/// One core's speed, measured with the calling thread pinned to it. Cores of a virtual machine
+/// need not be alike: on the 2-core Zen 5 VM one vCPU ran everything about 1.6x slower than the
+/// other (a busy neighbour on the host), so a 1-thread time depends on where it ran.
+struct CoreSpeed {
+    int cpu = 0;
+    double stream_gbs = 0.0;  ///< STREAM triad from memory, one thread
+    double cache_gbs = 0.0;   ///< the triad on arrays in L1/L2: the core's own throughput
+};
+
+/// Every allowed CPU's speed: STREAM triad over n doubles (none when n is 0: a quick probe) and
+/// the triad in cache (medians of reps), each pinned to that CPU.
+std::vector<CoreSpeed> core_speeds(std::int64_t n, int reps);
+
+/// The CPU of `speeds` with the fastest triad in cache (the least contended), or -1 when empty.
+int fastest_cpu(const std::vector<CoreSpeed>& speeds);
+
 }  // namespace mpmg::bench

@@ -294,6 +294,24 @@ std::string markdown(const json& doc) {
         m["cpu"].get<std::string>(), m["threads"].get<int>(), m["stream_triad_gbs"].get<double>(),
         m["llc_bytes"].get<std::int64_t>() >> 20, m["llc_source"].get<std::string>(),
         doc["repetitions"].get<int>());
+    std::string cores, pinned;
+    for (const json& c : m.value("core_speeds", json::array())) {
+        cores += fmt::format("{}cpu {}: STREAM {:.1f} GB/s, in cache {:.0f} GB/s",
+                             cores.empty() ? "" : "; ", c["cpu"].get<int>(),
+                             c["stream_gbs"].get<double>(), c["cache_gbs"].get<double>());
+    }
+    for (const json& p : doc["problems"]) {
+        if (p.contains("cpu") && !p["cpu"].is_null()) {
+            pinned += fmt::format("{}{} cpu {}", pinned.empty() ? "" : ", ",
+                                  p["problem"].get<std::string>(), p["cpu"].get<int>());
+        }
+    }
+    if (!cores.empty()) {
+        s += fmt::format(
+            "Each core alone, pinned: {}. Each problem runs pinned to the core whose triad in "
+            "cache was fastest when it started: {}.\n\n",
+            cores, pinned.empty() ? std::string("none") : pinned);
+    }
     for (const json& p : doc["problems"]) {
         if (p["capped"].get<bool>()) {
             s += fmt::format(
@@ -474,8 +492,26 @@ int run_e2e_bench(const BenchOptions& opt) {
     fmt::print(stderr, "bench e2e: LLC {} MiB ({}), threads {}, {} repetition(s){}\n", llc >> 20,
                llc_size().source, threads, reps, opt.quick ? " (quick)" : "");
     const std::int64_t stream_n = opt.quick ? (std::int64_t{1} << 20) : 4 * llc / 8 * 2;
+    // One thread runs pinned, each problem on the core that is fastest when it starts (a probe
+    // of each core's triad in cache): the cores of a VM need not be alike (on the 2-core Zen 5
+    // VM one ran everything 1.6x slower, and which one changed within minutes), and a thread
+    // that the scheduler moved between them mid-problem would compare configurations run at
+    // different speeds.
+    const bool pin_one = threads == 1;
+    const std::vector<CoreSpeed> speeds =
+        pin_one ? core_speeds(stream_n, opt.quick ? 3 : 10) : std::vector<CoreSpeed>{};
+    json core_list = json::array();
+    for (const CoreSpeed& c : speeds) {
+        fmt::print(stderr, "  cpu {} alone: STREAM triad {:.1f} GB/s, in cache {:.0f} GB/s\n",
+                   c.cpu, c.stream_gbs, c.cache_gbs);
+        core_list.push_back(
+            {{"cpu", c.cpu}, {"stream_gbs", c.stream_gbs}, {"cache_gbs", c.cache_gbs}});
+    }
+    std::optional<PinToCpu> pin;
+    if (pin_one) pin.emplace(fastest_cpu(speeds));
     const double stream = stream_triad_gbs(threads, stream_n, opt.quick ? 3 : 10);
-    fmt::print(stderr, "  STREAM triad, {} thread(s): {:.1f} GB/s\n", threads, stream);
+    fmt::print(stderr, "  STREAM triad, {} thread(s){}: {:.1f} GB/s\n", threads,
+               pin && pin->pinned() ? fmt::format(" on cpu {}", fastest_cpu(speeds)) : "", stream);
 
     {  // warm-up, untimed: OpenMP thread pool, first-touch of the allocator
         SolverOptions w;
@@ -510,6 +546,15 @@ int run_e2e_bench(const BenchOptions& opt) {
                    probe.a.stencil().name(), r, n,
                    capped ? fmt::format(", capped below the cache target {}", n_cache) : "",
                    fp16_bytes / (1 << 20));
+        int cpu = -1;
+        if (pin_one) {
+            pin.reset();
+            cpu = fastest_cpu(core_speeds(0, 3));
+            pin.emplace(cpu);
+            if (!pin->pinned()) cpu = -1;
+            if (cpu >= 0) fmt::print(stderr, "    pinned to cpu {}\n", cpu);
+        }
+        problems.back()["cpu"] = cpu >= 0 ? json(cpu) : json(nullptr);
         std::vector<json> rows = measure_all(p.name, n, reps, threads);
         add_speedups(rows);
         all_rows.insert(all_rows.end(), rows.begin(), rows.end());
@@ -517,11 +562,9 @@ int run_e2e_bench(const BenchOptions& opt) {
     if (all_rows.empty()) return 1;
 
     json doc;
-    doc["machine"] = {{"cpu", cpu_model()},
-                      {"threads", threads},
-                      {"stream_triad_gbs", stream},
-                      {"llc_bytes", llc},
-                      {"llc_source", llc_size().source}};
+    doc["machine"] = {{"cpu", cpu_model()},         {"threads", threads},
+                      {"stream_triad_gbs", stream}, {"core_speeds", core_list},
+                      {"llc_bytes", llc},           {"llc_source", llc_size().source}};
     doc["quick"] = opt.quick;
     doc["repetitions"] = reps;
     doc["problems"] = problems;

@@ -1,10 +1,15 @@
 // `mpmg bench scaling`: each case is a separate `mpmg solve` process (under mpirun for more than
 // one rank; the 1-rank baseline is the plain serial CLI), so a rank count is measured exactly as
 // a user runs it. Times are medians over the repetitions, which are interleaved (each round runs
-// every case once); efficiency = T(1 rank, 1 thread) / (ranks * threads * T). total_s includes
-// the setup (distributed: each rank coarsens its own blocks) and ends with x in the solve's
-// layout (distributed: in blocks); generating the problem is not timed. solve_s (total - setup)
-// and its efficiency are reported too.
+// every case once). The serial baseline runs pinned to each of the first cores in turn: the
+// cores of a virtual machine need not be alike (on the 2-core Zen 5 VM one ran everything about
+// 1.6x slower), and an unpinned serial run lands on either. Two efficiencies per layout of k
+// cores: against the fastest core, T1(best) / (k T), the usual strict figure; and against the
+// cores' capacity, (1 / (k mean_c 1/T1(c))) / T, which is the same on alike cores and on unlike
+// ones asks only for what the cores together can do. total_s includes the setup (distributed:
+// each rank coarsens its own blocks) and ends with x in the solve's layout (distributed: in
+// blocks); generating the problem is not timed. solve_s (total - setup) and its efficiencies
+// are reported too.
 #include "scaling_bench.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -33,6 +39,8 @@ using json = nlohmann::json;
 constexpr const char* kConfigs[] = {"K64P64D64", "K64P32D16"};
 constexpr const char* kConfigNames[] = {"Full64", "K64P32D16"};
 constexpr int kModelRanks = 1024;
+/// The serial baseline runs pinned to at most this many cores.
+constexpr std::size_t kPinnedMax = 4;
 
 #ifdef MPMG_MPIEXEC
 constexpr const char* kMpiexec = MPMG_MPIEXEC;
@@ -50,6 +58,7 @@ std::string slurp(const fs::path& p) {
 // One solve in a fresh process; the parsed --json, or null when it failed.
 json run_case(const fs::path& exe, const fs::path& tmp, int n, const char* config, int ranks,
               int threads) {
+    // A 1x1 case runs pinned where the caller holds a PinToCpu: the child inherits the mask.
     const fs::path out = tmp / fmt::format("scaling_{}_{}_{}.json", config, ranks, threads);
     std::error_code ec;
     fs::remove(out, ec);
@@ -123,32 +132,49 @@ std::string stream_list(const json& rates) {
 }
 
 std::string markdown(const json& doc) {
+    std::string cores;
+    for (const json& c : doc["machine"]["core_speeds"]) {
+        cores += fmt::format("{}cpu {}: STREAM {:.1f} GB/s, in cache {:.0f} GB/s",
+                             cores.empty() ? "" : "; ", c["cpu"].get<int>(),
+                             c["stream_gbs"].get<double>(), c["cache_gbs"].get<double>());
+    }
     std::string md = fmt::format(
         "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores; load average before / "
-        "after: {} / {}). Medians of {} run(s), interleaved (each round runs every case once); "
-        "efficiency = T(1x1) / (ranks x threads x T). total_s includes the setup (distributed: "
+        "after: {} / {}). Medians of {} run(s), interleaved (each round runs every case once). "
+        "The serial baseline runs pinned to each core in turn (1 x 1 rows with a cpu). "
+        "Efficiency = T(1x1, fastest core) / (cores x T); vs capacity = T_cap / T with "
+        "T_cap = 1 / (cores x mean over the pinned cores of 1 / T(1x1, cpu)), the same on alike "
+        "cores. Each core's speed alone, pinned: {}. total_s includes the setup (distributed: "
         "each rank coarsens its own blocks; generating the problem, each rank its own rows, is "
         "not timed) and ends with x in blocks over the ranks (gathering it whole for the report "
         "is not timed); solve_s = total - setup. STREAM triad measured in the same run on 1, 2, "
         "... cores: {} GB/s; STREAM bound "
         "= STREAM(k) / (k x STREAM(1)), the efficiency a memory-bound phase can reach on k "
-        "cores.\n\n",
+        "cores. Even-split bound = T_cap / max over the pinned cores of T(1x1, cpu) / k: what a "
+        "run that gives every core the same work can reach against the capacity (100 % on alike "
+        "cores).\n\n",
         doc["n"].get<int>(), doc["unknowns"].get<long long>(),
         doc["machine"]["cpu"].get<std::string>(), doc["machine"]["threads"].get<int>(),
         doc["machine"]["load_average_before"].get<std::string>(),
         doc["machine"]["load_average_after"].get<std::string>(), doc["repetitions"].get<int>(),
+        cores.empty() ? std::string("not measured") : cores,
         stream_list(doc["machine"]["stream_triad_gbs_by_cores"]));
     md +=
-        "| config | ranks | threads | iterations | total_s | efficiency | solve_s | solve "
-        "efficiency | STREAM bound |\n";
-    md += "|---|---|---|---|---|---|---|---|---|\n";
+        "| config | ranks | threads | cpu | iterations | total_s | efficiency | vs capacity | "
+        "solve_s | solve efficiency | solve vs capacity | STREAM bound | even-split bound |\n";
+    md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    const auto pct = [](const json& v) {
+        return v.is_null() ? std::string("-") : fmt::format("{:.0f}%", 100.0 * v.get<double>());
+    };
     for (const json& r : doc["rows"]) {
-        md += fmt::format("| {} | {} | {} | {} | {:.3f} | {:.0f}% | {:.3f} | {:.0f}% | {:.0f}% |\n",
-                          r["config"].get<std::string>(), r["ranks"].get<int>(),
-                          r["threads"].get<int>(), r["iterations"].get<int>(),
-                          r["total_s"].get<double>(), 100.0 * r["efficiency"].get<double>(),
-                          r["solve_s"].get<double>(), 100.0 * r["solve_efficiency"].get<double>(),
-                          100.0 * r["stream_bound"].get<double>());
+        md += fmt::format(
+            "| {} | {} | {} | {} | {} | {:.3f} | {} | {} | {:.3f} | {} | {} | {} | {} |\n",
+            r["config"].get<std::string>(), r["ranks"].get<int>(), r["threads"].get<int>(),
+            r["cpu"].is_null() ? std::string("any") : std::to_string(r["cpu"].get<int>()),
+            r["iterations"].get<int>(), r["total_s"].get<double>(), pct(r["efficiency"]),
+            pct(r["capacity_efficiency"]), r["solve_s"].get<double>(), pct(r["solve_efficiency"]),
+            pct(r["solve_capacity_efficiency"]), pct(r["stream_bound"]),
+            pct(r["even_split_bound"]));
     }
     if (!doc["weak_model"].empty()) {
         md += fmt::format(
@@ -217,73 +243,133 @@ int run_scaling_bench(const BenchOptions& opt) {
             static_cast<std::size_t>(std::countr_zero(static_cast<unsigned>(cores_used)));
         return stream[i] / (cores_used * stream[0]);
     };
+    // Each core's speed alone (pinned), and the cores the serial baseline runs on: every allowed
+    // one up to kPinnedMax (all of them on the machines this runs on; a sample on larger ones).
+    std::vector<CoreSpeed> speeds =
+        core_speeds(opt.quick ? (std::int64_t{1} << 20) : llc, opt.quick ? 3 : 10);
+    if (speeds.size() > kPinnedMax) speeds.resize(kPinnedMax);
+    for (const CoreSpeed& c : speeds) {
+        fmt::print(stderr, "  cpu {} alone: STREAM triad {:.1f} GB/s, in cache {:.0f} GB/s\n",
+                   c.cpu, c.stream_gbs, c.cache_gbs);
+    }
     const fs::path tmp = fs::temp_directory_path() / fmt::format("mpmg_scaling_{}", ::getpid());
     fs::create_directories(tmp);
-    // Repetitions interleaved: each round runs every config and layout once, so the VM's slow
+    // The cases of a round: the serial baseline once per pinned core (cpu -1: unpinned, where
+    // pinning is not possible), then the other layouts.
+    struct Layout {
+        int ranks, threads, cpu;
+    };
+    std::vector<Layout> cases_of_round;
+    for (const auto& [ranks, threads] : layouts) {
+        if (ranks == 1 && threads == 1 && !speeds.empty()) {
+            for (const CoreSpeed& c : speeds) cases_of_round.push_back({1, 1, c.cpu});
+        } else {
+            cases_of_round.push_back({ranks, threads, -1});
+        }
+    }
+    // Repetitions interleaved: each round runs every config and case once, so the VM's slow
     // and fast phases (STREAM varied 19-26 GB/s on one core between runs of a session) fall on
-    // every layout alike instead of on one layout's consecutive runs.
+    // every case alike instead of on one case's consecutive runs.
     struct Case {
         std::vector<double> total, solve;
         json last;
     };
-    std::vector<std::vector<Case>> cases(std::size(kConfigs), std::vector<Case>(layouts.size()));
+    std::vector<std::vector<Case>> cases(std::size(kConfigs),
+                                         std::vector<Case>(cases_of_round.size()));
     for (int rep = 0; rep < reps; ++rep) {
         for (std::size_t c = 0; c < std::size(kConfigs); ++c) {
-            for (std::size_t l = 0; l < layouts.size(); ++l) {
-                const auto [ranks, threads] = layouts[l];
-                const json j = run_case(exe, tmp, n, kConfigs[c], ranks, threads);
+            for (std::size_t l = 0; l < cases_of_round.size(); ++l) {
+                const Layout& lay = cases_of_round[l];
+                std::optional<PinToCpu> pin;
+                if (lay.cpu >= 0) pin.emplace(lay.cpu);
+                const json j = run_case(exe, tmp, n, kConfigs[c], lay.ranks, lay.threads);
+                pin.reset();
+                const std::string where =
+                    lay.cpu >= 0 ? fmt::format(" on cpu {}", lay.cpu) : std::string();
                 if (j.is_null()) {
-                    fmt::print(stderr, "  {} {}x{}: failed\n", kConfigNames[c], ranks, threads);
+                    fmt::print(stderr, "  {} {}x{}{}: failed\n", kConfigNames[c], lay.ranks,
+                               lay.threads, where);
                     continue;
                 }
                 Case& k = cases[c][l];
                 k.total.push_back(j["time_s"]["total"].get<double>());
                 k.solve.push_back(k.total.back() - j["time_s"]["setup"].get<double>());
                 k.last = j;
-                fmt::print(stderr,
-                           "  round {}/{}: {:<9} {} rank(s) x {} thread(s): total {:.3f} s\n",
-                           rep + 1, reps, kConfigNames[c], ranks, threads, k.total.back());
+                fmt::print(
+                    stderr, "  round {}/{}: {:<9} {} rank(s) x {} thread(s){}: total {:.3f} s\n",
+                    rep + 1, reps, kConfigNames[c], lay.ranks, lay.threads, where, k.total.back());
             }
         }
     }
     json rows = json::array(), model = json::array();
     long long nrows = 0;
     for (std::size_t c = 0; c < std::size(kConfigs); ++c) {
-        double base_total = 0.0, base_solve = 0.0;
-        for (std::size_t l = 0; l < layouts.size(); ++l) {
-            const auto [ranks, threads] = layouts[l];
+        // The serial baselines: the fastest core's medians, and the cores' mean rate (1 / T).
+        double best_total = 0.0, best_solve = 0.0, rate_total = 0.0, rate_solve = 0.0;
+        double slowest_total = 0.0;
+        int serial = 0;
+        for (std::size_t l = 0; l < cases_of_round.size(); ++l) {
+            const Case& k = cases[c][l];
+            if (cases_of_round[l].ranks != 1 || cases_of_round[l].threads != 1 || k.total.empty())
+                continue;
+            const double t = median(k.total), s = median(k.solve);
+            best_total = serial == 0 ? t : std::min(best_total, t);
+            best_solve = serial == 0 ? s : std::min(best_solve, s);
+            slowest_total = std::max(slowest_total, t);
+            rate_total += 1.0 / t;
+            rate_solve += 1.0 / s;
+            ++serial;
+        }
+        if (serial > 0) {
+            rate_total /= serial;
+            rate_solve /= serial;
+        }
+        for (std::size_t l = 0; l < cases_of_round.size(); ++l) {
+            const auto [ranks, threads, cpu] = cases_of_round[l];
             const Case& k = cases[c][l];
             if (k.total.empty()) continue;
             const json& last = k.last;
             const double t = median(k.total), s = median(k.solve);
-            if (ranks == 1 && threads == 1) {
-                base_total = t;
-                base_solve = s;
-            }
             const double cores_used = ranks * threads;
+            const auto ratio = [&](double num, double den) {
+                return num > 0 && den > 0 ? json(num / den) : json(nullptr);
+            };
+            // Against the capacity: T_cap = 1 / (k x mean rate); and what an even split reaches.
+            const json cap = ratio(1.0, rate_total * cores_used * t);
+            const json cap_solve = ratio(1.0, rate_solve * cores_used * s);
+            const json even = ratio(1.0 / rate_total, slowest_total);
             json row{{"problem", "laplace27"},
                      {"n", n},
                      {"config", kConfigNames[c]},
                      {"precision", kConfigs[c]},
                      {"ranks", ranks},
                      {"threads", threads},
+                     {"cpu", cpu >= 0 ? json(cpu) : json(nullptr)},
                      {"total_s", t},
                      {"solve_s", s},
                      {"setup_s", t - s},
                      {"total_runs_s", k.total},
                      {"iterations", last["iterations"]},
                      {"converged", last["converged"]},
-                     {"efficiency", base_total > 0 ? base_total / (cores_used * t) : 0.0},
-                     {"solve_efficiency", base_solve > 0 ? base_solve / (cores_used * s) : 0.0},
+                     {"efficiency", ratio(best_total, cores_used * t)},
+                     {"solve_efficiency", ratio(best_solve, cores_used * s)},
+                     {"capacity_efficiency", cap},
+                     {"solve_capacity_efficiency", cap_solve},
                      {"stream_bound", stream_bound(ranks * threads)},
+                     {"even_split_bound", cores_used > 1 ? even : json(1.0)},
                      {"partition", last["partition"]}};
             nrows = last["rows"].get<long long>();
+            const auto pct = [](const json& v) {
+                return v.is_null() ? std::string("-")
+                                   : fmt::format("{:.0f}%", 100.0 * v.get<double>());
+            };
             fmt::print(stderr,
-                       "  {:<9} {} rank(s) x {} thread(s): {} its, total {:.3f} s ({:.0f}%), "
-                       "solve {:.3f} s ({:.0f}%)\n",
-                       kConfigNames[c], ranks, threads, last["iterations"].get<int>(), t,
-                       100.0 * row["efficiency"].get<double>(), s,
-                       100.0 * row["solve_efficiency"].get<double>());
+                       "  {:<9} {} rank(s) x {} thread(s){}: {} its, total {:.3f} s ({}, {} of "
+                       "capacity), solve {:.3f} s ({}, {})\n",
+                       kConfigNames[c], ranks, threads,
+                       cpu >= 0 ? fmt::format(" on cpu {}", cpu) : std::string(),
+                       last["iterations"].get<int>(), t, pct(row["efficiency"]), pct(cap), s,
+                       pct(row["solve_efficiency"]), pct(cap_solve));
             if (ranks == 2 && threads == 1) model.push_back(weak_model(last, kConfigNames[c]));
             rows.push_back(std::move(row));
         }
@@ -291,11 +377,17 @@ int run_scaling_bench(const BenchOptions& opt) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
     if (rows.empty()) return 1;
+    json core_list = json::array();
+    for (const CoreSpeed& c : speeds) {
+        core_list.push_back(
+            {{"cpu", c.cpu}, {"stream_gbs", c.stream_gbs}, {"cache_gbs", c.cache_gbs}});
+    }
     json doc;
     doc["machine"] = {{"cpu", cpu_model()},
                       {"threads", budget},
                       {"stream_triad_gbs", stream.front()},
                       {"stream_triad_gbs_by_cores", stream},
+                      {"core_speeds", core_list},
                       {"llc_bytes", llc},
                       {"llc_source", llc_size().source},
                       {"load_average_before", load_before},

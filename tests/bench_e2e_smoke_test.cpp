@@ -24,7 +24,7 @@ TEST(BenchSmoke, E2eQuickWritesTheJsonContract) {
     const fs::path dir =
         fs::temp_directory_path() / ("mpmg_bench_e2e_smoke_" + std::to_string(::getpid()));
     fs::remove_all(dir);
-    const std::string cmd = std::string(MPMG_CLI_PATH) + " bench e2e --quick --out " +
+    const std::string cmd = std::string(MPMG_CLI_PATH) + " bench e2e --quick --threads 1 --out " +
                             dir.string() + " > " + (dir.string() + ".log") + " 2>&1";
     const int status = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(status));
@@ -32,8 +32,16 @@ TEST(BenchSmoke, E2eQuickWritesTheJsonContract) {
     ASSERT_TRUE(fs::exists(dir / "e2e.md"));
     std::ifstream in(dir / "e2e.json");
     const auto j = nlohmann::json::parse(in);
-    for (const char* key : {"cpu", "threads", "stream_triad_gbs"}) {
+    for (const char* key : {"cpu", "threads", "stream_triad_gbs", "core_speeds"}) {
         EXPECT_TRUE(j["machine"].contains(key)) << key;
+    }
+    // One thread runs pinned, each problem on one core (the speeds of all are recorded); more
+    // threads run unpinned.
+    const bool one = j["machine"]["threads"].get<int>() == 1;
+    EXPECT_EQ(j["machine"]["core_speeds"].empty(), !one);
+    for (const auto& p : j["problems"]) {
+        ASSERT_TRUE(p.contains("cpu"));
+        EXPECT_EQ(p["cpu"].is_null(), !one) << p["problem"];
     }
     ASSERT_TRUE(j["rows"].is_array());
     std::set<std::string> problems, labels;

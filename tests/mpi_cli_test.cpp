@@ -23,6 +23,8 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -584,13 +586,31 @@ TEST(Mpi, BenchScalingQuickWritesRowsAndTheModel) {
                             out.string() + " >/dev/null 2>&1";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     const json doc = json::parse(slurp(out / "scaling.json"));
+    // Each core's speed, and the serial baseline pinned to each core in turn.
+    const json& cores = doc["machine"]["core_speeds"];
+    ASSERT_TRUE(cores.is_array());
+    ASSERT_FALSE(cores.empty());
+    for (const auto& c : cores) {
+        EXPECT_GT(c["stream_gbs"].get<double>(), 0.0);
+        EXPECT_GT(c["cache_gbs"].get<double>(), 0.0);
+    }
     bool two_ranks = false;
+    std::map<std::string, std::set<int>> pinned;  // config -> the cpus of its 1x1 rows
     for (const auto& r : doc["rows"]) {
         for (const char* key :
-             {"problem", "config", "ranks", "threads", "total_s", "iterations", "efficiency"}) {
+             {"problem", "config", "ranks", "threads", "cpu", "total_s", "iterations", "efficiency",
+              "capacity_efficiency", "solve_capacity_efficiency", "even_split_bound"}) {
             EXPECT_TRUE(r.contains(key)) << key;
         }
         EXPECT_GT(r["efficiency"].get<double>(), 0.0);
+        EXPECT_GT(r["capacity_efficiency"].get<double>(), 0.0);
+        if (r["ranks"].get<int>() * r["threads"].get<int>() == 1) {
+            ASSERT_FALSE(r["cpu"].is_null());
+            pinned[r["config"].get<std::string>()].insert(r["cpu"].get<int>());
+            EXPECT_LE(r["efficiency"].get<double>(), 1.0);  // against the fastest core
+        } else {
+            EXPECT_TRUE(r["cpu"].is_null());
+        }
         // The bandwidth bound of its core count, from STREAM measured in the same run.
         EXPECT_GT(r["stream_bound"].get<double>(), 0.0);
         if (r["ranks"].get<int>() * r["threads"].get<int>() == 1) {
@@ -599,6 +619,8 @@ TEST(Mpi, BenchScalingQuickWritesRowsAndTheModel) {
         two_ranks |= r["ranks"].get<int>() == 2;
     }
     EXPECT_TRUE(two_ranks);
+    ASSERT_EQ(pinned.size(), 2U);
+    for (const auto& [config, cpus] : pinned) EXPECT_EQ(cpus.size(), cores.size()) << config;
     ASSERT_EQ(doc["weak_model"].size(), 2U);
     EXPECT_NE(doc["weak_model"][0]["kind"].get<std::string>().find("model"), std::string::npos);
     EXPECT_TRUE(fs::exists(out / "scaling.md"));
