@@ -6,7 +6,9 @@
 // 1.6x slower), and an unpinned serial run lands on either. Two efficiencies per layout of k
 // cores: against the fastest core, T1(best) / (k T), the usual strict figure; and against the
 // cores' capacity, (1 / (k mean_c 1/T1(c))) / T, which is the same on alike cores and on unlike
-// ones asks only for what the cores together can do. total_s includes the setup (distributed:
+// ones asks only for what the cores together can do; and, round by round, against the slowest
+// pinned serial run of that round (what an even split could do on the cores as they were then:
+// the slow core moved within minutes). total_s includes the setup (distributed:
 // each rank coarsens its own blocks) and ends with x in the solve's layout (distributed: in
 // blocks); generating the problem is not timed. solve_s (total - setup) and its efficiencies
 // are reported too.
@@ -152,7 +154,9 @@ std::string markdown(const json& doc) {
         "= STREAM(k) / (k x STREAM(1)), the efficiency a memory-bound phase can reach on k "
         "cores. Even-split bound = T_cap / max over the pinned cores of T(1x1, cpu) / k: what a "
         "run that gives every core the same work can reach against the capacity (100 % on alike "
-        "cores).\n\n",
+        "cores). Vs the round's slowest core: round by round, T(1x1) of the slowest pinned core "
+        "in that round / (k x T), median over the rounds: against what an even split could do "
+        "on the cores as they were in that round.\n\n",
         doc["n"].get<int>(), doc["unknowns"].get<long long>(),
         doc["machine"]["cpu"].get<std::string>(), doc["machine"]["threads"].get<int>(),
         doc["machine"]["load_average_before"].get<std::string>(),
@@ -161,18 +165,20 @@ std::string markdown(const json& doc) {
         stream_list(doc["machine"]["stream_triad_gbs_by_cores"]));
     md +=
         "| config | ranks | threads | cpu | iterations | total_s | efficiency | vs capacity | "
-        "solve_s | solve efficiency | solve vs capacity | STREAM bound | even-split bound |\n";
-    md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        "vs the round's slowest core | solve_s | solve efficiency | solve vs capacity | STREAM "
+        "bound | even-split bound |\n";
+    md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     const auto pct = [](const json& v) {
         return v.is_null() ? std::string("-") : fmt::format("{:.0f}%", 100.0 * v.get<double>());
     };
     for (const json& r : doc["rows"]) {
         md += fmt::format(
-            "| {} | {} | {} | {} | {} | {:.3f} | {} | {} | {:.3f} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} | {:.3f} | {} | {} | {} | {} |\n",
             r["config"].get<std::string>(), r["ranks"].get<int>(), r["threads"].get<int>(),
             r["cpu"].is_null() ? std::string("any") : std::to_string(r["cpu"].get<int>()),
             r["iterations"].get<int>(), r["total_s"].get<double>(), pct(r["efficiency"]),
-            pct(r["capacity_efficiency"]), r["solve_s"].get<double>(), pct(r["solve_efficiency"]),
+            pct(r["capacity_efficiency"]), pct(r["round_slowest_efficiency"]),
+            r["solve_s"].get<double>(), pct(r["solve_efficiency"]),
             pct(r["solve_capacity_efficiency"]), pct(r["stream_bound"]),
             pct(r["even_split_bound"]));
     }
@@ -272,6 +278,7 @@ int run_scaling_bench(const BenchOptions& opt) {
     // every case alike instead of on one case's consecutive runs.
     struct Case {
         std::vector<double> total, solve;
+        std::vector<int> round;  ///< the round of each entry of total (a failed run has none)
         json last;
     };
     std::vector<std::vector<Case>> cases(std::size(kConfigs),
@@ -294,6 +301,7 @@ int run_scaling_bench(const BenchOptions& opt) {
                 Case& k = cases[c][l];
                 k.total.push_back(j["time_s"]["total"].get<double>());
                 k.solve.push_back(k.total.back() - j["time_s"]["setup"].get<double>());
+                k.round.push_back(rep);
                 k.last = j;
                 fmt::print(
                     stderr, "  round {}/{}: {:<9} {} rank(s) x {} thread(s){}: total {:.3f} s\n",
@@ -338,6 +346,26 @@ int run_scaling_bench(const BenchOptions& opt) {
             const json cap = ratio(1.0, rate_total * cores_used * t);
             const json cap_solve = ratio(1.0, rate_solve * cores_used * s);
             const json even = ratio(1.0 / rate_total, slowest_total);
+            // Round by round, against the slowest pinned serial run of the same round: how
+            // close the layout came to what an even split of the work could do on the cores as
+            // they were then (the VM's slow core moved between rounds). Median over the rounds.
+            std::vector<double> vs_slowest;
+            for (std::size_t i = 0; i < k.total.size() && cores_used > 1; ++i) {
+                double slowest = 0.0;
+                bool all = true;
+                for (std::size_t q = 0; q < cases_of_round.size(); ++q) {
+                    if (cases_of_round[q].ranks != 1 || cases_of_round[q].threads != 1) continue;
+                    const Case& sq = cases[c][q];
+                    const auto at = std::find(sq.round.begin(), sq.round.end(), k.round[i]);
+                    if (at == sq.round.end()) {
+                        all = false;
+                        break;
+                    }
+                    slowest = std::max(slowest,
+                                       sq.total[static_cast<std::size_t>(at - sq.round.begin())]);
+                }
+                if (all && slowest > 0.0) vs_slowest.push_back(slowest / (cores_used * k.total[i]));
+            }
             json row{{"problem", "laplace27"},
                      {"n", n},
                      {"config", kConfigNames[c]},
@@ -357,6 +385,8 @@ int run_scaling_bench(const BenchOptions& opt) {
                      {"solve_capacity_efficiency", cap_solve},
                      {"stream_bound", stream_bound(ranks * threads)},
                      {"even_split_bound", cores_used > 1 ? even : json(1.0)},
+                     {"round_slowest_efficiency",
+                      vs_slowest.empty() ? json(nullptr) : json(median(vs_slowest))},
                      {"partition", last["partition"]}};
             nrows = last["rows"].get<long long>();
             const auto pct = [](const json& v) {
@@ -365,11 +395,12 @@ int run_scaling_bench(const BenchOptions& opt) {
             };
             fmt::print(stderr,
                        "  {:<9} {} rank(s) x {} thread(s){}: {} its, total {:.3f} s ({}, {} of "
-                       "capacity), solve {:.3f} s ({}, {})\n",
+                       "capacity, {} vs the round's slowest core), solve {:.3f} s ({}, {})\n",
                        kConfigNames[c], ranks, threads,
                        cpu >= 0 ? fmt::format(" on cpu {}", cpu) : std::string(),
-                       last["iterations"].get<int>(), t, pct(row["efficiency"]), pct(cap), s,
-                       pct(row["solve_efficiency"]), pct(cap_solve));
+                       last["iterations"].get<int>(), t, pct(row["efficiency"]), pct(cap),
+                       pct(row["round_slowest_efficiency"]), s, pct(row["solve_efficiency"]),
+                       pct(cap_solve));
             if (ranks == 2 && threads == 1) model.push_back(weak_model(last, kConfigNames[c]));
             rows.push_back(std::move(row));
         }

@@ -608,8 +608,10 @@ TEST(Mpi, BenchScalingQuickWritesRowsAndTheModel) {
             ASSERT_FALSE(r["cpu"].is_null());
             pinned[r["config"].get<std::string>()].insert(r["cpu"].get<int>());
             EXPECT_LE(r["efficiency"].get<double>(), 1.0);  // against the fastest core
+            EXPECT_TRUE(r["round_slowest_efficiency"].is_null());
         } else {
             EXPECT_TRUE(r["cpu"].is_null());
+            EXPECT_GT(r["round_slowest_efficiency"].get<double>(), 0.0);  // one round: all ran
         }
         // The bandwidth bound of its core count, from STREAM measured in the same run.
         EXPECT_GT(r["stream_bound"].get<double>(), 0.0);
