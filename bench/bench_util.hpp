@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -82,17 +83,20 @@ private:
 };
 
 /// One core's speed, measured with the calling thread pinned to it. Cores of a virtual machine
-/// need not be alike: on the 2-core Zen 5 VM one vCPU ran everything about 1.6x slower than the
-/// other (a busy neighbour on the host), so a 1-thread time depends on where it ran.
+/// need not be alike: on the 2-core Zen 5 VM one vCPU at a time ran everything about 1.6x slower
+/// than the other (most likely a busy SMT sibling on the host), so a 1-thread time depends on
+/// where it ran.
 struct CoreSpeed {
     int cpu = 0;
     double stream_gbs = 0.0;  ///< STREAM triad from memory, one thread
     double cache_gbs = 0.0;   ///< the triad on arrays in L1/L2: the core's own throughput
 };
 
-/// Every allowed CPU's speed: STREAM triad over n doubles (none when n is 0: a quick probe) and
-/// the triad in cache (medians of reps), each pinned to that CPU.
-std::vector<CoreSpeed> core_speeds(std::int64_t n, int reps);
+/// The speed of each of the first `max_cpus` allowed CPUs: STREAM triad over n doubles (none,
+/// 0, when n is 0: a quick probe) and the triad in cache (medians of reps), each pinned to that
+/// CPU. The triad in cache takes a few milliseconds a core; STREAM about a second.
+std::vector<CoreSpeed> core_speeds(std::int64_t n, int reps,
+                                   std::size_t max_cpus = static_cast<std::size_t>(-1));
 
 /// The CPU of `speeds` with the fastest triad in cache (the least contended), or -1 when empty.
 int fastest_cpu(const std::vector<CoreSpeed>& speeds);

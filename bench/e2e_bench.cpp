@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -296,9 +297,11 @@ std::string markdown(const json& doc) {
         doc["repetitions"].get<int>());
     std::string cores, pinned;
     for (const json& c : m.value("core_speeds", json::array())) {
-        cores += fmt::format("{}cpu {}: STREAM {:.1f} GB/s, in cache {:.0f} GB/s",
-                             cores.empty() ? "" : "; ", c["cpu"].get<int>(),
-                             c["stream_gbs"].get<double>(), c["cache_gbs"].get<double>());
+        const double stream = c["stream_gbs"].get<double>();
+        cores += fmt::format("{}cpu {}: STREAM {}, in cache {:.0f} GB/s", cores.empty() ? "" : "; ",
+                             c["cpu"].get<int>(),
+                             stream > 0 ? fmt::format("{:.1f} GB/s", stream) : "not measured",
+                             c["cache_gbs"].get<double>());
     }
     for (const json& p : doc["problems"]) {
         if (p.contains("cpu") && !p["cpu"].is_null()) {
@@ -498,12 +501,23 @@ int run_e2e_bench(const BenchOptions& opt) {
     // that the scheduler moved between them mid-problem would compare configurations run at
     // different speeds.
     const bool pin_one = threads == 1;
-    const std::vector<CoreSpeed> speeds =
-        pin_one ? core_speeds(stream_n, opt.quick ? 3 : 10) : std::vector<CoreSpeed>{};
+    // STREAM alone on at most kStreamCpus of them (about a second each); the triad in cache on
+    // every one.
+    constexpr std::size_t kStreamCpus = 8;
+    std::vector<CoreSpeed> speeds;
+    if (pin_one) {
+        speeds = core_speeds(stream_n, opt.quick ? 3 : 10, kStreamCpus);
+        const std::vector<CoreSpeed> rest = core_speeds(0, opt.quick ? 3 : 10);
+        if (rest.size() > speeds.size()) {
+            speeds.insert(speeds.end(), rest.begin() + static_cast<std::ptrdiff_t>(speeds.size()),
+                          rest.end());
+        }
+    }
     json core_list = json::array();
     for (const CoreSpeed& c : speeds) {
-        fmt::print(stderr, "  cpu {} alone: STREAM triad {:.1f} GB/s, in cache {:.0f} GB/s\n",
-                   c.cpu, c.stream_gbs, c.cache_gbs);
+        fmt::print(stderr, "  cpu {} alone: STREAM triad {}, in cache {:.0f} GB/s\n", c.cpu,
+                   c.stream_gbs > 0 ? fmt::format("{:.1f} GB/s", c.stream_gbs) : "not measured",
+                   c.cache_gbs);
         core_list.push_back(
             {{"cpu", c.cpu}, {"stream_gbs", c.stream_gbs}, {"cache_gbs", c.cache_gbs}});
     }

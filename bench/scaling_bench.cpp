@@ -251,9 +251,8 @@ int run_scaling_bench(const BenchOptions& opt) {
     };
     // Each core's speed alone (pinned), and the cores the serial baseline runs on: every allowed
     // one up to kPinnedMax (all of them on the machines this runs on; a sample on larger ones).
-    std::vector<CoreSpeed> speeds =
-        core_speeds(opt.quick ? (std::int64_t{1} << 20) : llc, opt.quick ? 3 : 10);
-    if (speeds.size() > kPinnedMax) speeds.resize(kPinnedMax);
+    const std::vector<CoreSpeed> speeds =
+        core_speeds(opt.quick ? (std::int64_t{1} << 20) : llc, opt.quick ? 3 : 10, kPinnedMax);
     for (const CoreSpeed& c : speeds) {
         fmt::print(stderr, "  cpu {} alone: STREAM triad {:.1f} GB/s, in cache {:.0f} GB/s\n",
                    c.cpu, c.stream_gbs, c.cache_gbs);

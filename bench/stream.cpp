@@ -193,9 +193,10 @@ double cache_triad_gbs(int reps) {
 
 }  // namespace
 
-std::vector<CoreSpeed> core_speeds(std::int64_t n, int reps) {
+std::vector<CoreSpeed> core_speeds(std::int64_t n, int reps, std::size_t max_cpus) {
     std::vector<CoreSpeed> out;
     for (int cpu : allowed_cpus()) {
+        if (out.size() >= max_cpus) break;
         const PinToCpu pin(cpu);
         if (!pin.pinned()) continue;
         out.push_back({cpu, n > 0 ? stream_triad_gbs(1, n, reps) : 0.0, cache_triad_gbs(reps)});

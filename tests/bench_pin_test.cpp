@@ -75,6 +75,10 @@ TEST(BenchPin, CoreSpeedsMeasureEveryAllowedCpu) {
     for (const CoreSpeed& s : speeds) found |= s.cpu == fastest && s.cache_gbs == best;
     EXPECT_TRUE(found);
     EXPECT_EQ(mpmg::bench::fastest_cpu({}), -1);
+    // At most max_cpus of them, the first ones.
+    const std::vector<CoreSpeed> first = mpmg::bench::core_speeds(0, 1, 1);
+    ASSERT_EQ(first.size(), 1U);
+    EXPECT_EQ(first.front().cpu, cpus.front());
     EXPECT_EQ(allowed_cpus(), cpus);  // every probe's pin undone
 }
 
