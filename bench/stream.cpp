@@ -174,9 +174,10 @@ namespace {
 
 /// STREAM triad's kernel on three 16 KiB arrays, which stay in L1/L2, repeated: GB/s by
 /// triad's byte count. Bound by the core's load, store and vector throughput, not by memory:
-/// how much of its core the thread gets. (A chain of dependent operations does not show it: on
-/// the Zen 5 VM both vCPUs ran one at the same rate while this kernel, Python and the solves
-/// ran 1.6x slower on one of them, as when a busy SMT sibling shares the core's ports.)
+/// how much of its core the thread gets. (A chain of dependent operations barely shows it: on
+/// the Zen 5 VM one ran at 1.56 against 1.50 G/s on the two vCPUs while this kernel ran at 213
+/// against 340 GB/s, and Python and the solves 1.6x slower on one of them, as when a busy SMT
+/// sibling shares the core's ports.)
 double cache_triad_gbs(int reps) {
     constexpr std::int64_t kN = 2048, kPasses = 20000;
     std::vector<double> a(kN, 0.0), b(kN, 1.0), c(kN, 2.0);
