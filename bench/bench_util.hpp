@@ -2,6 +2,10 @@
 // the last-level cache size (benchmark problems are sized from it at run time) and STREAM.
 #pragma once
 
+#include <sched.h>
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
@@ -78,7 +82,7 @@ public:
     bool pinned() const { return pinned_; }
 
 private:
-    std::vector<unsigned char> old_;  ///< the previous mask (a cpu_set_t's bytes)
+    cpu_set_t old_{};  ///< the mask before
     bool pinned_ = false;
 };
 
@@ -100,5 +104,12 @@ std::vector<CoreSpeed> core_speeds(std::int64_t n, int reps,
 
 /// The CPU of `speeds` with the fastest triad in cache (the least contended), or -1 when empty.
 int fastest_cpu(const std::vector<CoreSpeed>& speeds);
+
+/// The speeds as the benchmarks' JSON rows ({cpu, stream_gbs, cache_gbs}).
+nlohmann::json core_speeds_json(const std::vector<CoreSpeed>& speeds);
+
+/// "cpu 1: STREAM 24.8 GB/s, in cache 82 GB/s" for each row of core_speeds_json, joined by
+/// "; " (STREAM "not measured" where it is 0).
+std::string describe_cores(const nlohmann::json& rows);
 
 }  // namespace mpmg::bench

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -295,14 +294,8 @@ std::string markdown(const json& doc) {
         m["cpu"].get<std::string>(), m["threads"].get<int>(), m["stream_triad_gbs"].get<double>(),
         m["llc_bytes"].get<std::int64_t>() >> 20, m["llc_source"].get<std::string>(),
         doc["repetitions"].get<int>());
-    std::string cores, pinned;
-    for (const json& c : m.value("core_speeds", json::array())) {
-        const double stream = c["stream_gbs"].get<double>();
-        cores += fmt::format("{}cpu {}: STREAM {}, in cache {:.0f} GB/s", cores.empty() ? "" : "; ",
-                             c["cpu"].get<int>(),
-                             stream > 0 ? fmt::format("{:.1f} GB/s", stream) : "not measured",
-                             c["cache_gbs"].get<double>());
-    }
+    const std::string cores = describe_cores(m.value("core_speeds", json::array()));
+    std::string pinned;
     for (const json& p : doc["problems"]) {
         if (p.contains("cpu") && !p["cpu"].is_null()) {
             pinned += fmt::format("{}{} cpu {}", pinned.empty() ? "" : ", ",
@@ -501,31 +494,21 @@ int run_e2e_bench(const BenchOptions& opt) {
     // that the scheduler moved between them mid-problem would compare configurations run at
     // different speeds.
     const bool pin_one = threads == 1;
-    // STREAM alone on at most kStreamCpus of them (about a second each); the triad in cache on
-    // every one.
-    constexpr std::size_t kStreamCpus = 8;
-    std::vector<CoreSpeed> speeds;
-    if (pin_one) {
-        speeds = core_speeds(stream_n, opt.quick ? 3 : 10, kStreamCpus);
-        const std::vector<CoreSpeed> rest = core_speeds(0, opt.quick ? 3 : 10);
-        if (rest.size() > speeds.size()) {
-            speeds.insert(speeds.end(), rest.begin() + static_cast<std::ptrdiff_t>(speeds.size()),
-                          rest.end());
-        }
+    // The record: each of the first kRecordedCpus cores alone (STREAM takes about a second a
+    // core); the per-problem choice below probes every core's triad in cache.
+    constexpr std::size_t kRecordedCpus = 8;
+    const std::vector<CoreSpeed> speeds =
+        pin_one ? core_speeds(stream_n, opt.quick ? 3 : 10, kRecordedCpus)
+                : std::vector<CoreSpeed>{};
+    if (!speeds.empty()) {
+        fmt::print(stderr, "  each core alone: {}\n", describe_cores(core_speeds_json(speeds)));
     }
-    json core_list = json::array();
-    for (const CoreSpeed& c : speeds) {
-        fmt::print(stderr, "  cpu {} alone: STREAM triad {}, in cache {:.0f} GB/s\n", c.cpu,
-                   c.stream_gbs > 0 ? fmt::format("{:.1f} GB/s", c.stream_gbs) : "not measured",
-                   c.cache_gbs);
-        core_list.push_back(
-            {{"cpu", c.cpu}, {"stream_gbs", c.stream_gbs}, {"cache_gbs", c.cache_gbs}});
-    }
+    const int start_cpu = fastest_cpu(speeds);
     std::optional<PinToCpu> pin;
-    if (pin_one) pin.emplace(fastest_cpu(speeds));
+    if (pin_one) pin.emplace(start_cpu);
     const double stream = stream_triad_gbs(threads, stream_n, opt.quick ? 3 : 10);
     fmt::print(stderr, "  STREAM triad, {} thread(s){}: {:.1f} GB/s\n", threads,
-               pin && pin->pinned() ? fmt::format(" on cpu {}", fastest_cpu(speeds)) : "", stream);
+               pin && pin->pinned() ? fmt::format(" on cpu {}", start_cpu) : "", stream);
 
     {  // warm-up, untimed: OpenMP thread pool, first-touch of the allocator
         SolverOptions w;
@@ -577,7 +560,7 @@ int run_e2e_bench(const BenchOptions& opt) {
 
     json doc;
     doc["machine"] = {{"cpu", cpu_model()},         {"threads", threads},
-                      {"stream_triad_gbs", stream}, {"core_speeds", core_list},
+                      {"stream_triad_gbs", stream}, {"core_speeds", core_speeds_json(speeds)},
                       {"llc_bytes", llc},           {"llc_source", llc_size().source}};
     doc["quick"] = opt.quick;
     doc["repetitions"] = reps;

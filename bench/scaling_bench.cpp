@@ -133,13 +133,13 @@ std::string stream_list(const json& rates) {
     return out;
 }
 
+/// "73%" for a ratio, "-" for null.
+std::string percent(const json& v) {
+    return v.is_null() ? std::string("-") : fmt::format("{:.0f}%", 100.0 * v.get<double>());
+}
+
 std::string markdown(const json& doc) {
-    std::string cores;
-    for (const json& c : doc["machine"]["core_speeds"]) {
-        cores += fmt::format("{}cpu {}: STREAM {:.1f} GB/s, in cache {:.0f} GB/s",
-                             cores.empty() ? "" : "; ", c["cpu"].get<int>(),
-                             c["stream_gbs"].get<double>(), c["cache_gbs"].get<double>());
-    }
+    const std::string cores = describe_cores(doc["machine"]["core_speeds"]);
     std::string md = fmt::format(
         "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores; load average before / "
         "after: {} / {}). Medians of {} run(s), interleaved (each round runs every case once). "
@@ -168,19 +168,16 @@ std::string markdown(const json& doc) {
         "vs the round's slowest core | solve_s | solve efficiency | solve vs capacity | STREAM "
         "bound | even-split bound |\n";
     md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-    const auto pct = [](const json& v) {
-        return v.is_null() ? std::string("-") : fmt::format("{:.0f}%", 100.0 * v.get<double>());
-    };
     for (const json& r : doc["rows"]) {
         md += fmt::format(
             "| {} | {} | {} | {} | {} | {:.3f} | {} | {} | {} | {:.3f} | {} | {} | {} | {} |\n",
             r["config"].get<std::string>(), r["ranks"].get<int>(), r["threads"].get<int>(),
             r["cpu"].is_null() ? std::string("any") : std::to_string(r["cpu"].get<int>()),
-            r["iterations"].get<int>(), r["total_s"].get<double>(), pct(r["efficiency"]),
-            pct(r["capacity_efficiency"]), pct(r["round_slowest_efficiency"]),
-            r["solve_s"].get<double>(), pct(r["solve_efficiency"]),
-            pct(r["solve_capacity_efficiency"]), pct(r["stream_bound"]),
-            pct(r["even_split_bound"]));
+            r["iterations"].get<int>(), r["total_s"].get<double>(), percent(r["efficiency"]),
+            percent(r["capacity_efficiency"]), percent(r["round_slowest_efficiency"]),
+            r["solve_s"].get<double>(), percent(r["solve_efficiency"]),
+            percent(r["solve_capacity_efficiency"]), percent(r["stream_bound"]),
+            percent(r["even_split_bound"]));
     }
     if (!doc["weak_model"].empty()) {
         md += fmt::format(
@@ -253,10 +250,8 @@ int run_scaling_bench(const BenchOptions& opt) {
     // one up to kPinnedMax (all of them on the machines this runs on; a sample on larger ones).
     const std::vector<CoreSpeed> speeds =
         core_speeds(opt.quick ? (std::int64_t{1} << 20) : llc, opt.quick ? 3 : 10, kPinnedMax);
-    for (const CoreSpeed& c : speeds) {
-        fmt::print(stderr, "  cpu {} alone: STREAM triad {:.1f} GB/s, in cache {:.0f} GB/s\n",
-                   c.cpu, c.stream_gbs, c.cache_gbs);
-    }
+    if (!speeds.empty())
+        fmt::print(stderr, "  each core alone: {}\n", describe_cores(core_speeds_json(speeds)));
     const fs::path tmp = fs::temp_directory_path() / fmt::format("mpmg_scaling_{}", ::getpid());
     fs::create_directories(tmp);
     // The cases of a round: the serial baseline once per pinned core (cpu -1: unpinned, where
@@ -388,18 +383,14 @@ int run_scaling_bench(const BenchOptions& opt) {
                       vs_slowest.empty() ? json(nullptr) : json(median(vs_slowest))},
                      {"partition", last["partition"]}};
             nrows = last["rows"].get<long long>();
-            const auto pct = [](const json& v) {
-                return v.is_null() ? std::string("-")
-                                   : fmt::format("{:.0f}%", 100.0 * v.get<double>());
-            };
             fmt::print(stderr,
                        "  {:<9} {} rank(s) x {} thread(s){}: {} its, total {:.3f} s ({}, {} of "
                        "capacity, {} vs the round's slowest core), solve {:.3f} s ({}, {})\n",
                        kConfigNames[c], ranks, threads,
                        cpu >= 0 ? fmt::format(" on cpu {}", cpu) : std::string(),
-                       last["iterations"].get<int>(), t, pct(row["efficiency"]), pct(cap),
-                       pct(row["round_slowest_efficiency"]), s, pct(row["solve_efficiency"]),
-                       pct(cap_solve));
+                       last["iterations"].get<int>(), t, percent(row["efficiency"]), percent(cap),
+                       percent(row["round_slowest_efficiency"]), s,
+                       percent(row["solve_efficiency"]), percent(cap_solve));
             if (ranks == 2 && threads == 1) model.push_back(weak_model(last, kConfigNames[c]));
             rows.push_back(std::move(row));
         }
@@ -407,17 +398,12 @@ int run_scaling_bench(const BenchOptions& opt) {
     std::error_code ec;
     fs::remove_all(tmp, ec);
     if (rows.empty()) return 1;
-    json core_list = json::array();
-    for (const CoreSpeed& c : speeds) {
-        core_list.push_back(
-            {{"cpu", c.cpu}, {"stream_gbs", c.stream_gbs}, {"cache_gbs", c.cache_gbs}});
-    }
     json doc;
     doc["machine"] = {{"cpu", cpu_model()},
                       {"threads", budget},
                       {"stream_triad_gbs", stream.front()},
                       {"stream_triad_gbs_by_cores", stream},
-                      {"core_speeds", core_list},
+                      {"core_speeds", core_speeds_json(speeds)},
                       {"llc_bytes", llc},
                       {"llc_source", llc_size().source},
                       {"load_average_before", load_before},

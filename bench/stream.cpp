@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -152,11 +151,7 @@ std::vector<int> allowed_cpus() {
 }
 
 PinToCpu::PinToCpu(int cpu) {
-    cpu_set_t old;
-    CPU_ZERO(&old);
-    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(old), &old) != 0) return;
-    old_.resize(sizeof(old));
-    std::memcpy(old_.data(), &old, sizeof(old));
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(old_), &old_) != 0) return;
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
@@ -164,10 +159,7 @@ PinToCpu::PinToCpu(int cpu) {
 }
 
 PinToCpu::~PinToCpu() {
-    if (!pinned_) return;
-    cpu_set_t old;
-    std::memcpy(&old, old_.data(), sizeof(old));
-    (void)sched_setaffinity(0, sizeof(old), &old);
+    if (pinned_) (void)sched_setaffinity(0, sizeof(old_), &old_);
 }
 
 namespace {
@@ -215,6 +207,26 @@ int fastest_cpu(const std::vector<CoreSpeed>& speeds) {
         }
     }
     return best;
+}
+
+nlohmann::json core_speeds_json(const std::vector<CoreSpeed>& speeds) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const CoreSpeed& c : speeds) {
+        rows.push_back({{"cpu", c.cpu}, {"stream_gbs", c.stream_gbs}, {"cache_gbs", c.cache_gbs}});
+    }
+    return rows;
+}
+
+std::string describe_cores(const nlohmann::json& rows) {
+    std::string out;
+    for (const nlohmann::json& c : rows) {
+        const double stream = c["stream_gbs"].get<double>();
+        out += fmt::format("{}cpu {}: STREAM {}, in cache {:.0f} GB/s", out.empty() ? "" : "; ",
+                           c["cpu"].get<int>(),
+                           stream > 0 ? fmt::format("{:.1f} GB/s", stream) : "not measured",
+                           c["cache_gbs"].get<double>());
+    }
+    return out;
 }
 
 }  // namespace mpmg::bench

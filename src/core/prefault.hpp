@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iterator>
 #include <vector>
 
 namespace mpmg {
@@ -13,15 +14,23 @@ namespace mpmg {
 /// mapped cost only a walk of their page tables.
 void prefault(void* p, std::size_t bytes);
 
+/// v.reserve(n), with storage it allocates anew prefaulted before the values are moved into it.
+template <class T>
+void reserve_prefaulted(std::vector<T>& v, std::size_t n) {
+    if (v.capacity() >= n) return;
+    std::vector<T> fresh;
+    fresh.reserve(n);
+    prefault(fresh.data(), n * sizeof(T));
+    fresh.insert(fresh.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+    v.swap(fresh);
+}
+
 /// v = n copies of `value`; storage it allocates anew is prefaulted before the values are
-/// written.
+/// written (the old values are dropped first, not copied).
 template <class T>
 void assign_prefaulted(std::vector<T>& v, std::size_t n, const T& value = T{}) {
-    if (v.capacity() < n) {
-        v = std::vector<T>();
-        v.reserve(n);
-        prefault(v.data(), n * sizeof(T));
-    }
+    if (v.capacity() < n) v = std::vector<T>();
+    reserve_prefaulted(v, n);
     v.assign(n, value);
 }
 

@@ -17,6 +17,7 @@
 #endif
 
 #include "core/float16.hpp"
+#include "core/prefault.hpp"
 #include "mpmg/sgdia_matrix.hpp"
 #include "mpmg/solver.hpp"
 
@@ -40,26 +41,46 @@ TEST(ZeroedMemory, SmallAndLargeBlocksAreZeroAndWritable) {
 }
 
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE) && !defined(__SANITIZE_ADDRESS__)
+// Resident pages among the whole pages of [p, p + bytes) (mincore), or -1.
+long resident_pages(const void* p, std::size_t bytes) {
+    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto first = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1);
+    const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1);
+    std::vector<unsigned char> in((last - first) / page);
+    if (mincore(reinterpret_cast<void*>(first), last - first, in.data()) != 0) return -1;
+    return static_cast<long>(
+        std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; }));
+}
+
 // A large block comes already faulted in (one madvise instead of a fault per page as the
 // producer writes it): every page of a fresh one is resident before anything touches it. A
 // small block is left to be faulted in as it is written.
 TEST(ZeroedMemory, LargeBlocksComeFaultedIn) {
-    const long page = sysconf(_SC_PAGESIZE);
-    const auto resident_pages = [&](void* p, std::size_t bytes) {
-        const auto first = (reinterpret_cast<std::uintptr_t>(p) + page - 1) & ~(page - 1ul);
-        const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(page - 1ul);
-        std::vector<unsigned char> in((last - first) / page);
-        if (mincore(reinterpret_cast<void*>(first), last - first, in.data()) != 0) return -1l;
-        return static_cast<long>(
-            std::count_if(in.begin(), in.end(), [](unsigned char c) { return (c & 1) != 0; }));
-    };
     // 64 MiB: glibc maps it afresh unless keep_freed_memory took effect in this process, and a
     // heap that size has not been touched before in this test binary.
     const std::size_t bytes = std::size_t{64} << 20;
     void* p = detail::allocate_zeroed(bytes);
-    const long pages = static_cast<long>(bytes / page) - 1;
-    EXPECT_GE(resident_pages(p, bytes), pages);
+    const long pages = static_cast<long>(bytes / static_cast<std::size_t>(sysconf(_SC_PAGESIZE)));
+    EXPECT_GE(resident_pages(p, bytes), pages - 1);
     detail::deallocate_zeroed(p, bytes);
+}
+
+// reserve_prefaulted grows a vector into storage faulted in before anything is written to it,
+// and keeps its values (the Galerkin product's plane windows grow so).
+TEST(ZeroedMemory, ReservePrefaultedKeepsTheValuesInFaultedInStorage) {
+    std::vector<double> v{1.5, 2.5, 3.5};
+    // 128 MiB, twice the block above: even if the heap hands back that block's (resident)
+    // pages, half of these are new.
+    const std::size_t n = (std::size_t{128} << 20) / sizeof(double);
+    reserve_prefaulted(v, n);
+    EXPECT_EQ(v, (std::vector<double>{1.5, 2.5, 3.5}));
+    ASSERT_GE(v.capacity(), n);
+    const long pages =
+        static_cast<long>(n * sizeof(double) / static_cast<std::size_t>(sysconf(_SC_PAGESIZE)));
+    EXPECT_GE(resident_pages(v.data(), n * sizeof(double)), pages - 1);
+    const double* at = v.data();
+    reserve_prefaulted(v, n / 2);  // enough capacity already: nothing moves
+    EXPECT_EQ(v.data(), at);
 }
 #endif
 

@@ -381,10 +381,7 @@ Lines<double> window(std::vector<double>& buf, int ndiag, const Box& box, int bl
     l.plane = l.row * box.ny;
     l.ring = ring;
     const auto n = static_cast<std::size_t>(ndiag * ring * l.plane);
-    if (buf.capacity() < n) {  // new pages: faulted in at once (core/prefault.hpp)
-        buf.reserve(n);
-        prefault(buf.data(), n * sizeof(double));
-    }
+    reserve_prefaulted(buf, n);  // new pages: faulted in at once (core/prefault.hpp)
     buf.resize(n);
     for (int d = 0; d < ndiag; ++d) l.base.push_back(buf.data() + d * ring * l.plane);
     return l;
