@@ -43,6 +43,7 @@
 #include <cstdint>
 
 #include "kernels/interleaved_r-inl.h"
+#include "kernels/lambda_inline.hpp"
 #include "kernels/load_conv-inl.h"
 #include "kernels/sgdia_block.hpp"
 #include "kernels/shift_lanes-inl.h"
@@ -194,7 +195,7 @@ HWY_INLINE void accumulate(D d, const Line<S, C>& l, int i0, int i1, int nx, C* 
         const C* x = l.x[e];
         const int dx = l.dx[e];
         const bool init = k == 0;
-        const auto step = [&](int i, bool overlap) HWY_ATTR {
+        const auto step = [&](int i, bool overlap) HWY_ATTR MPMG_LAMBDA_INLINE {
             ahead.step();
             V xv[R];
             if (dx < 0 && i == 0) {

@@ -33,13 +33,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/lambda_inline.hpp"
 #include "kernels/sgdia_simd.hpp"
-
-// A lambda's call operator always inlined (GCC and Clang accept the attribute after the
-// parameter list).
-#ifndef MPMG_LAMBDA_INLINE
-#define MPMG_LAMBDA_INLINE __attribute__((always_inline))
-#endif
 
 HWY_BEFORE_NAMESPACE();
 namespace mpmg::kernels::simd {
