@@ -72,6 +72,12 @@ MpiRun mpmg(int ranks, const std::string& args) {
         // would report them as leaks of every distributed run. Leak checking of mpmg's code
         // stays on in the serial runs of the same paths.
         cmd += "ASAN_OPTIONS=detect_leaks=0 ";
+        // A session directory of its own: two mpirun started at once (ctest -j2) raced to
+        // create Open MPI's default /tmp/ompi.<host>.<uid>, and the loser failed in orte_init
+        // ("mkdir ... File exists").
+        const fs::path session = temp_dir() / ("ompi" + tag);
+        fs::create_directories(session);
+        cmd += "OMPI_MCA_orte_tmpdir_base=" + session.string() + " ";
         cmd +=
             "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_"
             "oversubscribe=1 " +
