@@ -138,6 +138,9 @@ struct SolverOptions {
 
 /// Throws InvalidInput for any out-of-range or contradictory value, naming the option.
 void validate(const SolverOptions& o);
+/// validate() without asking for a problem to solve (mpmg::Solver takes its matrix from
+/// setup()): a built-in problem, file or grid given is still checked.
+void validate_settings(const SolverOptions& o);
 
 /// Reads a config (JSON object) over `base`: only keys present change. Throws InvalidInput
 /// naming the JSON path for unknown keys and wrong types.

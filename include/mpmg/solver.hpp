@@ -3,13 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "mpmg/csr_matrix.hpp"
 #include "mpmg/options.hpp"
+#include "mpmg/sgdia_matrix.hpp"
 #include "mpmg/solve_status.hpp"
 
 namespace mpmg {
@@ -100,6 +104,68 @@ struct SolveResult {
 /// InvalidInput / Unsupported for bad input and NumericalError when setup cannot proceed; a
 /// solve that ran but did not converge returns with converged = false and a message.
 SolveResult solve(const SolverOptions& options);
+
+/// What Solver::setup built.
+struct SetupResult {
+    std::int64_t rows = 0, nnz = 0;
+    SolverOptions
+        options;  ///< as resolved (method, solver, smoother and interpolation made concrete)
+    std::vector<LevelInfo> levels;
+    double grid_complexity = 0.0, operator_complexity = 0.0;
+    double setup_s = 0.0;
+    /// As in SolveResult: -A x = -b is solved (A's diagonal negative on every row), A scaled
+    /// by 2^a_exponent (its largest magnitude outside [2^-64, 2^64]); AMG path: the
+    /// renumbering, and the unknowns per node aggregated by.
+    bool negated = false;
+    int a_exponent = 0;
+    std::string reordered;
+    int block_size = 0;
+    std::string block_size_reason;
+};
+
+/// A solver for a matrix held in memory, set up once and applied to any number of right-hand
+/// sides (time steps, Newton steps with a frozen Jacobian, several loads): the multigrid
+/// hierarchy is built by setup() and reused by every solve(). It runs the same paths, defaults,
+/// precision choices and runtime guard as mpmg::solve; a rebuild by the guard is kept for the
+/// next solves. One process (under mpirun, use mpmg::solve with a file). setup() again with a
+/// new matrix (new values, or a new pattern) replaces the hierarchy. Not thread-safe: one call
+/// at a time per Solver.
+///
+///     mpmg::SolverOptions o;                 // precision auto, rtol 1e-10, ...
+///     mpmg::Solver s(o);
+///     s.setup(std::move(a));                 // CsrMatrix (AMG) or SgDiaMatrix<double>
+///     (structured) for (...) { auto r = s.solve(b, x); }  // x: initial guess in, solution out
+class Solver {
+public:
+    /// Checks the options (InvalidInput naming the option). options.problem must name no
+    /// problem and no file: the matrix comes from setup(). Its grid (and components) put a
+    /// CsrMatrix on the structured path, as `--matrix A.mtx --grid NX,NY,NZ[,R]` does.
+    explicit Solver(const SolverOptions& options = {});
+    ~Solver();
+    Solver(Solver&&) noexcept;
+    Solver& operator=(Solver&&) noexcept;
+
+    /// The structured path on A's grid. The solver keeps A (move it in to avoid a copy).
+    /// Throws InvalidInput for an empty A or a non-finite value (naming the offset and cell),
+    /// NumericalError when the hierarchy cannot be built.
+    SetupResult setup(SgDiaMatrix<double> a);
+    /// The AMG path, or with options.problem.grid the structured path on that grid. Throws
+    /// InvalidInput for a matrix that is not square, not well-formed CSR (row_ptr, columns
+    /// sorted and in range) or holds a non-finite value (naming the row), NumericalError when
+    /// the hierarchy cannot be built.
+    SetupResult setup(CsrMatrix a);
+    /// Solves A x = b from the initial guess in x (all zeros: none), writing the solution into
+    /// x (never NaN). Both have A's rows. The result's x is empty (the solution is in x);
+    /// setup_s counts only rebuilds by the guard in this solve; error_vs_exact is unset.
+    /// Throws InvalidInput before setup, for wrong sizes or non-finite entries of b or x.
+    SolveResult solve(std::span<const double> b, std::span<double> x);
+    /// Whether setup() has succeeded.
+    bool ready() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 /// The JSON of DESIGN.md's contract (without x).
 nlohmann::json to_json(const SolveResult& r);

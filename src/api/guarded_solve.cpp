@@ -105,11 +105,24 @@ void check_fp32_residual(const LinearOperator<float>& a, const std::vector<doubl
 
 }  // namespace
 
-/// Builds the preconditioner, solves, and on non-finite values, breakdown or stagnation
-/// rebuilds with a wider plan and continues from the last finite iterate (DESIGN.md Safety §5).
+GuardState guarded_setup(const BuildFn& build, const SolverOptions& o, SolveResult& out) {
+    GuardState s{o.precision, o.multigrid, o.solver, nullptr};
+    const auto t_setup = Clock::now();
+    s.m = build(s.plan, s.mg);
+    out.setup_s += seconds_since(t_setup);
+    out.levels.clear();
+    for (const auto& r : s.m->report()) out.levels.push_back(to_info(r));
+    out.grid_complexity = s.m->grid_complexity();
+    out.operator_complexity = s.m->operator_complexity();
+    return s;
+}
+
+/// Solves, and on non-finite values, breakdown or stagnation rebuilds with a wider plan and
+/// continues from the last finite iterate (DESIGN.md Safety §5).
 template <class K>
-void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, const BuildFn& build,
-                 const SolverOptions& o, const GuardFallbacks& fallbacks, SolveResult& out) {
+void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
+                   const BuildFn& build, const SolverOptions& o, const GuardFallbacks& fallbacks,
+                   GuardState& state, bool x_given, SolveResult& out) {
     // K = FP64 iterates on b_in and in out.x themselves; K = FP32 on rounded copies. (A copy
     // of b and one of x would be two more passes, and in a fresh process two more vectors'
     // first touches: about 4 ms per MiB on the Zen 5 VM.)
@@ -118,17 +131,22 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     K* x = nullptr;
     if constexpr (std::is_same_v<K, double>) {
         b = b_in.data();
-        assign_prefaulted(out.x, b_in.size(), 0.0);
+        if (!x_given) assign_prefaulted(out.x, b_in.size(), 0.0);
         x = out.x.data();
     } else {
         b_own.assign(b_in.begin(), b_in.end());
-        assign_prefaulted(x_own, b_in.size(), K{0});
+        if (x_given) {
+            x_own.assign(out.x.begin(), out.x.end());
+        } else {
+            assign_prefaulted(x_own, b_in.size(), K{0});
+        }
         b = b_own.data();
         x = x_own.data();
     }
-    PrecisionPlan plan = o.precision;
-    MultigridOptions mg = o.multigrid;
-    SolverKind solver = o.solver;
+    PrecisionPlan& plan = state.plan;
+    MultigridOptions& mg = state.mg;
+    SolverKind& solver = state.solver;
+    std::unique_ptr<BuiltPreconditioner>& m = state.m;
     int used = 0, last_run = 0;  // iterations in all, and in the last run
     // GMRES stops a run that is too slow for max_iter only while the guard has something else
     // to try; after that it spends the iterations left on the hierarchy it has.
@@ -146,7 +164,6 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         out.setup_s += seconds_since(t_setup);
         return built;
     };
-    std::unique_ptr<BuiltPreconditioner> m = timed_build();
     for (bool first = true;; first = false) {
         out.levels.clear();
         for (const auto& r : m->report()) out.levels.push_back(to_info(r));
@@ -154,8 +171,8 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
         out.operator_complexity = m->operator_complexity();
 
         Adapter<K> pre(*m);
-        const KrylovOptions kopt{o.rtol, o.max_iter - used, o.restart,
-                                 first,  slow_rule,         mg.cycle == CycleKind::k};
+        const KrylovOptions kopt{o.rtol,    o.max_iter - used,       o.restart, first && !x_given,
+                                 slow_rule, mg.cycle == CycleKind::k};
         KrylovResult kr = run_solver(solver, a, &pre, b, x, kopt);
         out.preconditioner_s += kr.preconditioner_seconds;
         if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
@@ -299,11 +316,11 @@ void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b_in, co
     }
 }
 
-template void run_guarded<double>(const LinearOperator<double>&, const std::vector<double>&,
-                                  const BuildFn&, const SolverOptions&, const GuardFallbacks&,
-                                  SolveResult&);
-template void run_guarded<float>(const LinearOperator<float>&, const std::vector<double>&,
-                                 const BuildFn&, const SolverOptions&, const GuardFallbacks&,
-                                 SolveResult&);
+template void guarded_solve<double>(const LinearOperator<double>&, const std::vector<double>&,
+                                    const BuildFn&, const SolverOptions&, const GuardFallbacks&,
+                                    GuardState&, bool, SolveResult&);
+template void guarded_solve<float>(const LinearOperator<float>&, const std::vector<double>&,
+                                   const BuildFn&, const SolverOptions&, const GuardFallbacks&,
+                                   GuardState&, bool, SolveResult&);
 
 }  // namespace mpmg

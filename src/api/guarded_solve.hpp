@@ -95,12 +95,37 @@ private:
     BuiltPreconditioner& m_;
 };
 
-/// Solves A x = b (b in FP64) in precision K; fills status, iterations, history, message,
-/// guard events, levels, complexities, setup and preconditioner times, and x of `out`. When
-/// FP64 everywhere still fails, the guard rebuilds with the robust smoother, then (CG breaking
-/// down) goes on with GMRES, or (otherwise) with the fallback interpolation.
+/// What a guarded solve leaves for the next solve of the same A (mpmg::Solver): the
+/// preconditioner as last (re)built, and the settings it was built with.
+struct GuardState {
+    PrecisionPlan plan;
+    MultigridOptions mg;
+    SolverKind solver = SolverKind::cg;
+    std::unique_ptr<BuiltPreconditioner> m;
+};
+
+/// Builds the preconditioner of `o` (its time into out.setup_s, its levels and complexities
+/// into out).
+GuardState guarded_setup(const BuildFn& build, const SolverOptions& o, SolveResult& out);
+
+/// Solves A x = b (b in FP64) in precision K with the preconditioner of `state`; fills status,
+/// iterations, history, message, guard events, levels, complexities, the setup time of the
+/// guard's rebuilds, the preconditioner time, and x of `out`. x starts from zero, or from out.x
+/// when `x_given` (then out.x has b's size). When FP64 everywhere still fails, the guard rebuilds
+/// with the robust smoother, then (CG breaking down) goes on with GMRES, or (otherwise) with the
+/// fallback interpolation. A rebuild replaces state's preconditioner and settings: a later solve
+/// starts from what worked.
+template <class K>
+void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b, const BuildFn& build,
+                   const SolverOptions& o, const GuardFallbacks& fallbacks, GuardState& state,
+                   bool x_given, SolveResult& out);
+
+/// guarded_setup, then guarded_solve from x = 0.
 template <class K>
 void run_guarded(const LinearOperator<K>& a, const std::vector<double>& b, const BuildFn& build,
-                 const SolverOptions& o, const GuardFallbacks& fallbacks, SolveResult& out);
+                 const SolverOptions& o, const GuardFallbacks& fallbacks, SolveResult& out) {
+    GuardState state = guarded_setup(build, o, out);
+    guarded_solve<K>(a, b, build, o, fallbacks, state, false, out);
+}
 
 }  // namespace mpmg

@@ -166,11 +166,16 @@ CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view w) {
 }
 
 void validate(const SolverOptions& o) {
-    const auto fail = [](std::string msg) { throw InvalidInput(std::move(msg)); };
     const ProblemOptions& p = o.problem;
     if (p.name.empty() && p.matrix.empty()) {
-        fail("nothing to solve: give --problem NAME or --matrix A.mtx");
+        throw InvalidInput("nothing to solve: give --problem NAME or --matrix A.mtx");
     }
+    validate_settings(o);
+}
+
+void validate_settings(const SolverOptions& o) {
+    const auto fail = [](std::string msg) { throw InvalidInput(std::move(msg)); };
+    const ProblemOptions& p = o.problem;
     if (!p.name.empty() && !p.matrix.empty()) {
         fail(
             fmt::format("--problem '{}' and --matrix '{}' contradict: give one", p.name, p.matrix));

@@ -1,0 +1,396 @@
+// mpmg::Solver: setup once from a matrix in memory, then any number of solves on the same
+// hierarchy. The paths, defaults and the guard are mpmg::solve's (api/solve.cpp); what differs
+// is that the matrix, the operator, the hierarchy and the guard's state outlive one solve.
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "api/guarded_solve.hpp"
+#include "api/operators.hpp"
+#include "api/problem_input.hpp"
+#include "distributed/mpi_env.hpp"
+#include "kernels/setup_simd.hpp"
+#include "mpmg/errors.hpp"
+#include "mpmg/solver.hpp"
+#include "multigrid/amg_hierarchy.hpp"
+#include "multigrid/hierarchy.hpp"
+#include "structured/coarsen.hpp"
+#include "structured/from_csr.hpp"
+#include "unstructured/drop_zeros.hpp"
+
+namespace mpmg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSource = "the matrix given to Solver::setup";
+
+/// A well-formed square CSR matrix with finite values, or InvalidInput naming what is not.
+void check_csr(const CsrMatrix& a) {
+    const auto fail = [](std::string what) {
+        throw InvalidInput(fmt::format("Solver::setup: {}", what));
+    };
+    if (a.rows < 1 || a.rows != a.cols) {
+        fail(fmt::format("A is {} x {}; a linear solve needs a square matrix with rows", a.rows,
+                         a.cols));
+    }
+    if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1 || a.row_ptr.front() != 0) {
+        fail(fmt::format("row_ptr has {} entries starting at {}; it needs rows + 1 = {} from 0",
+                         a.row_ptr.size(), a.row_ptr.empty() ? 0 : a.row_ptr.front(), a.rows + 1));
+    }
+    if (a.col.size() != a.val.size() || a.row_ptr.back() != a.nnz()) {
+        fail(fmt::format("row_ptr ends at {} with {} columns and {} values; all three must agree",
+                         a.row_ptr.back(), a.col.size(), a.val.size()));
+    }
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        const std::int64_t begin = a.row_ptr[i], end = a.row_ptr[i + 1];
+        if (end < begin) fail(fmt::format("row_ptr decreases at row {}", i));
+        for (std::int64_t k = begin; k < end; ++k) {
+            const auto uk = static_cast<std::size_t>(k);
+            if (a.col[uk] < 0 || a.col[uk] >= a.cols) {
+                fail(fmt::format("row {} has column {}, outside 0..{}", i, a.col[uk], a.cols - 1));
+            }
+            if (k > begin && a.col[uk] <= a.col[uk - 1]) {
+                fail(fmt::format("row {}: columns {} and {} are not strictly increasing", i,
+                                 a.col[uk - 1], a.col[uk]));
+            }
+            if (!std::isfinite(a.val[uk])) {
+                fail(fmt::format("A({}, {}) = {}: every value must be finite", i, a.col[uk],
+                                 a.val[uk]));
+            }
+        }
+    }
+}
+
+/// InvalidInput naming the first non-finite value of an SG-DIA matrix (its offset and cell).
+void check_finite(const SgDiaMatrix<double>& a) {
+    if (a.rows() < 1) throw InvalidInput("Solver::setup: A has no rows");
+    const auto& v = a.values();
+    const auto bad = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
+    if (bad == v.end()) return;
+    const std::int64_t at = bad - v.begin();
+    const int d = static_cast<int>(at / a.diag_stride());
+    const std::int64_t cell = (at % a.diag_stride()) / (std::int64_t{a.block()} * a.block());
+    const Offset& o = a.stencil()[d];
+    throw InvalidInput(fmt::format(
+        "Solver::setup: A has the non-finite value {} at cell {} (offset {},{},{}): every value "
+        "must be finite",
+        *bad, cell, o.dx, o.dy, o.dz));
+}
+
+/// InvalidInput unless v has `rows` finite entries.
+void check_vector(std::span<const double> v, std::int64_t rows, const char* name) {
+    if (static_cast<std::int64_t>(v.size()) != rows) {
+        throw InvalidInput(
+            fmt::format("Solver::solve: {} has {} entries; A has {} rows", name, v.size(), rows));
+    }
+    const auto bad = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
+    if (bad != v.end()) {
+        throw InvalidInput(fmt::format("Solver::solve: {}[{}] = {}: every entry must be finite",
+                                       name, bad - v.begin(), *bad));
+    }
+}
+
+}  // namespace
+
+struct Solver::Impl {
+    SolverOptions given;     // as the constructor took them
+    SolverOptions resolved;  // after setup's choices
+    bool structured = false;
+    std::int64_t rows = 0, nnz = 0;
+    bool negated = false;
+    int a_exponent = 0;
+    // The structured path's A, or the AMG path's (renumbered by perm when it is not empty).
+    SgDiaMatrix<double> grid_a;
+    bool a_normal = false;
+    CsrMatrix csr_a;
+    std::vector<std::int64_t> perm;
+    // A as the Krylov solver reads it, in K = FP64 or FP32 (one of the four).
+    std::unique_ptr<SgDiaOperator<double>> grid64;
+    std::unique_ptr<SgDiaOperator<float>> grid32;
+    std::unique_ptr<CsrOperator<double>> csr64;
+    std::unique_ptr<CsrOperator<float>> csr32;
+    BuildFn build;
+    GuardFallbacks fallbacks;
+    std::optional<GuardState> state;
+    SetupResult setup_info;
+    // The solve's b and x, kept between solves so their pages are touched once.
+    std::vector<double> b_work, x_work;
+
+    void clear() {
+        state.reset();
+        grid64.reset();
+        grid32.reset();
+        csr64.reset();
+        csr32.reset();
+        build = nullptr;
+        grid_a = SgDiaMatrix<double>();
+        csr_a = CsrMatrix();
+        perm.clear();
+    }
+
+    /// -A when A's diagonal is negative on every row, and A scaled into [2^-64, 2^64] (as
+    /// mpmg::solve's prepare_input). Returns the values' smallest nonzero magnitude after it.
+    template <class M>
+    double prepare(M& a, std::span<double> values) {
+        std::vector<double> no_b;
+        negated = diagonal_negative(a);
+        if (negated) negate(a, no_b);
+        const kernels::FiniteRange range =
+            kernels::finite_range(values.data(), static_cast<std::int64_t>(values.size()));
+        a_exponent = normalising_exponent(range.largest);
+        scale_by_power_of_two(values, a_exponent);
+        return std::ldexp(range.smallest, a_exponent);
+    }
+
+    void setup_grid(bool symmetric) {
+        SolverOptions& o = resolved;
+        o.method = MethodKind::structured;
+        a_normal = !(prepare(grid_a, grid_a.values()) < std::numeric_limits<double>::min());
+        if (o.solver == SolverKind::automatic) {
+            o.solver = symmetric ? SolverKind::cg : SolverKind::gmres;
+        }
+        if (o.multigrid.smoother == SmootherKind::automatic) {
+            o.multigrid.smoother = SmootherKind::symgs;
+        }
+        if (o.multigrid.interpolation == InterpolationKind::automatic) {
+            o.multigrid.interpolation = InterpolationKind::linear;
+        }
+        TruncationCounts counts;
+        ExactHalfSource half;
+        if (o.precision.krylov == Precision::fp64) {
+            grid64 = std::make_unique<SgDiaOperator<double>>(grid_a, counts);
+            half = [op = grid64.get()] { return op->exact_half(); };
+        } else {
+            grid32 = std::make_unique<SgDiaOperator<float>>(grid_a, counts);
+            half = [op = grid32.get()] { return op->exact_half(); };
+        }
+        check_k(counts, o.precision.krylov);
+        build = [this, half](const PrecisionPlan& plan, const MultigridOptions& mg) {
+            return std::unique_ptr<BuiltPreconditioner>(std::make_unique<Built<Hierarchy>>(
+                grid_a, mg, plan, half, not_owned(grid_a), a_normal));
+        };
+        fallbacks = GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}};
+        rows = grid_a.rows();
+        nnz = grid_a.nnz();
+    }
+
+    void setup_amg(bool symmetric) {
+        SolverOptions& o = resolved;
+        o.method = MethodKind::amg;
+        if (o.solver == SolverKind::automatic) {
+            o.solver = symmetric ? SolverKind::cg : SolverKind::gmres;
+        }
+        if (o.multigrid.smoother == SmootherKind::automatic) {
+            o.multigrid.smoother = SmootherKind::symgs;
+        }
+        drop_zeros(csr_a);  // after the symmetry test, which compares stored patterns
+        (void)prepare(csr_a, csr_a.val);
+        const BlockSizeChoice block = choose_block_size(csr_a, o.multigrid.block_size);
+        o.multigrid.block_size = block.block;
+        setup_info.block_size = block.block;
+        setup_info.block_size_reason = block.why;
+        perm = amg_order(csr_a, o.multigrid.reorder, block.block);
+        if (!perm.empty()) {
+            csr_a = permute(csr_a, perm);
+            setup_info.reordered = "rcm";
+        }
+        TruncationCounts counts;
+        if (o.precision.krylov == Precision::fp64) {
+            csr64 = std::make_unique<CsrOperator<double>>(to_typed<double>(csr_a, counts));
+        } else {
+            csr32 = std::make_unique<CsrOperator<float>>(to_typed<float>(csr_a, counts));
+        }
+        check_k(counts, o.precision.krylov);
+        build = [this](const PrecisionPlan& plan, const MultigridOptions& mg) {
+            return std::unique_ptr<BuiltPreconditioner>(
+                std::make_unique<Built<AmgHierarchy>>(csr_a, mg, plan));
+        };
+        fallbacks = GuardFallbacks{
+            SmootherKind::l1_jacobi, {}, {SmootherKind::ilu0, SmootherKind::l1_jacobi}};
+        rows = csr_a.rows;
+        nnz = csr_a.nnz();
+    }
+
+    /// Builds the hierarchy (setup_grid or setup_amg ran) and fills setup_info.
+    SetupResult finish_setup() {
+        SolveResult timing;
+        state = guarded_setup(build, resolved, timing);
+        SetupResult& s = setup_info;
+        s.rows = rows;
+        s.nnz = nnz;
+        s.options = resolved;
+        s.negated = negated;
+        s.a_exponent = a_exponent;
+        s.setup_s = timing.setup_s;
+        s.levels = std::move(timing.levels);
+        s.grid_complexity = timing.grid_complexity;
+        s.operator_complexity = timing.operator_complexity;
+        return s;
+    }
+
+    template <class K>
+    void run(const LinearOperator<K>& a, bool x_given, SolveResult& out) {
+        guarded_solve<K>(a, b_work, build, resolved, fallbacks, *state, x_given, out);
+    }
+};
+
+Solver::Solver(const SolverOptions& options) : impl_(std::make_unique<Impl>()) {
+    const ProblemOptions& p = options.problem;
+    if (!p.name.empty() || !p.matrix.empty() || !p.rhs.empty()) {
+        throw InvalidInput(fmt::format(
+            "Solver: options.problem names {}; a Solver takes its matrix from setup() (mpmg::solve "
+            "solves built-in problems and files)",
+            !p.name.empty()     ? fmt::format("the built-in problem '{}'", p.name)
+            : !p.matrix.empty() ? fmt::format("the file '{}'", p.matrix)
+                                : fmt::format("the file '{}'", p.rhs)));
+    }
+    validate_settings(options);
+    impl_->given = options;
+}
+
+Solver::~Solver() = default;
+Solver::Solver(Solver&&) noexcept = default;
+Solver& Solver::operator=(Solver&&) noexcept = default;
+
+bool Solver::ready() const { return impl_ && impl_->state.has_value(); }
+
+SetupResult Solver::setup(SgDiaMatrix<double> a) {
+    if (dist::distributed()) {
+        throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
+    }
+    check_finite(a);
+    Impl& s = *impl_;
+    s.clear();
+    if (s.given.threads > 0) omp_set_num_threads(s.given.threads);
+    s.resolved = s.given;
+    s.setup_info = SetupResult{};
+    const auto t0 = Clock::now();
+    if (s.given.method == MethodKind::amg) {
+        s.csr_a = to_csr(a);
+        a = SgDiaMatrix<double>();
+        s.structured = false;
+        s.setup_amg(is_symmetric(s.csr_a));
+    } else {
+        s.grid_a = std::move(a);
+        s.structured = true;
+        s.setup_grid(exactly_symmetric(s.grid_a));
+    }
+    const double prepare_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    SetupResult r = s.finish_setup();
+    r.setup_s += prepare_s;
+    s.setup_info.setup_s = r.setup_s;
+    return r;
+}
+
+SetupResult Solver::setup(CsrMatrix a) {
+    if (dist::distributed()) {
+        throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
+    }
+    check_csr(a);
+    Impl& s = *impl_;
+    const ProblemOptions& p = s.given.problem;
+    const bool has_grid = p.grid[0] != 0;
+    if (s.given.method == MethodKind::structured && !has_grid) {
+        throw InvalidInput(
+            "Solver::setup: method structured with a CsrMatrix needs options.problem.grid (the "
+            "grid the matrix lives on)");
+    }
+    s.clear();
+    if (s.given.threads > 0) omp_set_num_threads(s.given.threads);
+    s.resolved = s.given;
+    s.setup_info = SetupResult{};
+    const auto t0 = Clock::now();
+    const bool symmetric = is_symmetric(a);
+    if (has_grid && s.given.method != MethodKind::amg) {
+        s.grid_a = sgdia_from_csr(a, Box{p.grid[0], p.grid[1], p.grid[2]},
+                                  std::max(p.components, 1), kSource);
+        a = CsrMatrix();
+        s.structured = true;
+        s.setup_grid(symmetric);
+    } else {
+        s.csr_a = std::move(a);
+        s.structured = false;
+        s.setup_amg(symmetric);
+    }
+    const double prepare_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    SetupResult r = s.finish_setup();
+    r.setup_s += prepare_s;
+    s.setup_info.setup_s = r.setup_s;
+    return r;
+}
+
+SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
+    if (!ready()) throw InvalidInput("Solver::solve: no matrix yet; call setup() first");
+    Impl& s = *impl_;
+    check_vector(b, s.rows, "b");
+    check_vector(x, s.rows, "x");
+    if (s.given.threads > 0) omp_set_num_threads(s.given.threads);
+    const auto t0 = Clock::now();
+    SolveResult out;
+    // A hierarchy that the guard could not rebuild in the last solve is built again as first.
+    if (!s.state->m) s.state = guarded_setup(s.build, s.resolved, out);
+    // b' = 2^eb (+-b) and x' = 2^(eb - ea) x in the solver's order (renumbered on the AMG path),
+    // as mpmg::solve's prepare_input; x = 2^(ea - eb) x' afterwards.
+    const auto n = static_cast<std::size_t>(s.rows);
+    s.b_work.resize(n);
+    s.x_work.resize(n);
+    const bool renumbered = !s.perm.empty();
+    const double sign = s.negated ? -1.0 : 1.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t from = renumbered ? static_cast<std::size_t>(s.perm[i]) : i;
+        s.b_work[i] = sign * b[from];
+        s.x_work[i] = x[from];
+    }
+    out.b_exponent = normalising_exponent(largest_abs(s.b_work));
+    scale_by_power_of_two(s.b_work, out.b_exponent);
+    scale_by_power_of_two(s.x_work, out.b_exponent - s.a_exponent);
+    const bool x_given =
+        std::any_of(s.x_work.begin(), s.x_work.end(), [](double v) { return v != 0.0; });
+    out.x.swap(s.x_work);
+    try {
+        if (s.grid64) s.run(*s.grid64, x_given, out);
+        if (s.grid32) s.run(*s.grid32, x_given, out);
+        if (s.csr64) s.run(*s.csr64, x_given, out);
+        if (s.csr32) s.run(*s.csr32, x_given, out);
+    } catch (...) {
+        out.x.swap(s.x_work);
+        throw;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t to = renumbered ? static_cast<std::size_t>(s.perm[i]) : i;
+        x[to] = std::ldexp(out.x[i], s.a_exponent - out.b_exponent);
+    }
+    out.x.swap(s.x_work);
+    out.x.clear();
+    out.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    out.other_s = std::max(0.0, out.total_s - out.setup_s - out.preconditioner_s);
+    out.problem = s.structured ? "structured (Solver)" : "csr (Solver)";
+    out.rows = s.rows;
+    out.nnz = s.nnz;
+    out.options = s.resolved;
+    out.negated = s.negated;
+    out.a_exponent = s.a_exponent;
+    out.reordered = s.setup_info.reordered;
+    out.block_size = s.setup_info.block_size;
+    out.block_size_reason = s.setup_info.block_size_reason;
+    const auto storage = [&](const auto& op) {
+        out.operator_storage = op.storage();
+        out.operator_storage_from = op.storage_from_product();
+        out.operator_scale = op.storage_scale();
+        out.operator_mirrored_from = op.mirrored_from_product();
+    };
+    if (s.grid64) storage(*s.grid64);
+    if (s.grid32) storage(*s.grid32);
+    if (!s.structured) out.operator_storage = s.resolved.precision.krylov;
+    return out;
+}
+
+}  // namespace mpmg

@@ -1,0 +1,348 @@
+// mpmg::Solver: a matrix in memory, set up once, solved for several right-hand sides; the same
+// results as mpmg::solve on the same system, and clear errors for bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/problems.hpp"
+#include "mpmg/errors.hpp"
+#include "mpmg/solver.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg {
+namespace {
+
+SolverOptions options(const char* precision) {
+    SolverOptions o;
+    o.precision = parse_precision(precision);
+    o.rtol = 1e-10;
+    o.max_iter = 200;
+    return o;
+}
+
+StructuredProblem built_in(const char* name, int n) {
+    ProblemOptions p;
+    p.name = name;
+    p.n = n;
+    return make_problem(p);
+}
+
+/// mpmg::solve of the built-in problem itself (b = A 1), as the reference.
+SolveResult reference(const char* name, int n, SolverOptions o, MethodKind method) {
+    o.problem.name = name;
+    o.problem.n = n;
+    o.method = method;
+    return solve(o);
+}
+
+double relative_difference(const std::vector<double>& x, const std::vector<double>& y) {
+    double num = 0.0, den = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        num += (x[i] - y[i]) * (x[i] - y[i]);
+        den += y[i] * y[i];
+    }
+    return std::sqrt(num / den);
+}
+
+std::vector<double> times(const CsrMatrix& a, const std::vector<double>& x) {
+    std::vector<double> y(x.size());
+    a.multiply(x.data(), y.data());
+    return y;
+}
+
+double residual(const CsrMatrix& a, const std::vector<double>& x, const std::vector<double>& b) {
+    const std::vector<double> ax = times(a, x);
+    double r2 = 0.0, b2 = 0.0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        r2 += (b[i] - ax[i]) * (b[i] - ax[i]);
+        b2 += b[i] * b[i];
+    }
+    return std::sqrt(r2 / b2);
+}
+
+// Each built-in problem of the structured path, given as an SG-DIA matrix: the same hierarchy,
+// iterations and x as mpmg::solve, for FP16 storage where the problem allows it.
+class StructuredInput : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(StructuredInput, SolvesLikeMpmgSolve) {
+    const char* name = GetParam();
+    const int n = 16;
+    StructuredProblem p = built_in(name, n);
+    SolverOptions o = options("K64P32D16");
+    o.solver = p.solver;  // a built-in problem's own choices, which setup cannot know
+    o.multigrid.smoother = p.smoother;
+    o.multigrid.interpolation = p.interpolation;
+    const SolveResult ref = reference(name, n, o, MethodKind::structured);
+    ASSERT_TRUE(ref.converged) << ref.message;
+
+    Solver s(o);
+    const SetupResult setup = s.setup(std::move(p.a));
+    ASSERT_TRUE(s.ready());
+    EXPECT_GT(setup.setup_s, 0.0);
+    ASSERT_EQ(setup.levels.size(), ref.levels.size());
+    for (std::size_t l = 0; l < ref.levels.size(); ++l) {
+        EXPECT_EQ(setup.levels[l].storage, ref.levels[l].storage) << "level " << l;
+        EXPECT_EQ(setup.levels[l].rows, ref.levels[l].rows) << "level " << l;
+    }
+    std::vector<double> x(p.b.size(), 0.0);
+    const SolveResult r = s.solve(p.b, x);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_EQ(r.iterations, ref.iterations);
+    EXPECT_EQ(r.setup_s, 0.0);
+    EXPECT_TRUE(r.x.empty());
+    EXPECT_LT(relative_difference(x, ref.x), 1e-12);
+    EXPECT_LT(relative_difference(x, p.x_exact), 1e-7);
+}
+
+INSTANTIATE_TEST_SUITE_P(Problems, StructuredInput,
+                         ::testing::Values("laplace27", "laplace27e8", "rhd", "oil", "weather",
+                                           "rhd3t", "oil4c", "solid3d", "jump7"));
+
+TEST(Solver, ReusesTheHierarchyForManyRightHandSides) {
+    StructuredProblem p = built_in("rhd", 24);
+    const CsrMatrix csr = to_csr(p.a);
+    Solver s(options("auto"));
+    s.setup(std::move(p.a));
+    // Three unrelated right-hand sides, each solved from zero on the one hierarchy.
+    int first_iterations = 0;
+    for (int k = 0; k < 3; ++k) {
+        std::vector<double> xt(p.b.size());
+        for (std::size_t i = 0; i < xt.size(); ++i) {
+            xt[i] = std::sin(0.37 * static_cast<double>(i) * (k + 1)) + 0.5 * k;
+        }
+        const std::vector<double> b = times(csr, xt);
+        std::vector<double> x(b.size(), 0.0);
+        const SolveResult r = s.solve(b, x);
+        ASSERT_TRUE(r.converged) << r.message;
+        EXPECT_TRUE(r.guard_events.empty());
+        EXPECT_EQ(r.setup_s, 0.0);
+        EXPECT_LE(residual(csr, x, b), 1e-9);
+        EXPECT_LT(relative_difference(x, xt), 1e-6);
+        if (k == 0) first_iterations = r.iterations;
+        EXPECT_LE(r.iterations, first_iterations + 3);
+    }
+}
+
+TEST(Solver, StartsFromTheInitialGuess) {
+    StructuredProblem p = built_in("laplace27", 20);
+    Solver s(options("K64P32D16"));
+    s.setup(std::move(p.a));
+    std::vector<double> x(p.b.size(), 0.0);
+    const SolveResult cold = s.solve(p.b, x);
+    ASSERT_TRUE(cold.converged);
+    ASSERT_GT(cold.iterations, 2);
+    // From the solution: converged before the first iteration, x unchanged.
+    const std::vector<double> solved = x;
+    const SolveResult again = s.solve(p.b, x);
+    EXPECT_TRUE(again.converged);
+    EXPECT_EQ(again.iterations, 0);
+    EXPECT_EQ(x, solved);
+    // From a nearby x (a time step's last solution): fewer iterations than from zero.
+    std::vector<double> near = p.x_exact;
+    for (std::size_t i = 0; i < near.size(); i += 7) near[i] += 1e-4;
+    const SolveResult warm = s.solve(p.b, near);
+    ASSERT_TRUE(warm.converged);
+    EXPECT_LT(warm.iterations, cold.iterations);
+    EXPECT_LT(relative_difference(near, p.x_exact), 1e-7);
+}
+
+TEST(Solver, CsrMatrixTakesTheAmgPathLikeMpmgSolve) {
+    const int n = 14;
+    StructuredProblem p = built_in("laplace27", n);
+    SolverOptions o = options("K64P32D16");
+    const SolveResult ref = reference("laplace27", n, o, MethodKind::amg);
+    ASSERT_TRUE(ref.converged) << ref.message;
+    Solver s(o);
+    const SetupResult setup = s.setup(to_csr(p.a));
+    EXPECT_EQ(setup.options.method, MethodKind::amg);
+    EXPECT_EQ(setup.options.solver, SolverKind::cg);  // A is symmetric
+    std::vector<double> x(p.b.size(), 0.0);
+    const SolveResult r = s.solve(p.b, x);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_EQ(r.iterations, ref.iterations);
+    EXPECT_LT(relative_difference(x, ref.x), 1e-12);
+}
+
+TEST(Solver, RenumberedAmgHandsXBackInTheCallersOrder) {
+    StructuredProblem p = built_in("oil", 12);
+    SolverOptions o = options("K64P32D16");
+    o.multigrid.reorder = ReorderKind::rcm;
+    const CsrMatrix csr = to_csr(p.a);
+    Solver s(o);
+    EXPECT_EQ(s.setup(csr).reordered, "rcm");
+    std::vector<double> x(p.b.size(), 0.0);
+    const SolveResult r = s.solve(p.b, x);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_EQ(r.options.solver, SolverKind::gmres);  // oil is nonsymmetric
+    EXPECT_LE(residual(csr, x, p.b), 1e-9);
+}
+
+TEST(Solver, CsrMatrixOnAGridTakesTheStructuredPath) {
+    StructuredProblem p = built_in("rhd3t", 10);
+    SolverOptions o = options("K64P32D16");
+    o.problem.grid = {10, 10, 10};
+    o.problem.components = 3;
+    Solver s(o);
+    const CsrMatrix csr = to_csr(p.a);
+    const SetupResult setup = s.setup(csr);
+    EXPECT_EQ(setup.options.method, MethodKind::structured);
+    EXPECT_EQ(setup.levels.front().block, 3);
+    std::vector<double> x(p.b.size(), 0.0);
+    const SolveResult r = s.solve(p.b, x);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_LE(residual(csr, x, p.b), 1e-9);
+}
+
+TEST(Solver, NegativeAndHugeMatricesGiveTheSameX) {
+    StructuredProblem p = built_in("laplace27", 12);
+    Solver plain(options("auto"));
+    plain.setup(p.a);
+    std::vector<double> x(p.b.size(), 0.0);
+    ASSERT_TRUE(plain.solve(p.b, x).converged);
+
+    // -A x = -b, and 2^100 A x = 2^-90 b (x scaled by 2^-190, exactly representable).
+    SgDiaMatrix<double> neg = p.a, big = p.a;
+    std::vector<double> neg_b = p.b, big_b = p.b;
+    for (double& v : neg.values()) v = -v;
+    for (double& v : neg_b) v = -v;
+    for (double& v : big.values()) v = std::ldexp(v, 100);
+    for (double& v : big_b) v = std::ldexp(v, -90);
+    Solver negative(options("auto"));
+    EXPECT_TRUE(negative.setup(std::move(neg)).negated);
+    std::vector<double> xn(p.b.size(), 0.0);
+    const SolveResult rn = negative.solve(neg_b, xn);
+    ASSERT_TRUE(rn.converged) << rn.message;
+    EXPECT_LT(relative_difference(xn, x), 1e-9);
+
+    Solver huge(options("auto"));
+    // The largest |a_ij|, 26 x 2^100, lies in [2^104, 2^105).
+    EXPECT_EQ(huge.setup(std::move(big)).a_exponent, -104);
+    std::vector<double> xh(p.b.size(), 0.0);
+    const SolveResult rh = huge.solve(big_b, xh);
+    ASSERT_TRUE(rh.converged) << rh.message;
+    for (double& v : xh) v = std::ldexp(v, 190);
+    EXPECT_LT(relative_difference(xh, x), 1e-9);
+}
+
+TEST(Solver, Fp32IterationsWork) {
+    StructuredProblem p = built_in("laplace27", 16);
+    SolverOptions o = options("K32P32D16");
+    o.rtol = 1e-6;
+    Solver s(o);
+    s.setup(std::move(p.a));
+    std::vector<double> x(p.b.size(), 0.0);
+    const SolveResult r = s.solve(p.b, x);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_EQ(r.operator_storage, Precision::fp16);  // Laplace's stencil is exact in FP16
+    EXPECT_LT(relative_difference(x, p.x_exact), 1e-4);
+}
+
+// The guard's rebuild in the first solve (FP16 without scaling overflows laplace27e8's levels)
+// is kept: the next solve runs on the rebuilt hierarchy without an event.
+TEST(Solver, KeepsTheGuardsRebuildForLaterSolves) {
+    StructuredProblem p = built_in("laplace27e8", 16);
+    SolverOptions o = options("K64P32D16");
+    o.multigrid.scaling = ScalingKind::none;
+    o.multigrid.setup_fallback = false;
+    Solver s(o);
+    s.setup(std::move(p.a));
+    std::vector<double> x(p.b.size(), 0.0);
+    const SolveResult first = s.solve(p.b, x);
+    ASSERT_TRUE(first.converged) << first.message;
+    ASSERT_FALSE(first.guard_events.empty());
+    EXPECT_GT(first.setup_s, 0.0);
+    std::fill(x.begin(), x.end(), 0.0);
+    const SolveResult second = s.solve(p.b, x);
+    ASSERT_TRUE(second.converged) << second.message;
+    EXPECT_TRUE(second.guard_events.empty());
+    EXPECT_EQ(second.setup_s, 0.0);
+    EXPECT_EQ(second.levels.front().storage, first.levels.front().storage);
+    EXPECT_NE(second.levels.front().storage, Precision::fp16);
+    EXPECT_LT(relative_difference(x, p.x_exact), 1e-7);
+}
+
+TEST(Solver, SetupAgainReplacesTheMatrix) {
+    StructuredProblem a = built_in("laplace27", 12);
+    StructuredProblem b = built_in("rhd", 14);
+    Solver s(options("auto"));
+    s.setup(std::move(a.a));
+    std::vector<double> x(b.b.size(), 0.0);
+    EXPECT_THROW(s.solve(b.b, x), InvalidInput);  // sized for the first matrix
+    s.setup(std::move(b.a));
+    const SolveResult r = s.solve(b.b, x);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_LT(relative_difference(x, b.x_exact), 1e-7);
+}
+
+std::string message_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InvalidInput& e) {
+        return e.what();
+    }
+    return "(no InvalidInput)";
+}
+
+TEST(Solver, BadInputIsNamed) {
+    EXPECT_NE(message_of([] {
+                  SolverOptions o;
+                  o.problem.name = "laplace27";
+                  Solver s(o);
+              }).find("built-in problem 'laplace27'"),
+              std::string::npos);
+    EXPECT_NE(message_of([] {
+                  SolverOptions o;
+                  o.rtol = 2.0;
+                  Solver s(o);
+              }).find("--rtol"),
+              std::string::npos);
+
+    Solver s;
+    std::vector<double> b(8, 1.0), x(8, 0.0);
+    EXPECT_NE(message_of([&] { s.solve(b, x); }).find("call setup() first"), std::string::npos);
+
+    CsrMatrix a;  // 2 x 2, columns out of order in row 1
+    a.rows = a.cols = 2;
+    a.row_ptr = {0, 1, 3};
+    a.col = {0, 1, 0};
+    a.val = {2.0, 2.0, -1.0};
+    EXPECT_NE(message_of([&] { s.setup(a); }).find("row 1: columns 1 and 0"), std::string::npos);
+    a.col = {0, 0, 1};
+    a.val = {2.0, -1.0, NAN};
+    EXPECT_NE(message_of([&] { s.setup(a); }).find("A(1, 1) = nan"), std::string::npos);
+    a.cols = 3;
+    EXPECT_NE(message_of([&] { s.setup(a); }).find("2 x 3"), std::string::npos);
+    EXPECT_FALSE(s.ready());
+
+    StructuredProblem p = built_in("laplace27", 6);
+    SgDiaMatrix<double> bad = p.a;
+    bad.value(bad.stencil().center(), 5, 0, 0) = INFINITY;
+    EXPECT_NE(message_of([&] { s.setup(bad); }).find("at cell 5 (offset 0,0,0)"),
+              std::string::npos);
+
+    s.setup(p.a);
+    std::vector<double> short_b(p.b.size() - 1, 1.0), xs(p.b.size(), 0.0);
+    EXPECT_NE(message_of([&] { s.solve(short_b, xs); }).find("b has 215 entries; A has 216 rows"),
+              std::string::npos);
+    std::vector<double> nan_b = p.b;
+    nan_b[3] = NAN;
+    EXPECT_NE(message_of([&] { s.solve(nan_b, xs); }).find("b[3] = nan"), std::string::npos);
+    xs[9] = INFINITY;
+    EXPECT_NE(message_of([&] { s.solve(p.b, xs); }).find("x[9] = inf"), std::string::npos);
+
+    SolverOptions structured;
+    structured.method = MethodKind::structured;
+    Solver t(structured);
+    EXPECT_NE(message_of([&] { t.setup(to_csr(p.a)); }).find("options.problem.grid"),
+              std::string::npos);
+    SolverOptions wrong_grid;
+    wrong_grid.problem.grid = {5, 6, 6};
+    Solver u(wrong_grid);
+    EXPECT_NE(message_of([&] { u.setup(to_csr(p.a)); }).find("Solver::setup"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace mpmg
