@@ -66,5 +66,45 @@ TEST(FromCsr, RejectsMatricesThatDoNotFitTheGrid) {
     }
 }
 
+/// The tridiagonal matrix of a chain of `n` unknowns (2 on the diagonal, -1 beside it).
+CsrMatrix chain(std::int64_t n) {
+    CsrMatrix a;
+    a.rows = a.cols = n;
+    for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t j = i - 1; j <= i + 1; ++j) {
+            if (j < 0 || j >= n) continue;
+            a.col.push_back(j);
+            a.val.push_back(j == i ? 2.0 : -1.0);
+        }
+        a.row_ptr.push_back(a.nnz());
+    }
+    return a;
+}
+
+// A chain numbered through a 4x4x4 grid couples the last cell of each x-line with the first of
+// the next: a distance of one cell, but across the grid's edge, so not on the grid.
+TEST(FromCsr, RejectsCouplingsAcrossTheGridsEdge) {
+    try {
+        sgdia_from_csr(chain(64), Box{4, 4, 4}, 1, "c.mtx");
+        FAIL();
+    } catch (const InvalidInput& e) {
+        EXPECT_NE(std::string(e.what()).find("entry (4, 5) couples cell (3,0,0) with cell (0,1,0)"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// Grids with extents of 1 and 2, where the distances of several offsets coincide: the chain
+// lies along the one direction of extent > 1, and every entry finds its offset.
+TEST(FromCsr, ExtentsOfOneAndTwo) {
+    for (const Box box : {Box{1, 1, 9}, Box{1, 9, 1}, Box{9, 1, 1}}) {
+        const SgDiaMatrix<double> a = sgdia_from_csr(chain(9), box, 1, "c.mtx");
+        EXPECT_EQ(a.stencil().size(), 3);
+        EXPECT_EQ(to_csr(a).val, chain(9).val);
+    }
+    const SgDiaMatrix<double> l = laplace27(Box{2, 1, 2});
+    EXPECT_EQ(to_csr(sgdia_from_csr(to_csr(l), l.box(), 1, "l.mtx")).val, to_csr(l).val);
+}
+
 }  // namespace
 }  // namespace mpmg
