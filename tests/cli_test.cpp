@@ -12,6 +12,7 @@
 #include <string>
 
 #include "mpmg_paths.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -23,12 +24,8 @@ struct CliRun {
 };
 
 fs::path temp_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("mpmg_cli_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    static const mpmg::test::TempDir dir("mpmg_cli_test_");
+    return dir.path();
 }
 
 std::string slurp(const fs::path& p) {

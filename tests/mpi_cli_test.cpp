@@ -14,6 +14,7 @@
 #include "io/problems.hpp"
 #include "mpmg_paths.hpp"
 #include "structured/coarsen.hpp"
+#include "temp_dir.hpp"
 #include "unstructured/csr_test_util.hpp"
 
 #include <algorithm>
@@ -38,12 +39,8 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 fs::path temp_dir() {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("mpmg_mpi_test_" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
+    static const mpmg::test::TempDir dir("mpmg_mpi_test_");
+    return dir.path();
 }
 
 std::string slurp(const fs::path& p) {

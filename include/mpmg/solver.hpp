@@ -1,4 +1,5 @@
-// The library entry point: solve what SolverOptions describes and report everything the CLI
+// The library entry points: solve() what SolverOptions describes (a built-in problem or a file),
+// or a Solver set up once for a matrix in memory; each reports everything the CLI
 // and the JSON contract (DESIGN.md) need.
 #pragma once
 

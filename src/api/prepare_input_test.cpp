@@ -16,6 +16,7 @@
 #include "mpmg/solver.hpp"
 #include "mpmg_paths.hpp"
 #include "structured/coarsen.hpp"
+#include "temp_dir.hpp"
 
 namespace mpmg {
 namespace {
@@ -85,10 +86,8 @@ TEST(Negate, CsrRowsNumberedFromFirstRow) {
 }
 
 fs::path temp_file(const std::string& name) {
-    const fs::path dir =
-        fs::temp_directory_path() / ("mpmg_negate_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    return dir / name;
+    static const mpmg::test::TempDir dir("mpmg_negate_test_");
+    return dir.path() / name;
 }
 
 SolveResult solve_file(const fs::path& path, bool on_grid, const char* precision) {

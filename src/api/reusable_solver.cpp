@@ -262,7 +262,14 @@ Solver& Solver::operator=(Solver&&) noexcept = default;
 
 bool Solver::ready() const { return impl_ && impl_->state.has_value(); }
 
+namespace {
+void check_not_moved_from(const void* impl) {
+    if (impl == nullptr) throw InvalidInput("Solver::setup: this Solver was moved from");
+}
+}  // namespace
+
 SetupResult Solver::setup(SgDiaMatrix<double> a) {
+    check_not_moved_from(impl_.get());
     if (dist::distributed()) {
         throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
     }
@@ -291,6 +298,7 @@ SetupResult Solver::setup(SgDiaMatrix<double> a) {
 }
 
 SetupResult Solver::setup(CsrMatrix a) {
+    check_not_moved_from(impl_.get());
     if (dist::distributed()) {
         throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
     }

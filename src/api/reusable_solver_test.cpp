@@ -332,6 +332,16 @@ TEST(Solver, BadInputIsNamed) {
     EXPECT_NE(message_of([&] { s.solve(nan_b, xs); }).find("b[3] = nan"), std::string::npos);
     xs[9] = INFINITY;
     EXPECT_NE(message_of([&] { s.solve(p.b, xs); }).find("x[9] = inf"), std::string::npos);
+    // A matrix that fails the checks leaves the one set up before.
+    EXPECT_NE(message_of([&] { s.setup(a); }).find("2 x 3"), std::string::npos);
+    ASSERT_TRUE(s.ready());
+    std::fill(xs.begin(), xs.end(), 0.0);
+    EXPECT_TRUE(s.solve(p.b, xs).converged);
+
+    Solver moved = std::move(s);
+    EXPECT_TRUE(moved.ready());
+    EXPECT_FALSE(s.ready());  // NOLINT(bugprone-use-after-move): what a moved-from Solver says
+    EXPECT_NE(message_of([&] { s.setup(p.a); }).find("moved from"), std::string::npos);
 
     SolverOptions structured;
     structured.method = MethodKind::structured;

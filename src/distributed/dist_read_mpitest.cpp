@@ -22,6 +22,7 @@
 #include "distributed/dist_read.hpp"
 #include "distributed/mpi_test_util.hpp"
 #include "mpmg/errors.hpp"
+#include "temp_dir.hpp"
 
 namespace mpmg::dist {
 namespace {
@@ -31,15 +32,17 @@ using testing::rank;
 
 /// A folder every process names alike (rank 0's process id).
 fs::path shared_dir() {
-    static const fs::path dir = [] {
+    static const mpmg::test::TempDir dir = [] {
         long pid = rank() == 0 ? static_cast<long>(::getpid()) : 0;
         MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-        const fs::path d = fs::temp_directory_path() / ("mpmg_dist_read_" + std::to_string(pid));
-        if (rank() == 0) fs::create_directories(d);
-        MPI_Barrier(MPI_COMM_WORLD);
-        return d;
+        return mpmg::test::TempDir("mpmg_dist_read_", pid, rank() == 0);
     }();
-    return dir;
+    static const bool made = [] {  // by rank 0, before any process uses it
+        MPI_Barrier(MPI_COMM_WORLD);
+        return true;
+    }();
+    (void)made;
+    return dir.path();
 }
 
 /// Rank 0 writes `text` to `name` in the shared folder; every process gets its path.
