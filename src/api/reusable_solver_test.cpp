@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "io/matrix_market.hpp"
 #include "io/problems.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
+#include "mpmg_paths.hpp"
 #include "structured/coarsen.hpp"
 
 namespace mpmg {
@@ -165,6 +167,35 @@ TEST(Solver, CsrMatrixTakesTheAmgPathLikeMpmgSolve) {
     EXPECT_EQ(r.iterations, ref.iterations);
     EXPECT_LT(relative_difference(x, ref.x), 1e-12);
 }
+
+// Matrices of the public collections (../shared/data), read by the caller and given as CSR:
+// the AMG path's choices (solver by symmetry, zeros dropped, the block size read from the
+// pattern, the guard's smoothers) as `mpmg solve --matrix` makes them, so the same iterations.
+class RealMatrix : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RealMatrix, SolvesLikeTheFile) {
+    const std::string path = std::string(MPMG_SHARED_DATA) + "/" + GetParam() + ".mtx.gz";
+    SolverOptions o = options("auto");
+    o.problem.matrix = path;
+    const SolveResult ref = solve(o);
+    o.problem.matrix.clear();
+    const CsrMatrix a = read_matrix_market(path);
+    const std::vector<double> b =
+        times(a, std::vector<double>(static_cast<std::size_t>(a.rows), 1.0));
+    Solver s(o);
+    const SetupResult setup = s.setup(a);
+    EXPECT_EQ(setup.options.solver, ref.options.solver);
+    EXPECT_EQ(setup.block_size, ref.block_size);
+    std::vector<double> x(b.size(), 0.0);
+    const SolveResult r = s.solve(b, x);
+    EXPECT_EQ(r.converged, ref.converged) << r.message;
+    EXPECT_EQ(r.iterations, ref.iterations);
+    EXPECT_EQ(r.guard_events.size(), ref.guard_events.size());
+    EXPECT_LT(relative_difference(x, ref.x), 1e-12);
+}
+
+INSTANTIATE_TEST_SUITE_P(Collections, RealMatrix,
+                         ::testing::Values("1138_bus", "bcsstk15", "orsirr_1", "sherman5"));
 
 TEST(Solver, RenumberedAmgHandsXBackInTheCallersOrder) {
     StructuredProblem p = built_in("oil", 12);
