@@ -162,6 +162,8 @@ public:
     SolveResult solve(std::span<const double> b, std::span<double> x);
     /// Whether setup() has succeeded.
     bool ready() const;
+    /// A's rows (0 before setup).
+    std::int64_t rows() const;
 
 private:
     struct Impl;
@@ -170,6 +172,9 @@ private:
 
 /// The JSON of DESIGN.md's contract (without x).
 nlohmann::json to_json(const SolveResult& r);
+/// The same keys for what a setup knows: rows, nnz, config, precision_notation, negated,
+/// input_scale_exponents (a), time_s (setup) and hierarchy.
+nlohmann::json to_json(const SetupResult& r);
 
 /// Asks the C library's allocator to keep the memory the process frees for the process's own
 /// later allocations (glibc: no mmap for large blocks, no trimming of the heap), so that a

@@ -58,46 +58,63 @@ json partition_json(const std::optional<PartitionInfo>& p) {
                 {"input", p->input}};
 }
 
+json hierarchy_json(const std::vector<LevelInfo>& levels_in, double grid_complexity,
+                    double operator_complexity, const std::string& reordered, int block_size,
+                    const std::string& block_size_reason) {
+    json levels = json::array();
+    for (const auto& l : levels_in) levels.push_back(level_json(l));
+    return json{{"levels", levels},
+                {"grid_complexity", grid_complexity},
+                {"operator_complexity", operator_complexity},
+                {"reordered", reordered.empty() ? json(nullptr) : json(reordered)},
+                {"block_size", block_size > 0 ? json(block_size) : json(nullptr)},
+                {"block_size_reason", block_size > 0 ? json(block_size_reason) : json(nullptr)}};
+}
+
 }  // namespace
+
+json to_json(const SetupResult& r) {
+    return json{{"rows", r.rows},
+                {"nnz", r.nnz},
+                {"config", to_json(r.options)},
+                {"precision_notation", r.options.precision.notation()},
+                {"negated", r.negated},
+                {"input_scale_exponents", {{"a", r.a_exponent}}},
+                {"time_s", {{"setup", r.setup_s}}},
+                {"hierarchy", hierarchy_json(r.levels, r.grid_complexity, r.operator_complexity,
+                                             r.reordered, r.block_size, r.block_size_reason)}};
+}
 
 json to_json(const SolveResult& r) {
     json history = json::array();
     for (double v : r.residual_history) history.push_back(number(v));
-    json levels = json::array();
-    for (const auto& l : r.levels) levels.push_back(level_json(l));
-    return json{
-        {"problem", r.problem},
-        {"rows", r.rows},
-        {"nnz", r.nnz},
-        {"config", to_json(r.options)},
-        {"precision_notation", r.options.precision.notation()},
-        {"converged", r.converged},
-        {"status", to_string(r.status)},
-        {"message", r.message},
-        {"negated", r.negated},
-        {"input_scale_exponents", {{"a", r.a_exponent}, {"b", r.b_exponent}}},
-        {"guard_events", r.guard_events},
-        {"iterations", r.iterations},
-        {"final_relative_residual", number(r.final_relative_residual)},
-        {"residual_history", history},
-        {"time_s",
-         {{"setup", r.setup_s},
-          {"preconditioner", r.preconditioner_s},
-          {"other", r.other_s},
-          {"total", r.total_s}}},
-        {"krylov_operator_storage", to_string(r.operator_storage)},
-        {"krylov_operator_storage_from_product", r.operator_storage_from},
-        {"krylov_operator_scale", r.operator_scale},
-        {"krylov_operator_mirrored_from_product", r.operator_mirrored_from},
-        {"hierarchy",
-         {{"levels", levels},
-          {"grid_complexity", r.grid_complexity},
-          {"operator_complexity", r.operator_complexity},
-          {"reordered", r.reordered.empty() ? json(nullptr) : json(r.reordered)},
-          {"block_size", r.block_size > 0 ? json(r.block_size) : json(nullptr)},
-          {"block_size_reason", r.block_size > 0 ? json(r.block_size_reason) : json(nullptr)}}},
-        {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)},
-        {"partition", partition_json(r.partition)}};
+    return json{{"problem", r.problem},
+                {"rows", r.rows},
+                {"nnz", r.nnz},
+                {"config", to_json(r.options)},
+                {"precision_notation", r.options.precision.notation()},
+                {"converged", r.converged},
+                {"status", to_string(r.status)},
+                {"message", r.message},
+                {"negated", r.negated},
+                {"input_scale_exponents", {{"a", r.a_exponent}, {"b", r.b_exponent}}},
+                {"guard_events", r.guard_events},
+                {"iterations", r.iterations},
+                {"final_relative_residual", number(r.final_relative_residual)},
+                {"residual_history", history},
+                {"time_s",
+                 {{"setup", r.setup_s},
+                  {"preconditioner", r.preconditioner_s},
+                  {"other", r.other_s},
+                  {"total", r.total_s}}},
+                {"krylov_operator_storage", to_string(r.operator_storage)},
+                {"krylov_operator_storage_from_product", r.operator_storage_from},
+                {"krylov_operator_scale", r.operator_scale},
+                {"krylov_operator_mirrored_from_product", r.operator_mirrored_from},
+                {"hierarchy", hierarchy_json(r.levels, r.grid_complexity, r.operator_complexity,
+                                             r.reordered, r.block_size, r.block_size_reason)},
+                {"error_vs_exact", r.error_vs_exact ? number(*r.error_vs_exact) : json(nullptr)},
+                {"partition", partition_json(r.partition)}};
 }
 
 }  // namespace mpmg

@@ -262,6 +262,8 @@ Solver& Solver::operator=(Solver&&) noexcept = default;
 
 bool Solver::ready() const { return impl_ && impl_->state.has_value(); }
 
+std::int64_t Solver::rows() const { return ready() ? impl_->rows : 0; }
+
 namespace {
 void check_not_moved_from(const void* impl) {
     if (impl == nullptr) throw InvalidInput("Solver::setup: this Solver was moved from");

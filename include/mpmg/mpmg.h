@@ -1,0 +1,65 @@
+/* The C interface of mpmg::Solver (mpmg/solver.hpp), for C programs and for Fortran through
+ * ISO_C_BINDING: set up once from a matrix in memory, then solve for any number of right-hand
+ * sides. Options and the report are JSON, the same as `mpmg solve --config` and `--json`
+ * (DESIGN.md). No call throws or aborts: each returns a status and, on failure, leaves a
+ * message for mpmg_last_error(). */
+#ifndef MPMG_MPMG_H
+#define MPMG_MPMG_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status of every call; the values of `mpmg solve`'s exit codes where they share a meaning. */
+enum mpmg_status {
+    MPMG_OK = 0,
+    MPMG_INVALID_INPUT = 2,   /* bad options, matrix or vector: mpmg_last_error() says which */
+    MPMG_NOT_CONVERGED = 3,   /* the solve ran and x holds its last iterate (never NaN) */
+    MPMG_NUMERICAL_ERROR = 4, /* setup could not proceed (a zero pivot, overflow of K) */
+    MPMG_UNSUPPORTED = 5,     /* a valid request mpmg does not do (e.g. under mpirun) */
+    MPMG_OUT_OF_MEMORY = 6,
+    MPMG_INTERNAL_ERROR = 7
+};
+
+typedef struct mpmg_solver mpmg_solver; /* opaque */
+
+/* The message of this thread's last failed call ("" when none failed): until its next call. */
+const char* mpmg_last_error(void);
+
+/* A solver with the options of `options_json` (NULL or "" for the defaults): a JSON object as
+ * in `mpmg solve --config`, e.g. {"precision": "K64P32D16", "rtol": 1e-8}. Its "problem" may
+ * give only "grid" (and "components"): the grid a CSR matrix lives on, for the structured
+ * path. On failure *solver is NULL. Call mpmg_solver_destroy when done. */
+int mpmg_solver_create(const char* options_json, mpmg_solver** solver);
+void mpmg_solver_destroy(mpmg_solver* solver);
+
+/* A: `rows` x `rows` CSR with 0-based indices, the columns of each row increasing; the arrays
+ * are copied. The AMG path, or with a grid in the options the structured path. */
+int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_ptr,
+                          const int64_t* col, const double* val);
+
+/* A on an nx x ny x nz grid of cells (cell (i, j, k) = i + nx (j + ny k)), r unknowns per cell:
+ * `offsets` holds 3 x n_offsets integers (dx, dy, dz each in -1..1; (0, 0, 0) among them), and
+ * `values` n_offsets x cells x r x r numbers: for offset d, cell c, the r x r block (row-major)
+ * coupling cell c to cell c + offset d at values[((d * cells + c) * r + a) * r + b]. Entries
+ * whose neighbour lies outside the grid are ignored. The structured path. */
+int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r, int n_offsets,
+                              const int* offsets, const double* values);
+
+/* Solves A x = b from the initial guess in x (zeros for none; both of A's rows), the solution
+ * into x. iterations and relative_residual (either may be NULL) get the solve's. MPMG_OK when
+ * it converged, MPMG_NOT_CONVERGED when it did not (mpmg_last_error() says why). */
+int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iterations,
+                      double* relative_residual);
+
+/* The last setup's or solve's report as JSON (DESIGN.md's result contract, without x): valid
+ * until the next call on this solver; "" before the first. */
+const char* mpmg_solver_report(const mpmg_solver* solver);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MPMG_MPMG_H */

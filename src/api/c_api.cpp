@@ -1,0 +1,182 @@
+// The C interface (include/mpmg/mpmg.h): mpmg::Solver behind an opaque handle, every exception
+// turned into a status and a message.
+#include "mpmg/mpmg.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mpmg/errors.hpp"
+#include "mpmg/solver.hpp"
+
+struct mpmg_solver {
+    mpmg::Solver solver;
+    std::string report;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+/// Runs f; returns its status, or the status of what it threw with the message kept.
+template <class F>
+int guarded(const char* call, F&& f) {
+    try {
+        last_error.clear();
+        return f();
+    } catch (const mpmg::InvalidInput& e) {
+        last_error = fmt::format("{}: {}", call, e.what());
+        return MPMG_INVALID_INPUT;
+    } catch (const mpmg::NumericalError& e) {
+        last_error = fmt::format("{}: {}", call, e.what());
+        return MPMG_NUMERICAL_ERROR;
+    } catch (const mpmg::Unsupported& e) {
+        last_error = fmt::format("{}: {}", call, e.what());
+        return MPMG_UNSUPPORTED;
+    } catch (const nlohmann::json::exception& e) {
+        last_error = fmt::format("{}: options: {}", call, e.what());
+        return MPMG_INVALID_INPUT;
+    } catch (const std::bad_alloc&) {
+        last_error = fmt::format("{}: out of memory", call);
+        return MPMG_OUT_OF_MEMORY;
+    } catch (const std::exception& e) {
+        last_error = fmt::format("{}: internal error: {}", call, e.what());
+        return MPMG_INTERNAL_ERROR;
+    } catch (...) {
+        last_error = fmt::format("{}: internal error", call);
+        return MPMG_INTERNAL_ERROR;
+    }
+}
+
+void check_handle(const mpmg_solver* s, const char* what) {
+    if (s == nullptr) throw mpmg::InvalidInput(fmt::format("{} is NULL", what));
+}
+
+void check_pointer(const void* p, const char* what) {
+    if (p == nullptr) throw mpmg::InvalidInput(fmt::format("{} is NULL", what));
+}
+
+/// The SG-DIA matrix of mpmg_solver_setup_stencil's arguments.
+mpmg::SgDiaMatrix<double> stencil_matrix(int nx, int ny, int nz, int r, int n_offsets,
+                                         const int* offsets, const double* values) {
+    if (nx < 1 || ny < 1 || nz < 1 || 1.0 * nx * ny * nz > 2e9) {
+        throw mpmg::InvalidInput(
+            fmt::format("grid {} x {} x {}: every extent >= 1, at most 2e9 cells", nx, ny, nz));
+    }
+    if (r < 1 || r > 8) throw mpmg::InvalidInput(fmt::format("r = {}: must be in 1..8", r));
+    if (n_offsets < 1 || n_offsets > 27) {
+        throw mpmg::InvalidInput(fmt::format("n_offsets = {}: must be in 1..27", n_offsets));
+    }
+    check_pointer(offsets, "offsets");
+    check_pointer(values, "values");
+    std::vector<mpmg::Offset> given;
+    for (int d = 0; d < n_offsets; ++d) {
+        given.push_back(mpmg::Offset{offsets[3 * d], offsets[3 * d + 1], offsets[3 * d + 2]});
+    }
+    mpmg::Stencil stencil(given);  // checks each offset and the centre
+    if (stencil.size() != n_offsets) {
+        throw mpmg::InvalidInput("offsets: an offset is given twice");
+    }
+    const mpmg::Box box{nx, ny, nz};
+    mpmg::SgDiaMatrix<double> a(box, stencil, r);
+    const std::int64_t block = std::int64_t{r} * r;
+    for (int g = 0; g < n_offsets; ++g) {
+        const int d = stencil.find(given[static_cast<std::size_t>(g)]);
+        const double* from = values + g * box.cells() * block;
+        double* to = a.diagonal(d);
+        a.for_each_inside(d, [&](std::int64_t c) {
+            std::memcpy(to + c * block, from + c * block, sizeof(double) * block);
+        });
+    }
+    return a;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* mpmg_last_error(void) { return last_error.c_str(); }
+
+int mpmg_solver_create(const char* options_json, mpmg_solver** solver) {
+    if (solver != nullptr) *solver = nullptr;
+    return guarded("mpmg_solver_create", [&] {
+        check_pointer(solver, "solver");
+        mpmg::SolverOptions o;
+        if (options_json != nullptr && options_json[0] != '\0') {
+            o = mpmg::options_from_json(nlohmann::json::parse(options_json));
+        }
+        *solver = new mpmg_solver{mpmg::Solver(o), {}};
+        return MPMG_OK;
+    });
+}
+
+void mpmg_solver_destroy(mpmg_solver* solver) { delete solver; }
+
+int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_ptr,
+                          const int64_t* col, const double* val) {
+    return guarded("mpmg_solver_setup_csr", [&] {
+        check_handle(solver, "solver");
+        if (rows < 1) throw mpmg::InvalidInput(fmt::format("rows = {}: must be >= 1", rows));
+        check_pointer(row_ptr, "row_ptr");
+        const int64_t nnz = row_ptr[rows];
+        if (row_ptr[0] != 0 || nnz < 0) {
+            throw mpmg::InvalidInput(
+                fmt::format("row_ptr runs from {} to {}: it must start at 0 and not decrease",
+                            row_ptr[0], nnz));
+        }
+        if (nnz > 0) {
+            check_pointer(col, "col");
+            check_pointer(val, "val");
+        }
+        mpmg::CsrMatrix a;
+        a.rows = a.cols = rows;
+        a.row_ptr.assign(row_ptr, row_ptr + rows + 1);
+        a.col.assign(col, col + nnz);
+        a.val.assign(val, val + nnz);
+        solver->report = mpmg::to_json(solver->solver.setup(std::move(a))).dump();
+        return MPMG_OK;
+    });
+}
+
+int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r, int n_offsets,
+                              const int* offsets, const double* values) {
+    return guarded("mpmg_solver_setup_stencil", [&] {
+        check_handle(solver, "solver");
+        solver->report = mpmg::to_json(solver->solver.setup(stencil_matrix(nx, ny, nz, r, n_offsets,
+                                                                           offsets, values)))
+                             .dump();
+        return MPMG_OK;
+    });
+}
+
+int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iterations,
+                      double* relative_residual) {
+    return guarded("mpmg_solver_solve", [&] {
+        check_handle(solver, "solver");
+        check_pointer(b, "b");
+        check_pointer(x, "x");
+        if (!solver->solver.ready()) {
+            throw mpmg::InvalidInput("no matrix yet; call a mpmg_solver_setup_* first");
+        }
+        const auto n = static_cast<std::size_t>(solver->solver.rows());
+        const mpmg::SolveResult r =
+            solver->solver.solve(std::span<const double>(b, n), std::span<double>(x, n));
+        solver->report = mpmg::to_json(r).dump();
+        if (iterations != nullptr) *iterations = r.iterations;
+        if (relative_residual != nullptr) *relative_residual = r.final_relative_residual;
+        if (r.converged) return MPMG_OK;
+        last_error = fmt::format("mpmg_solver_solve: {}", r.message);
+        return MPMG_NOT_CONVERGED;
+    });
+}
+
+const char* mpmg_solver_report(const mpmg_solver* solver) {
+    return solver != nullptr ? solver->report.c_str() : "";
+}
+
+}  // extern "C"

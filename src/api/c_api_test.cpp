@@ -1,0 +1,159 @@
+// The C interface: statuses and messages for every kind of mistake, the report JSON, and the
+// same solve as mpmg::Solver.
+#include "mpmg/mpmg.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "io/problems.hpp"
+#include "mpmg/solver.hpp"
+#include "structured/coarsen.hpp"
+
+namespace mpmg {
+namespace {
+
+struct Handle {
+    mpmg_solver* s = nullptr;
+    ~Handle() { mpmg_solver_destroy(s); }
+};
+
+bool last_error_has(const std::string& part) {
+    return std::string(mpmg_last_error()).find(part) != std::string::npos;
+}
+
+TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
+    ProblemOptions p;
+    p.name = "rhd";
+    p.n = 12;
+    const StructuredProblem rhd = make_problem(p);
+    const CsrMatrix a = to_csr(rhd.a);
+    Solver reference(SolverOptions{});
+    reference.setup(a);
+    std::vector<double> xr(rhd.b.size(), 0.0);
+    const SolveResult ref = reference.solve(rhd.b, xr);
+    ASSERT_TRUE(ref.converged);
+
+    Handle h;
+    ASSERT_EQ(mpmg_solver_create(nullptr, &h.s), MPMG_OK);
+    ASSERT_EQ(mpmg_solver_setup_csr(h.s, a.rows, a.row_ptr.data(), a.col.data(), a.val.data()),
+              MPMG_OK);
+    const nlohmann::json setup = nlohmann::json::parse(mpmg_solver_report(h.s));
+    EXPECT_EQ(setup["rows"], a.rows);
+    EXPECT_GE(setup["hierarchy"]["levels"].size(), 2u);
+    std::vector<double> x(rhd.b.size(), 0.0);
+    int iterations = -1;
+    double rel = -1.0;
+    ASSERT_EQ(mpmg_solver_solve(h.s, rhd.b.data(), x.data(), &iterations, &rel), MPMG_OK);
+    EXPECT_EQ(iterations, ref.iterations);
+    EXPECT_LE(rel, 1e-10);
+    EXPECT_EQ(x, xr);
+    const nlohmann::json solved = nlohmann::json::parse(mpmg_solver_report(h.s));
+    EXPECT_EQ(solved["iterations"], ref.iterations);
+    EXPECT_TRUE(solved["converged"]);
+
+    // The same matrix as a stencil: offsets in another order than mpmg's, values per offset.
+    const Stencil& st = rhd.a.stencil();
+    std::vector<int> offsets;
+    std::vector<double> values;
+    for (int d = st.size() - 1; d >= 0; --d) {
+        offsets.insert(offsets.end(), {st[d].dx, st[d].dy, st[d].dz});
+        for (std::int64_t c = 0; c < rhd.a.box().cells(); ++c) {
+            // Outside the grid: garbage, which must be ignored.
+            values.push_back(rhd.a.neighbour_inside(c, d) ? rhd.a.value(d, c, 0, 0) : 1e300);
+        }
+    }
+    Handle g;
+    ASSERT_EQ(mpmg_solver_create("", &g.s), MPMG_OK);
+    ASSERT_EQ(
+        mpmg_solver_setup_stencil(g.s, 12, 12, 12, 1, st.size(), offsets.data(), values.data()),
+        MPMG_OK)
+        << mpmg_last_error();
+    std::vector<double> xs(rhd.b.size(), 0.0);
+    ASSERT_EQ(mpmg_solver_solve(g.s, rhd.b.data(), xs.data(), nullptr, nullptr), MPMG_OK);
+    double num = 0.0, den = 0.0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        num += (xs[i] - rhd.x_exact[i]) * (xs[i] - rhd.x_exact[i]);
+        den += rhd.x_exact[i] * rhd.x_exact[i];
+    }
+    EXPECT_LT(std::sqrt(num / den), 1e-7);
+}
+
+TEST(CInterface, MistakesAreStatusesWithMessages) {
+    mpmg_solver* s = reinterpret_cast<mpmg_solver*>(&s);  // must be reset to NULL on failure
+    EXPECT_EQ(mpmg_solver_create("{\"rtol\": 2}", &s), MPMG_INVALID_INPUT);
+    EXPECT_EQ(s, nullptr);
+    EXPECT_TRUE(last_error_has("--rtol 2")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_create("{\"rtol\": ", &s), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("options: ")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_create("{\"problem\": {\"name\": \"rhd\"}}", &s), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("takes its matrix from setup")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_create(nullptr, nullptr), MPMG_INVALID_INPUT);
+
+    const double one = 1.0;
+    double x = 0.0;
+    EXPECT_EQ(mpmg_solver_solve(nullptr, &one, &x, nullptr, nullptr), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("solver is NULL")) << mpmg_last_error();
+    Handle h;
+    ASSERT_EQ(mpmg_solver_create(nullptr, &h.s), MPMG_OK);
+    EXPECT_STREQ(mpmg_last_error(), "");
+    EXPECT_STREQ(mpmg_solver_report(h.s), "");
+    EXPECT_EQ(mpmg_solver_solve(h.s, &one, &x, nullptr, nullptr), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("call a mpmg_solver_setup_* first")) << mpmg_last_error();
+
+    const std::int64_t row_ptr[3] = {0, 2, 3};
+    const std::int64_t col[3] = {1, 0, 1};  // row 0 out of order
+    const double val[3] = {-1.0, 2.0, 2.0};
+    EXPECT_EQ(mpmg_solver_setup_csr(h.s, 2, row_ptr, col, val), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("row 0: columns 1 and 0")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_setup_csr(h.s, 0, row_ptr, col, val), MPMG_INVALID_INPUT);
+
+    const int twice[6] = {0, 0, 0, 0, 0, 0};
+    const int no_centre[3] = {1, 0, 0};
+    const int far[6] = {0, 0, 0, 2, 0, 0};
+    const std::vector<double> values(2 * 8, 1.0);
+    EXPECT_EQ(mpmg_solver_setup_stencil(h.s, 2, 2, 2, 1, 2, twice, values.data()),
+              MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("given twice")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_setup_stencil(h.s, 2, 2, 2, 1, 1, no_centre, values.data()),
+              MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("no centre")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_setup_stencil(h.s, 2, 2, 2, 1, 2, far, values.data()),
+              MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("outside the 27-point")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_setup_stencil(h.s, 0, 2, 2, 1, 1, twice, values.data()),
+              MPMG_INVALID_INPUT);
+    EXPECT_EQ(mpmg_solver_setup_stencil(h.s, 2, 2, 2, 9, 1, twice, values.data()),
+              MPMG_INVALID_INPUT);
+    EXPECT_EQ(mpmg_solver_setup_stencil(h.s, 2, 2, 2, 1, 1, twice, nullptr), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("values is NULL")) << mpmg_last_error();
+}
+
+TEST(CInterface, ASolveThatDoesNotConvergeSaysSo) {
+    ProblemOptions p;
+    p.name = "laplace27";
+    p.n = 16;
+    const StructuredProblem lap = make_problem(p);
+    const CsrMatrix a = to_csr(lap.a);
+    Handle h;
+    ASSERT_EQ(mpmg_solver_create("{\"max_iter\": 2, \"solver\": \"cg\"}", &h.s), MPMG_OK)
+        << mpmg_last_error();
+    ASSERT_EQ(mpmg_solver_setup_csr(h.s, a.rows, a.row_ptr.data(), a.col.data(), a.val.data()),
+              MPMG_OK);
+    std::vector<double> x(lap.b.size(), 0.0);
+    int iterations = 0;
+    double rel = 0.0;
+    EXPECT_EQ(mpmg_solver_solve(h.s, lap.b.data(), x.data(), &iterations, &rel),
+              MPMG_NOT_CONVERGED);
+    EXPECT_EQ(iterations, 2);
+    EXPECT_GT(rel, 1e-10);
+    EXPECT_TRUE(last_error_has("max_iter")) << mpmg_last_error();
+    for (double v : x) ASSERT_TRUE(std::isfinite(v));
+    EXPECT_FALSE(nlohmann::json::parse(mpmg_solver_report(h.s))["converged"]);
+}
+
+}  // namespace
+}  // namespace mpmg
