@@ -1,0 +1,155 @@
+! Fortran interface to mpmg (the C interface of include/mpmg/mpmg.h, through ISO_C_BINDING).
+! Compile this file with the program that uses it (a .mod file is particular to one compiler)
+! and link libmpmg; see examples/poisson_fortran.f90.
+!
+!   use mpmg
+!   type(c_ptr) :: s
+!   status = mpmg_create('{"precision": "K64P32D16"}', s)   ! '' for the defaults
+!   status = mpmg_setup_csr(s, row_ptr, col, val, 1)         ! 1-based CSR (0 for 0-based)
+!   status = mpmg_solve(s, b, x, iterations, rel)             ! x: initial guess in, solution out
+!   if (status /= MPMG_OK) print *, mpmg_last_error()
+!   call mpmg_destroy(s)
+module mpmg
+    use, intrinsic :: iso_c_binding
+    implicit none
+    private
+
+    integer(c_int), parameter, public :: MPMG_OK = 0, MPMG_INVALID_INPUT = 2, &
+        MPMG_NOT_CONVERGED = 3, MPMG_NUMERICAL_ERROR = 4, MPMG_UNSUPPORTED = 5, &
+        MPMG_OUT_OF_MEMORY = 6, MPMG_INTERNAL_ERROR = 7
+
+    public :: c_ptr, c_null_ptr, c_int, c_int64_t, c_double
+    public :: mpmg_create, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, mpmg_solve
+    public :: mpmg_last_error, mpmg_report
+
+    interface
+        integer(c_int) function c_create(options_json, solver) bind(C, name="mpmg_solver_create")
+            import :: c_int, c_char, c_ptr
+            character(kind=c_char), dimension(*), intent(in) :: options_json
+            type(c_ptr), intent(out) :: solver
+        end function
+        subroutine c_destroy(solver) bind(C, name="mpmg_solver_destroy")
+            import :: c_ptr
+            type(c_ptr), value :: solver
+        end subroutine
+        integer(c_int) function c_setup_csr(solver, rows, row_ptr, col, val) &
+            bind(C, name="mpmg_solver_setup_csr")
+            import :: c_int, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: solver
+            integer(c_int64_t), value :: rows
+            integer(c_int64_t), intent(in) :: row_ptr(*), col(*)
+            real(c_double), intent(in) :: val(*)
+        end function
+        integer(c_int) function c_setup_stencil(solver, nx, ny, nz, r, n_offsets, offsets, &
+                                                values) bind(C, name="mpmg_solver_setup_stencil")
+            import :: c_int, c_double, c_ptr
+            type(c_ptr), value :: solver
+            integer(c_int), value :: nx, ny, nz, r, n_offsets
+            integer(c_int), intent(in) :: offsets(*)
+            real(c_double), intent(in) :: values(*)
+        end function
+        integer(c_int) function c_solve(solver, b, x, iterations, relative_residual) &
+            bind(C, name="mpmg_solver_solve")
+            import :: c_int, c_double, c_ptr
+            type(c_ptr), value :: solver
+            real(c_double), intent(in) :: b(*)
+            real(c_double), intent(inout) :: x(*)
+            integer(c_int), intent(out) :: iterations
+            real(c_double), intent(out) :: relative_residual
+        end function
+        type(c_ptr) function c_last_error() bind(C, name="mpmg_last_error")
+            import :: c_ptr
+        end function
+        type(c_ptr) function c_report(solver) bind(C, name="mpmg_solver_report")
+            import :: c_ptr
+            type(c_ptr), value :: solver
+        end function
+        integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+            import :: c_size_t, c_ptr
+            type(c_ptr), value :: s
+        end function
+    end interface
+
+contains
+
+    ! A solver with the options of a JSON object as in `mpmg solve --config` ('' for the
+    ! defaults); on failure solver is c_null_ptr and mpmg_last_error() says why.
+    integer(c_int) function mpmg_create(options_json, solver)
+        character(len=*), intent(in) :: options_json
+        type(c_ptr), intent(out) :: solver
+        mpmg_create = c_create(trim(options_json)//c_null_char, solver)
+    end function
+
+    subroutine mpmg_destroy(solver)
+        type(c_ptr), intent(inout) :: solver
+        call c_destroy(solver)
+        solver = c_null_ptr
+    end subroutine
+
+    ! A as CSR with rows = size(row_ptr) - 1; base 1 for Fortran's 1-based row_ptr and col, 0
+    ! for 0-based ones. The AMG path, or the structured path with a "grid" in the options.
+    integer(c_int) function mpmg_setup_csr(solver, row_ptr, col, val, base)
+        type(c_ptr), intent(in) :: solver
+        integer(c_int64_t), intent(in) :: row_ptr(:), col(:)
+        real(c_double), intent(in) :: val(:)
+        integer, intent(in) :: base
+        if (base == 0) then
+            mpmg_setup_csr = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, row_ptr, &
+                                         col, val)
+        else
+            mpmg_setup_csr = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, &
+                                         row_ptr - base, col - base, val)
+        end if
+    end function
+
+    ! A on an nx x ny x nz grid with r unknowns per cell: offsets(3, n) holds (dx, dy, dz) of
+    ! each stencil offset, values(r, r, cells, n) the blocks (values(b, a, c, d) couples unknown
+    ! a of cell c to unknown b of its neighbour at offset d; cells numbered x fastest, from 1).
+    integer(c_int) function mpmg_setup_stencil(solver, nx, ny, nz, r, offsets, values)
+        type(c_ptr), intent(in) :: solver
+        integer, intent(in) :: nx, ny, nz, r
+        integer(c_int), intent(in) :: offsets(:, :)
+        real(c_double), intent(in) :: values(:, :, :, :)
+        mpmg_setup_stencil = c_setup_stencil(solver, int(nx, c_int), int(ny, c_int), &
+                                             int(nz, c_int), int(r, c_int), &
+                                             int(size(offsets, 2), c_int), offsets, values)
+    end function
+
+    ! Solves A x = b from the initial guess in x; MPMG_OK when it converged.
+    integer(c_int) function mpmg_solve(solver, b, x, iterations, relative_residual)
+        type(c_ptr), intent(in) :: solver
+        real(c_double), intent(in) :: b(:)
+        real(c_double), intent(inout) :: x(:)
+        integer(c_int), intent(out) :: iterations
+        real(c_double), intent(out) :: relative_residual
+        mpmg_solve = c_solve(solver, b, x, iterations, relative_residual)
+    end function
+
+    ! The message of this thread's last failed call ('' when none failed).
+    function mpmg_last_error() result(message)
+        character(len=:), allocatable :: message
+        message = from_c(c_last_error())
+    end function
+
+    ! The last setup's or solve's report as JSON.
+    function mpmg_report(solver) result(json)
+        type(c_ptr), intent(in) :: solver
+        character(len=:), allocatable :: json
+        json = from_c(c_report(solver))
+    end function
+
+    function from_c(p) result(s)
+        type(c_ptr), intent(in) :: p
+        character(len=:), allocatable :: s
+        character(kind=c_char), pointer :: chars(:)
+        integer :: i, n
+        n = int(c_strlen(p))
+        allocate (character(len=n) :: s)
+        if (n == 0) return
+        call c_f_pointer(p, chars, [n])
+        do i = 1, n
+            s(i:i) = chars(i)
+        end do
+    end function
+
+end module mpmg
