@@ -76,29 +76,43 @@ bool is_symmetric(const CsrMatrix& a, bool unmirrored_as_zero) {
     double scale = 0.0;
     for (double v : a.val) scale = std::max(scale, std::fabs(v));
     const double tol = 1e-12 * scale;
-    // Every off-diagonal a_ij against a_ji, found by bisection in row j (columns are sorted):
-    // no transpose, which on a large matrix cost mostly the first touch of its new arrays
-    // (2.1M rows, 14.6M entries on the Zen 5 VM: 0.68 s, against 0.05 s this way). Each pair
-    // is met from both sides, so an entry without a mirror is found whichever side holds it.
-    bool symmetric = true;
-#pragma omp parallel for schedule(static) reduction(&& : symmetric) if (a.nnz() > (1 << 16))
+    const auto differ = [&](double x, double y) { return std::fabs(x - y) > tol; };
+    // Rows in order, the upper entries (i, j > i) of row i against the lower entries of row j,
+    // which are met in the same order as i grows: next[j] is row j's first lower entry not yet
+    // matched. An unmatched lower entry (no mirror) is found when a later i passes it, or when
+    // row j itself is reached. One pass over A, no transpose (whose new arrays cost more than
+    // the comparison: 2.1M rows, 27 entries each, 0.5 s warm and 1.9 s on fresh pages, on the
+    // Zen 5 VM).
+    std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
     for (std::int64_t i = 0; i < a.rows; ++i) {
-        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1] && symmetric; ++p) {
+        const std::int64_t end = a.row_ptr[i + 1];
+        std::int64_t p = next[static_cast<std::size_t>(i)];
+        for (; p < end && a.col[static_cast<std::size_t>(p)] < i; ++p) {  // lower, unmatched
+            if (!unmirrored_as_zero || differ(a.val[static_cast<std::size_t>(p)], 0.0)) {
+                return false;
+            }
+        }
+        for (; p < end; ++p) {
             const std::int64_t j = a.col[static_cast<std::size_t>(p)];
             if (j == i) continue;
-            const auto begin = a.col.begin() + a.row_ptr[j];
-            const auto end = a.col.begin() + a.row_ptr[j + 1];
-            const auto q = std::lower_bound(begin, end, i);
             const double v = a.val[static_cast<std::size_t>(p)];
-            if (q == end || *q != i) {
-                symmetric = unmirrored_as_zero && !(std::fabs(v) > tol);
-            } else {
-                const double w = a.val[static_cast<std::size_t>(q - a.col.begin())];
-                symmetric = !(std::fabs(v - w) > tol);
+            std::int64_t& q = next[static_cast<std::size_t>(j)];
+            const std::int64_t q_end = a.row_ptr[j + 1];
+            // Row j's lower entries before column i have no mirror (their rows are past).
+            for (; q < q_end && a.col[static_cast<std::size_t>(q)] < i; ++q) {
+                if (!unmirrored_as_zero || differ(a.val[static_cast<std::size_t>(q)], 0.0)) {
+                    return false;
+                }
+            }
+            if (q < q_end && a.col[static_cast<std::size_t>(q)] == i) {
+                if (differ(v, a.val[static_cast<std::size_t>(q)])) return false;
+                ++q;
+            } else if (!unmirrored_as_zero || differ(v, 0.0)) {
+                return false;
             }
         }
     }
-    return symmetric;
+    return true;
 }
 
 CsrMatrix CsrMatrix::transpose() const {

@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+#include <random>
+#include <tuple>
+#include <vector>
+
 namespace mpmg {
 namespace {
 
@@ -47,6 +53,72 @@ TEST(CsrMatrix, SymmetryOfAnEntryWithoutMirror) {
         EXPECT_FALSE(
             is_symmetric(from_triplets(3, {{0, 0, 2}, {1, 1, 2}, {2, 0, -1}, {2, 2, 2}}), as_zero));
     }
+}
+
+/// is_symmetric's definition, entry by entry from a map of every stored (i, j).
+bool symmetric_by_map(const CsrMatrix& a, bool unmirrored_as_zero) {
+    std::map<std::pair<std::int64_t, std::int64_t>, double> m;
+    double scale = 0.0;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            m[{i, a.col[p]}] = a.val[p];
+            scale = std::max(scale, std::fabs(a.val[p]));
+        }
+    }
+    for (const auto& [ij, v] : m) {
+        const auto mirror = m.find({ij.second, ij.first});
+        if (mirror == m.end()) {
+            if (!unmirrored_as_zero || std::fabs(v) > 1e-12 * scale) return false;
+        } else if (std::fabs(v - mirror->second) > 1e-12 * scale) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Random sparse matrices, symmetric and then disturbed (a value changed, an entry dropped, a
+// tiny one-sided entry added), against the definition, in both modes.
+TEST(CsrMatrix, SymmetryAgreesWithItsDefinition) {
+    std::mt19937 rng(7);
+    int asymmetric = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const int n = 1 + static_cast<int>(rng() % 12);
+        std::map<std::pair<int, int>, double> m;
+        for (int i = 0; i < n; ++i) m[{i, i}] = 4.0;
+        for (int e = 0; e < n * 2; ++e) {
+            const int i = static_cast<int>(rng() % static_cast<unsigned>(n));
+            const int j = static_cast<int>(rng() % static_cast<unsigned>(n));
+            const double v = -1.0 - static_cast<double>(rng() % 5);
+            m[{i, j}] = v;
+            m[{j, i}] = v;
+        }
+        if (n > 1) {
+            const int i = static_cast<int>(rng() % static_cast<unsigned>(n));
+            const int j = (i + 1 + static_cast<int>(rng() % static_cast<unsigned>(n - 1))) % n;
+            switch (trial % 4) {
+                case 0:
+                    m[{i, j}] += 0.5;
+                    break;
+                case 1:
+                    m.erase({i, j});
+                    break;
+                case 2:
+                    m[{i, j}] = m.count({j, i}) ? m[{j, i}] : 1e-15;
+                    break;
+                default:
+                    break;  // left symmetric
+            }
+        }
+        std::vector<std::tuple<int, int, double>> t;
+        for (const auto& [ij, v] : m) t.emplace_back(ij.first, ij.second, v);
+        const CsrMatrix a = from_triplets(n, t);
+        for (bool as_zero : {false, true}) {
+            const bool expected = symmetric_by_map(a, as_zero);
+            asymmetric += !expected;
+            EXPECT_EQ(is_symmetric(a, as_zero), expected) << "trial " << trial;
+        }
+    }
+    EXPECT_GT(asymmetric, 100);  // the disturbances made enough of them asymmetric
 }
 
 }  // namespace
