@@ -146,7 +146,8 @@ public:
     Solver(Solver&&) noexcept;
     Solver& operator=(Solver&&) noexcept;
 
-    /// The structured path on A's grid. The solver keeps A (move it in to avoid a copy).
+    /// The structured path on A's grid. The solver keeps A (move it in to avoid a copy); values
+    /// whose neighbour lies outside the grid are ignored (zeroed).
     /// Throws InvalidInput for an empty A or a non-finite value (naming the offset and cell),
     /// NumericalError when the hierarchy cannot be built.
     SetupResult setup(SgDiaMatrix<double> a);

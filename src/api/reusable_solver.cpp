@@ -275,6 +275,7 @@ SetupResult Solver::setup(SgDiaMatrix<double> a) {
     if (dist::distributed()) {
         throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
     }
+    zero_outside_box(a);  // whatever the caller left there is not A's (SG-DIA's convention)
     check_finite(a);
     Impl& s = *impl_;
     s.clear();

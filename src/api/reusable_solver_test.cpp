@@ -128,6 +128,25 @@ TEST(Solver, ReusesTheHierarchyForManyRightHandSides) {
     }
 }
 
+// Values whose neighbour lies outside the grid are not A's: whatever is there is ignored.
+TEST(Solver, IgnoresValuesOutsideTheGrid) {
+    StructuredProblem p = built_in("rhd", 10);
+    SgDiaMatrix<double> messy = p.a;
+    for (int d = 0; d < messy.stencil().size(); ++d) {
+        for (std::int64_t c = 0; c < messy.box().cells(); ++c) {
+            if (!messy.neighbour_inside(c, d)) messy.value(d, c, 0, 0) = c % 2 ? NAN : 1e300;
+        }
+    }
+    Solver clean(options("auto")), dirty(options("auto"));
+    clean.setup(std::move(p.a));
+    EXPECT_EQ(dirty.setup(std::move(messy)).a_exponent, 0);
+    std::vector<double> x(p.b.size(), 0.0), y(p.b.size(), 0.0);
+    const SolveResult rc = clean.solve(p.b, x), rd = dirty.solve(p.b, y);
+    ASSERT_TRUE(rd.converged) << rd.message;
+    EXPECT_EQ(rd.iterations, rc.iterations);
+    EXPECT_EQ(x, y);
+}
+
 TEST(Solver, StartsFromTheInitialGuess) {
     StructuredProblem p = built_in("laplace27", 20);
     Solver s(options("K64P32D16"));
