@@ -5,7 +5,8 @@
 !   use mpmg
 !   type(c_ptr) :: s
 !   status = mpmg_create('{"precision": "K64P32D16"}', s)   ! '' for the defaults
-!   status = mpmg_setup_csr(s, row_ptr, col, val, 1)         ! 1-based CSR (0 for 0-based)
+!   status = mpmg_setup_csr(s, row_ptr, col, val, 1)         ! 1-based CSR (0 for 0-based),
+!                                                             ! default or 64-bit integers
 !   status = mpmg_solve(s, b, x, iterations, rel)             ! x: initial guess in, solution out
 !   if (status /= MPMG_OK) print *, mpmg_last_error()
 !   call mpmg_destroy(s)
@@ -18,8 +19,13 @@ module mpmg
         MPMG_NOT_CONVERGED = 3, MPMG_NUMERICAL_ERROR = 4, MPMG_UNSUPPORTED = 5, &
         MPMG_OUT_OF_MEMORY = 6, MPMG_INTERNAL_ERROR = 7
 
-    public :: c_ptr, c_null_ptr, c_int, c_int64_t, c_double
+    public :: c_ptr, c_null_ptr, c_int, c_int32_t, c_int64_t, c_double
     public :: mpmg_create, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, mpmg_solve
+
+    ! CSR with 64-bit or default (32-bit) integer indices.
+    interface mpmg_setup_csr
+        module procedure setup_csr64, setup_csr32
+    end interface
     public :: mpmg_last_error, mpmg_report
 
     interface
@@ -88,18 +94,28 @@ contains
 
     ! A as CSR with rows = size(row_ptr) - 1; base 1 for Fortran's 1-based row_ptr and col, 0
     ! for 0-based ones. The AMG path, or the structured path with a "grid" in the options.
-    integer(c_int) function mpmg_setup_csr(solver, row_ptr, col, val, base)
+    integer(c_int) function setup_csr64(solver, row_ptr, col, val, base)
         type(c_ptr), intent(in) :: solver
         integer(c_int64_t), intent(in) :: row_ptr(:), col(:)
         real(c_double), intent(in) :: val(:)
         integer, intent(in) :: base
         if (base == 0) then
-            mpmg_setup_csr = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, row_ptr, &
-                                         col, val)
+            setup_csr64 = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, row_ptr, col, &
+                                      val)
         else
-            mpmg_setup_csr = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, &
-                                         row_ptr - base, col - base, val)
+            setup_csr64 = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, &
+                                      row_ptr - base, col - base, val)
         end if
+    end function
+
+    ! The indices widened to 64 bits on the way (the C side copies them anyway).
+    integer(c_int) function setup_csr32(solver, row_ptr, col, val, base)
+        type(c_ptr), intent(in) :: solver
+        integer(c_int32_t), intent(in) :: row_ptr(:), col(:)
+        real(c_double), intent(in) :: val(:)
+        integer, intent(in) :: base
+        setup_csr32 = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, &
+                                  int(row_ptr, c_int64_t) - base, int(col, c_int64_t) - base, val)
     end function
 
     ! A on an nx x ny x nz grid with r unknowns per cell: offsets(3, n) holds (dx, dy, dz) of

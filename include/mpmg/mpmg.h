@@ -40,6 +40,10 @@ void mpmg_solver_destroy(mpmg_solver* solver);
 int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_ptr,
                           const int64_t* col, const double* val);
 
+/* The same with 32-bit indices (the arrays are widened while copied). */
+int mpmg_solver_setup_csr32(mpmg_solver* solver, int32_t rows, const int32_t* row_ptr,
+                            const int32_t* col, const double* val);
+
 /* A on an nx x ny x nz grid of cells (cell (i, j, k) = i + nx (j + ny k)), r unknowns per cell:
  * `offsets` holds 3 x n_offsets integers (dx, dy, dz each in -1..1; (0, 0, 0) among them), and
  * `values` n_offsets x cells x r x r numbers: for offset d, cell c, the r x r block (row-major)

@@ -117,13 +117,19 @@ int mpmg_solver_create(const char* options_json, mpmg_solver** solver) {
 
 void mpmg_solver_destroy(mpmg_solver* solver) { delete solver; }
 
-int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_ptr,
-                          const int64_t* col, const double* val) {
-    return guarded("mpmg_solver_setup_csr", [&] {
+}  // extern "C"
+
+namespace {
+
+/// mpmg_solver_setup_csr for either index width.
+template <class I>
+int setup_csr(const char* call, mpmg_solver* solver, I rows, const I* row_ptr, const I* col,
+              const double* val) {
+    return guarded(call, [&] {
         check_handle(solver, "solver");
         if (rows < 1) throw mpmg::InvalidInput(fmt::format("rows = {}: must be >= 1", rows));
         check_pointer(row_ptr, "row_ptr");
-        const int64_t nnz = row_ptr[rows];
+        const I nnz = row_ptr[rows];
         if (row_ptr[0] != 0 || nnz < 0) {
             throw mpmg::InvalidInput(
                 fmt::format("row_ptr runs from {} to {}: it must start at 0 and not decrease",
@@ -141,6 +147,20 @@ int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_
         solver->report = mpmg::to_json(solver->solver.setup(std::move(a))).dump();
         return MPMG_OK;
     });
+}
+
+}  // namespace
+
+extern "C" {
+
+int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_ptr,
+                          const int64_t* col, const double* val) {
+    return setup_csr("mpmg_solver_setup_csr", solver, rows, row_ptr, col, val);
+}
+
+int mpmg_solver_setup_csr32(mpmg_solver* solver, int32_t rows, const int32_t* row_ptr,
+                            const int32_t* col, const double* val) {
+    return setup_csr("mpmg_solver_setup_csr32", solver, rows, row_ptr, col, val);
 }
 
 int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r, int n_offsets,

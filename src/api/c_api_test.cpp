@@ -51,6 +51,17 @@ TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
     EXPECT_EQ(iterations, ref.iterations);
     EXPECT_LE(rel, 1e-10);
     EXPECT_EQ(x, xr);
+    // The same CSR with 32-bit indices.
+    const std::vector<std::int32_t> row_ptr32(a.row_ptr.begin(), a.row_ptr.end());
+    const std::vector<std::int32_t> col32(a.col.begin(), a.col.end());
+    Handle h32;
+    ASSERT_EQ(mpmg_solver_create(nullptr, &h32.s), MPMG_OK);
+    ASSERT_EQ(mpmg_solver_setup_csr32(h32.s, static_cast<std::int32_t>(a.rows), row_ptr32.data(),
+                                      col32.data(), a.val.data()),
+              MPMG_OK);
+    std::vector<double> x32(rhd.b.size(), 0.0);
+    ASSERT_EQ(mpmg_solver_solve(h32.s, rhd.b.data(), x32.data(), nullptr, nullptr), MPMG_OK);
+    EXPECT_EQ(x32, xr);
     const nlohmann::json solved = nlohmann::json::parse(mpmg_solver_report(h.s));
     EXPECT_EQ(solved["iterations"], ref.iterations);
     EXPECT_TRUE(solved["converged"]);
@@ -110,6 +121,10 @@ TEST(CInterface, MistakesAreStatusesWithMessages) {
     EXPECT_EQ(mpmg_solver_setup_csr(h.s, 2, row_ptr, col, val), MPMG_INVALID_INPUT);
     EXPECT_TRUE(last_error_has("row 0: columns 1 and 0")) << mpmg_last_error();
     EXPECT_EQ(mpmg_solver_setup_csr(h.s, 0, row_ptr, col, val), MPMG_INVALID_INPUT);
+    const std::int32_t bad_start[3] = {1, 2, 3};
+    EXPECT_EQ(mpmg_solver_setup_csr32(h.s, 2, bad_start, nullptr, nullptr), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("mpmg_solver_setup_csr32: row_ptr runs from 1"))
+        << mpmg_last_error();
 
     const int twice[6] = {0, 0, 0, 0, 0, 0};
     const int no_centre[3] = {1, 0, 0};
