@@ -25,11 +25,15 @@ bool last_error_has(const std::string& part) {
     return std::string(mpmg_last_error()).find(part) != std::string::npos;
 }
 
-TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
+StructuredProblem built_in(const char* name, int n) {
     ProblemOptions p;
-    p.name = "rhd";
-    p.n = 12;
-    const StructuredProblem rhd = make_problem(p);
+    p.name = name;
+    p.n = n;
+    return make_problem(p);
+}
+
+TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
+    const StructuredProblem rhd = built_in("rhd", 12);
     const CsrMatrix a = to_csr(rhd.a);
     Solver reference(SolverOptions{});
     reference.setup(a);
@@ -148,10 +152,7 @@ TEST(CInterface, MistakesAreStatusesWithMessages) {
 }
 
 TEST(CInterface, ASolveThatDoesNotConvergeSaysSo) {
-    ProblemOptions p;
-    p.name = "laplace27";
-    p.n = 16;
-    const StructuredProblem lap = make_problem(p);
+    const StructuredProblem lap = built_in("laplace27", 16);
     const CsrMatrix a = to_csr(lap.a);
     Handle h;
     ASSERT_EQ(mpmg_solver_create("{\"max_iter\": 2, \"solver\": \"cg\"}", &h.s), MPMG_OK)
