@@ -2,7 +2,6 @@
 // hierarchy. The paths, defaults and the guard are mpmg::solve's (api/solve.cpp); what differs
 // is that the matrix, the operator, the hierarchy and the guard's state outlive one solve.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "api/guarded_solve.hpp"
 #include "api/operators.hpp"
 #include "api/problem_input.hpp"
+#include "api/thread_scope.hpp"
 #include "distributed/mpi_env.hpp"
 #include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
@@ -279,7 +279,7 @@ SetupResult Solver::setup(SgDiaMatrix<double> a) {
     check_finite(a);
     Impl& s = *impl_;
     s.clear();
-    if (s.given.threads > 0) omp_set_num_threads(s.given.threads);
+    const ThreadScope thread_scope(s.given.threads);
     s.resolved = s.given;
     s.setup_info = SetupResult{};
     const auto t0 = Clock::now();
@@ -315,7 +315,7 @@ SetupResult Solver::setup(CsrMatrix a) {
             "grid the matrix lives on)");
     }
     s.clear();
-    if (s.given.threads > 0) omp_set_num_threads(s.given.threads);
+    const ThreadScope thread_scope(s.given.threads);
     s.resolved = s.given;
     s.setup_info = SetupResult{};
     const auto t0 = Clock::now();
@@ -343,7 +343,7 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     Impl& s = *impl_;
     check_vector(b, s.rows, "b");
     check_vector(x, s.rows, "x");
-    if (s.given.threads > 0) omp_set_num_threads(s.given.threads);
+    const ThreadScope thread_scope(s.given.threads);
     const auto t0 = Clock::now();
     SolveResult out;
     // A hierarchy that the guard could not rebuild in the last solve is built again as first.

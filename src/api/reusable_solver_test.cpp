@@ -1,6 +1,7 @@
 // mpmg::Solver: a matrix in memory, set up once, solved for several right-hand sides; the same
 // results as mpmg::solve on the same system, and clear errors for bad input.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <functional>
@@ -325,6 +326,27 @@ TEST(Solver, SetupAgainReplacesTheMatrix) {
     const SolveResult r = s.solve(b.b, x);
     ASSERT_TRUE(r.converged) << r.message;
     EXPECT_LT(relative_difference(x, b.x_exact), 1e-7);
+}
+
+// SolverOptions::threads holds for the call only: the application's OpenMP thread count is
+// what it was before (until the fortieth session, mpmg::solve left its own set).
+TEST(Solver, LeavesTheCallersThreadCountAlone) {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(3);
+    StructuredProblem p = built_in("laplace27", 10);
+    SolverOptions o = options("auto");
+    o.threads = 1;
+    Solver s(o);
+    s.setup(p.a);
+    EXPECT_EQ(omp_get_max_threads(), 3);
+    std::vector<double> x(p.b.size(), 0.0);
+    EXPECT_TRUE(s.solve(p.b, x).converged);
+    EXPECT_EQ(omp_get_max_threads(), 3);
+    o.problem.name = "laplace27";
+    o.problem.n = 10;
+    EXPECT_TRUE(solve(o).converged);
+    EXPECT_EQ(omp_get_max_threads(), 3);
+    omp_set_num_threads(before);
 }
 
 std::string message_of(const std::function<void()>& f) {

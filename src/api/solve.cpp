@@ -1,7 +1,6 @@
 // solve(): resolves the method, builds the problem, and runs the guarded Krylov solve on the
 // structured (SG-DIA multigrid) or the unstructured (CSR AMG) path.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <chrono>
 #include <cmath>
@@ -15,6 +14,7 @@
 #include "api/guarded_solve.hpp"
 #include "api/operators.hpp"
 #include "api/problem_input.hpp"
+#include "api/thread_scope.hpp"
 #include "distributed/dist_amg.hpp"
 #include "distributed/dist_read.hpp"
 #include "distributed/dist_solve.hpp"
@@ -225,7 +225,7 @@ void amg_defaults(SolverOptions& o, SolverKind problem_solver) {
 SolveResult solve(const SolverOptions& options) {
     validate(options);
     SolverOptions o = options;
-    if (o.threads > 0) omp_set_num_threads(o.threads);
+    const ThreadScope thread_scope(o.threads);
     o.method = resolve_method(o);
     check_smoother(o);
     SolveResult out;
