@@ -25,17 +25,11 @@ bool last_error_has(const std::string& part) {
     return std::string(mpmg_last_error()).find(part) != std::string::npos;
 }
 
-StructuredProblem built_in(const char* name, int n) {
-    ProblemOptions p;
-    p.name = name;
-    p.n = n;
-    return make_problem(p);
-}
-
 TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
-    const StructuredProblem rhd = built_in("rhd", 12);
+    const StructuredProblem rhd = make_problem("rhd", 12);
     const CsrMatrix a = to_csr(rhd.a);
-    Solver reference(SolverOptions{});
+    const SolverOptions defaults;
+    Solver reference(defaults);
     reference.setup(a);
     std::vector<double> xr(rhd.b.size(), 0.0);
     const SolveResult ref = reference.solve(rhd.b, xr);
@@ -152,7 +146,7 @@ TEST(CInterface, MistakesAreStatusesWithMessages) {
 }
 
 TEST(CInterface, ASolveThatDoesNotConvergeSaysSo) {
-    const StructuredProblem lap = built_in("laplace27", 16);
+    const StructuredProblem lap = make_problem("laplace27", 16);
     const CsrMatrix a = to_csr(lap.a);
     Handle h;
     ASSERT_EQ(mpmg_solver_create("{\"max_iter\": 2, \"solver\": \"cg\"}", &h.s), MPMG_OK)

@@ -103,17 +103,29 @@ void check_fp32_residual(const LinearOperator<float>& a, const std::vector<doubl
     out.final_relative_residual = rel;
 }
 
+/// build(plan, mg), its time added to out.setup_s.
+std::unique_ptr<BuiltPreconditioner> timed_build(const BuildFn& build, const PrecisionPlan& plan,
+                                                 const MultigridOptions& mg, SolveResult& out) {
+    const auto t_setup = Clock::now();
+    std::unique_ptr<BuiltPreconditioner> built = build(plan, mg);
+    out.setup_s += seconds_since(t_setup);
+    return built;
+}
+
+/// The preconditioner's levels and complexities into out.
+void describe(const BuiltPreconditioner& m, SolveResult& out) {
+    out.levels.clear();
+    for (const auto& r : m.report()) out.levels.push_back(to_info(r));
+    out.grid_complexity = m.grid_complexity();
+    out.operator_complexity = m.operator_complexity();
+}
+
 }  // namespace
 
 GuardState guarded_setup(const BuildFn& build, const SolverOptions& o, SolveResult& out) {
     GuardState s{o.precision, o.multigrid, o.solver, nullptr};
-    const auto t_setup = Clock::now();
-    s.m = build(s.plan, s.mg);
-    out.setup_s += seconds_since(t_setup);
-    out.levels.clear();
-    for (const auto& r : s.m->report()) out.levels.push_back(to_info(r));
-    out.grid_complexity = s.m->grid_complexity();
-    out.operator_complexity = s.m->operator_complexity();
+    s.m = timed_build(build, s.plan, s.mg, out);
+    describe(*s.m, out);
     return s;
 }
 
@@ -158,17 +170,8 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         }
         return std::nullopt;
     };
-    const auto timed_build = [&] {
-        const auto t_setup = Clock::now();
-        std::unique_ptr<BuiltPreconditioner> built = build(plan, mg);
-        out.setup_s += seconds_since(t_setup);
-        return built;
-    };
     for (bool first = true;; first = false) {
-        out.levels.clear();
-        for (const auto& r : m->report()) out.levels.push_back(to_info(r));
-        out.grid_complexity = m->grid_complexity();
-        out.operator_complexity = m->operator_complexity();
+        describe(*m, out);
 
         Adapter<K> pre(*m);
         const KrylovOptions kopt{o.rtol,    o.max_iter - used,       o.restart, first && !x_given,
@@ -263,7 +266,7 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         std::string failed;
         for (;;) {
             try {
-                m = timed_build();
+                m = timed_build(build, plan, mg, out);
                 break;
             } catch (const NumericalError& e) {
                 failed +=

@@ -81,6 +81,13 @@ public:
     /// The first product that read only the upper half of the offsets (A exactly symmetric),
     /// or 0 when none did.
     int mirrored_from_product() const { return mirrored_from_; }
+    /// The four above into the result (SolveResult::operator_storage ... operator_mirrored_from).
+    void report(SolveResult& out) const {
+        out.operator_storage = storage();
+        out.operator_storage_from = storage_from_product();
+        out.operator_scale = storage_scale();
+        out.operator_mirrored_from = mirrored_from_product();
+    }
 
 private:
     /// y = A x, and *dot = (x, y) when dot is not null, from the matrix the products read now:

@@ -23,15 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-StructuredProblem problem(const char* name, int n) {
-    ProblemOptions po;
-    po.name = name;
-    po.n = n;
-    return make_problem(po);
-}
-
 TEST(Negate, SgDiaValuesFlipExactlyAndZerosStayPositive) {
-    StructuredProblem p = problem("laplace27", 6);
+    StructuredProblem p = make_problem("laplace27", 6);
     EXPECT_FALSE(diagonal_negative(p.a));
     const SgDiaMatrix<double> before = p.a;
     const std::vector<double> b = p.b;
@@ -53,7 +46,7 @@ TEST(Negate, SgDiaValuesFlipExactlyAndZerosStayPositive) {
 }
 
 TEST(Negate, BlockProblemsNeedEveryScalarDiagonalEntryNegative) {
-    StructuredProblem p = problem("rhd3t", 4);  // 3 x 3 blocks
+    StructuredProblem p = make_problem("rhd3t", 4);  // 3 x 3 blocks
     ASSERT_EQ(p.a.block(), 3);
     negate(p.a, p.b);
     EXPECT_TRUE(diagonal_negative(p.a));
@@ -103,7 +96,7 @@ SolveResult solve_file(const fs::path& path, bool on_grid, const char* precision
 // residuals and x to the bit, since 0 - (-a) = a and -A 1 = -(A 1) exactly. Without the negation
 // CG stopped at iteration 1 ((r, z) < 0) and the guard's rebuilds could not help.
 TEST(Negate, NegativeDefiniteFileSolvesAsItsNegative) {
-    const CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    const CsrMatrix a = to_csr(make_problem("laplace27", 10).a);
     CsrMatrix neg = a;
     for (double& v : neg.val) v = -v;
     const fs::path pos_path = temp_file("a.mtx"), neg_path = temp_file("minus_a.mtx");
@@ -193,7 +186,7 @@ void write_vector(const fs::path& path, const std::vector<double>& v) {
 // in the setup (the diagonal scaling's products of entries overflowed FP64), 2^-600 A took
 // b = 2^-600 A 1 for zero (||b||^2 underflowed) and returned x = 0 as converged.
 TEST(InputScale, PowerOfTwoMultiplesSolveAsTheSystemItself) {
-    const CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    const CsrMatrix a = to_csr(make_problem("laplace27", 10).a);
     std::vector<double> b(static_cast<std::size_t>(a.rows));
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0 + static_cast<double>(i % 7);
     const fs::path a_path = temp_file("a.mtx"), b_path = temp_file("b.mtx");
@@ -235,7 +228,7 @@ TEST(InputScale, PowerOfTwoMultiplesSolveAsTheSystemItself) {
 // returned x = 0 after 0 iterations, and both lost the exact solution (the test of 1 being in
 // A's null space compared sums of squares that overflowed or underflowed).
 TEST(InputScale, ExtremeMagnitudesConvergeToTheExactSolution) {
-    const CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    const CsrMatrix a = to_csr(make_problem("laplace27", 10).a);
     const fs::path path = temp_file("extreme.mtx");
     for (const double scale : {1e40, 1e-300, 1e300, 1e-40}) {
         CsrMatrix sa = a;
@@ -262,7 +255,7 @@ TEST(InputScale, ExtremeMagnitudesConvergeToTheExactSolution) {
 // that pair becomes subnormal (2^-1054). A pass that looked at A before the scale would skip
 // the count, and level 0 would report none.
 TEST(InputScale, SubnormalsTheScaleMakesAreCountedOnAnFp64Level) {
-    CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    CsrMatrix a = to_csr(make_problem("laplace27", 10).a);
     for (double& v : a.val) v = std::ldexp(v, 100);
     const auto set = [&](std::int64_t i, std::int64_t j, double v) {
         for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
@@ -290,7 +283,7 @@ TEST(InputScale, SubnormalsTheScaleMakesAreCountedOnAnFp64Level) {
 // precision and with the robust smoother, and the guard then goes on with GMRES on the
 // hierarchy as first built, which converges. Before, it stopped there with exit 3.
 TEST(Guard, SymmetricIndefiniteSwitchesFromCgToGmres) {
-    CsrMatrix a = to_csr(problem("laplace27", 10).a);
+    CsrMatrix a = to_csr(make_problem("laplace27", 10).a);
     for (std::int64_t i = 0; i < a.rows; ++i) {
         for (std::int64_t q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) {
             if (a.col[static_cast<std::size_t>(q)] == i) a.val[static_cast<std::size_t>(q)] -= 3.0;

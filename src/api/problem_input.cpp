@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "core/power_of_two.hpp"
+#include "distributed/mpi_env.hpp"
 #include "io/matrix_market.hpp"
 #include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
@@ -141,6 +143,40 @@ int normalising_exponent(double m) {
 void scale_by_power_of_two(std::span<double> v, int e) {
     if (e == 0) return;
     for (double& x : v) x = std::ldexp(x, e);
+}
+
+namespace {
+
+/// prepare_matrix for A's values, once `negative` (this process's rows) is known.
+PreparedMatrix prepare_values(std::span<double> values, bool negative) {
+    PreparedMatrix m;
+    m.negated = dist::all_ranks(negative);
+    if (m.negated) negate_values(values);
+    const kernels::FiniteRange range =
+        kernels::finite_range(values.data(), static_cast<std::int64_t>(values.size()));
+    m.a_exponent = normalising_exponent(dist::max_all_ranks(range.largest));
+    scale_by_power_of_two(values, m.a_exponent);
+    // The smallest nonzero magnitude as the scaling left it (the same ldexp); +Inf when none.
+    m.a_normal = !range.nonfinite &&
+                 !(std::ldexp(range.smallest, m.a_exponent) < std::numeric_limits<double>::min());
+    return m;
+}
+
+}  // namespace
+
+PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a) {
+    return prepare_values(a.values(), diagonal_negative(a));
+}
+
+PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row) {
+    return prepare_values(a.val, diagonal_negative(a, first_row));
+}
+
+int prepare_rhs(std::span<double> b, bool negated) {
+    if (negated) negate_values(b);
+    const int e = normalising_exponent(dist::max_all_ranks(largest_abs(b)));
+    scale_by_power_of_two(b, e);
+    return e;
 }
 
 }  // namespace mpmg

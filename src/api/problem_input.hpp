@@ -40,6 +40,28 @@ bool diagonal_negative(const CsrMatrix& a, std::int64_t first_row = 0);
 void negate(SgDiaMatrix<double>& a, std::vector<double>& b);
 void negate(CsrMatrix& a, std::vector<double>& b);
 
+/// How the solve takes A in place of the caller's (prepare_matrix).
+struct PreparedMatrix {
+    bool negated = false;  ///< -A: the diagonal was negative on every row
+    int a_exponent = 0;    ///< A scaled by 2^a_exponent (0: not scaled)
+    /// Every value of this process's scaled A is zero or a normal FP64 number
+    /// (StructuredProblem::a_normal).
+    bool a_normal = false;
+};
+
+/// The system the solve takes in place of A x = b (collective under mpirun; x and the relative
+/// residuals are those of A x = b):
+///  - -A x = -b when A's diagonal is negative on every process's rows (a negative definite
+///    operator: Δ assembled for -Δ, or saylr3);
+///  - A' = 2^ea A and b' = 2^eb b when the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]
+///    (normalising_exponent): the setup's products of entries and FP32's range stay finite and
+///    ||b||^2 nonzero; then x = 2^(ea - eb) x'. Exact: powers of two.
+/// prepare_matrix does A's part (CSR rows numbered from first_row), prepare_rhs b's, returning
+/// eb; mpmg::solve calls both once, mpmg::Solver the first at setup and the second per solve.
+PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a);
+PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row = 0);
+int prepare_rhs(std::span<double> b, bool negated);
+
 /// Input magnitudes the solve takes as they are: [2^-64, 2^64], about [5.4e-20, 1.8e19]. Beyond
 /// them the FP64 setup and the FP32 preconditioner meet overflow (squares and products of
 /// entries in the scaling and the Galerkin products, FP32's 3.4e38) or underflow (||b||^2 below

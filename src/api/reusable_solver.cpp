@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -16,7 +15,6 @@
 #include "api/problem_input.hpp"
 #include "api/thread_scope.hpp"
 #include "distributed/mpi_env.hpp"
-#include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/amg_hierarchy.hpp"
@@ -103,13 +101,10 @@ void check_vector(std::span<const double> v, std::int64_t rows, const char* name
 struct Solver::Impl {
     SolverOptions given;     // as the constructor took them
     SolverOptions resolved;  // after setup's choices
-    bool structured = false;
     std::int64_t rows = 0, nnz = 0;
-    bool negated = false;
-    int a_exponent = 0;
+    PreparedMatrix prepared;  // -A and the power of two A was scaled by
     // The structured path's A, or the AMG path's (renumbered by perm when it is not empty).
     SgDiaMatrix<double> grid_a;
-    bool a_normal = false;
     CsrMatrix csr_a;
     std::vector<std::int64_t> perm;
     // A as the Krylov solver reads it, in K = FP64 or FP32 (one of the four).
@@ -124,7 +119,10 @@ struct Solver::Impl {
     // The solve's b and x, kept between solves so their pages are touched once.
     std::vector<double> b_work, x_work;
 
-    void clear() {
+    bool structured() const { return grid64 || grid32; }
+
+    /// Forgets the last setup and starts this one's options.
+    void restart() {
         state.reset();
         grid64.reset();
         grid32.reset();
@@ -134,26 +132,14 @@ struct Solver::Impl {
         grid_a = SgDiaMatrix<double>();
         csr_a = CsrMatrix();
         perm.clear();
-    }
-
-    /// -A when A's diagonal is negative on every row, and A scaled into [2^-64, 2^64] (as
-    /// mpmg::solve's prepare_input). Returns the values' smallest nonzero magnitude after it.
-    template <class M>
-    double prepare(M& a, std::span<double> values) {
-        std::vector<double> no_b;
-        negated = diagonal_negative(a);
-        if (negated) negate(a, no_b);
-        const kernels::FiniteRange range =
-            kernels::finite_range(values.data(), static_cast<std::int64_t>(values.size()));
-        a_exponent = normalising_exponent(range.largest);
-        scale_by_power_of_two(values, a_exponent);
-        return std::ldexp(range.smallest, a_exponent);
+        resolved = given;
+        setup_info = SetupResult{};
     }
 
     void setup_grid(bool symmetric) {
         SolverOptions& o = resolved;
         o.method = MethodKind::structured;
-        a_normal = !(prepare(grid_a, grid_a.values()) < std::numeric_limits<double>::min());
+        prepared = prepare_matrix(grid_a);
         if (o.solver == SolverKind::automatic) {
             o.solver = symmetric ? SolverKind::cg : SolverKind::gmres;
         }
@@ -175,7 +161,7 @@ struct Solver::Impl {
         check_k(counts, o.precision.krylov);
         build = [this, half](const PrecisionPlan& plan, const MultigridOptions& mg) {
             return std::unique_ptr<BuiltPreconditioner>(std::make_unique<Built<Hierarchy>>(
-                grid_a, mg, plan, half, not_owned(grid_a), a_normal));
+                grid_a, mg, plan, half, not_owned(grid_a), prepared.a_normal));
         };
         fallbacks = GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}};
         rows = grid_a.rows();
@@ -192,7 +178,7 @@ struct Solver::Impl {
             o.multigrid.smoother = SmootherKind::symgs;
         }
         drop_zeros(csr_a);  // after the symmetry test, which compares stored patterns
-        (void)prepare(csr_a, csr_a.val);
+        prepared = prepare_matrix(csr_a);
         const BlockSizeChoice block = choose_block_size(csr_a, o.multigrid.block_size);
         o.multigrid.block_size = block.block;
         setup_info.block_size = block.block;
@@ -219,20 +205,21 @@ struct Solver::Impl {
         nnz = csr_a.nnz();
     }
 
-    /// Builds the hierarchy (setup_grid or setup_amg ran) and fills setup_info.
-    SetupResult finish_setup() {
-        SolveResult timing;
-        state = guarded_setup(build, resolved, timing);
+    /// Builds the hierarchy (setup_grid or setup_amg ran, having started at t0) and fills
+    /// setup_info; its setup time counts from t0.
+    SetupResult finish_setup(Clock::time_point t0) {
+        SolveResult built;
+        state = guarded_setup(build, resolved, built);
         SetupResult& s = setup_info;
         s.rows = rows;
         s.nnz = nnz;
         s.options = resolved;
-        s.negated = negated;
-        s.a_exponent = a_exponent;
-        s.setup_s = timing.setup_s;
-        s.levels = std::move(timing.levels);
-        s.grid_complexity = timing.grid_complexity;
-        s.operator_complexity = timing.operator_complexity;
+        s.negated = prepared.negated;
+        s.a_exponent = prepared.a_exponent;
+        s.setup_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        s.levels = std::move(built.levels);
+        s.grid_complexity = built.grid_complexity;
+        s.operator_complexity = built.operator_complexity;
         return s;
     }
 
@@ -265,46 +252,36 @@ bool Solver::ready() const { return impl_ && impl_->state.has_value(); }
 std::int64_t Solver::rows() const { return ready() ? impl_->rows : 0; }
 
 namespace {
-void check_not_moved_from(const void* impl) {
+/// What either setup needs first: a Solver not moved from, and one process.
+void check_can_set_up(const void* impl) {
     if (impl == nullptr) throw InvalidInput("Solver::setup: this Solver was moved from");
+    if (dist::distributed()) {
+        throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
+    }
 }
 }  // namespace
 
 SetupResult Solver::setup(SgDiaMatrix<double> a) {
-    check_not_moved_from(impl_.get());
-    if (dist::distributed()) {
-        throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
-    }
+    check_can_set_up(impl_.get());
     zero_outside_box(a);  // whatever the caller left there is not A's (SG-DIA's convention)
     check_finite(a);
     Impl& s = *impl_;
-    s.clear();
+    s.restart();
     const ThreadScope thread_scope(s.given.threads);
-    s.resolved = s.given;
-    s.setup_info = SetupResult{};
     const auto t0 = Clock::now();
     if (s.given.method == MethodKind::amg) {
         s.csr_a = to_csr(a);
         a = SgDiaMatrix<double>();
-        s.structured = false;
         s.setup_amg(is_symmetric(s.csr_a));
     } else {
         s.grid_a = std::move(a);
-        s.structured = true;
         s.setup_grid(exactly_symmetric(s.grid_a));
     }
-    const double prepare_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    SetupResult r = s.finish_setup();
-    r.setup_s += prepare_s;
-    s.setup_info.setup_s = r.setup_s;
-    return r;
+    return s.finish_setup(t0);
 }
 
 SetupResult Solver::setup(CsrMatrix a) {
-    check_not_moved_from(impl_.get());
-    if (dist::distributed()) {
-        throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
-    }
+    check_can_set_up(impl_.get());
     check_csr(a);
     Impl& s = *impl_;
     const ProblemOptions& p = s.given.problem;
@@ -314,28 +291,20 @@ SetupResult Solver::setup(CsrMatrix a) {
             "Solver::setup: method structured with a CsrMatrix needs options.problem.grid (the "
             "grid the matrix lives on)");
     }
-    s.clear();
+    s.restart();
     const ThreadScope thread_scope(s.given.threads);
-    s.resolved = s.given;
-    s.setup_info = SetupResult{};
     const auto t0 = Clock::now();
     const bool symmetric = is_symmetric(a);
     if (has_grid && s.given.method != MethodKind::amg) {
         s.grid_a = sgdia_from_csr(a, Box{p.grid[0], p.grid[1], p.grid[2]},
                                   std::max(p.components, 1), kSource);
         a = CsrMatrix();
-        s.structured = true;
         s.setup_grid(symmetric);
     } else {
         s.csr_a = std::move(a);
-        s.structured = false;
         s.setup_amg(symmetric);
     }
-    const double prepare_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    SetupResult r = s.finish_setup();
-    r.setup_s += prepare_s;
-    s.setup_info.setup_s = r.setup_s;
-    return r;
+    return s.finish_setup(t0);
 }
 
 SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
@@ -348,21 +317,20 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     SolveResult out;
     // A hierarchy that the guard could not rebuild in the last solve is built again as first.
     if (!s.state->m) s.state = guarded_setup(s.build, s.resolved, out);
-    // b' = 2^eb (+-b) and x' = 2^(eb - ea) x in the solver's order (renumbered on the AMG path),
-    // as mpmg::solve's prepare_input; x = 2^(ea - eb) x' afterwards.
+    // b and x in the solver's order (renumbered on the AMG path); b' = 2^eb (+-b) as setup took
+    // A (prepare_rhs), x' = 2^(eb - ea) x, and x = 2^(ea - eb) x' afterwards.
     const auto n = static_cast<std::size_t>(s.rows);
     s.b_work.resize(n);
     s.x_work.resize(n);
     const bool renumbered = !s.perm.empty();
-    const double sign = s.negated ? -1.0 : 1.0;
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t from = renumbered ? static_cast<std::size_t>(s.perm[i]) : i;
-        s.b_work[i] = sign * b[from];
+        s.b_work[i] = b[from];
         s.x_work[i] = x[from];
     }
-    out.b_exponent = normalising_exponent(largest_abs(s.b_work));
-    scale_by_power_of_two(s.b_work, out.b_exponent);
-    scale_by_power_of_two(s.x_work, out.b_exponent - s.a_exponent);
+    const int ea = s.prepared.a_exponent;
+    out.b_exponent = prepare_rhs(s.b_work, s.prepared.negated);
+    scale_by_power_of_two(s.x_work, out.b_exponent - ea);
     const bool x_given =
         std::any_of(s.x_work.begin(), s.x_work.end(), [](double v) { return v != 0.0; });
     out.x.swap(s.x_work);
@@ -377,30 +345,24 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     }
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t to = renumbered ? static_cast<std::size_t>(s.perm[i]) : i;
-        x[to] = std::ldexp(out.x[i], s.a_exponent - out.b_exponent);
+        x[to] = std::ldexp(out.x[i], ea - out.b_exponent);
     }
     out.x.swap(s.x_work);
     out.x.clear();
     out.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
     out.other_s = std::max(0.0, out.total_s - out.setup_s - out.preconditioner_s);
-    out.problem = s.structured ? "structured (Solver)" : "csr (Solver)";
+    out.problem = s.structured() ? "structured (Solver)" : "csr (Solver)";
     out.rows = s.rows;
     out.nnz = s.nnz;
     out.options = s.resolved;
-    out.negated = s.negated;
-    out.a_exponent = s.a_exponent;
+    out.negated = s.prepared.negated;
+    out.a_exponent = ea;
     out.reordered = s.setup_info.reordered;
     out.block_size = s.setup_info.block_size;
     out.block_size_reason = s.setup_info.block_size_reason;
-    const auto storage = [&](const auto& op) {
-        out.operator_storage = op.storage();
-        out.operator_storage_from = op.storage_from_product();
-        out.operator_scale = op.storage_scale();
-        out.operator_mirrored_from = op.mirrored_from_product();
-    };
-    if (s.grid64) storage(*s.grid64);
-    if (s.grid32) storage(*s.grid32);
-    if (!s.structured) out.operator_storage = s.resolved.precision.krylov;
+    out.operator_storage = s.resolved.precision.krylov;  // the AMG path's; the structured below
+    if (s.grid64) s.grid64->report(out);
+    if (s.grid32) s.grid32->report(out);
     return out;
 }
 

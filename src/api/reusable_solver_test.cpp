@@ -26,13 +26,6 @@ SolverOptions options(const char* precision) {
     return o;
 }
 
-StructuredProblem built_in(const char* name, int n) {
-    ProblemOptions p;
-    p.name = name;
-    p.n = n;
-    return make_problem(p);
-}
-
 /// mpmg::solve of the built-in problem itself (b = A 1), as the reference.
 SolveResult reference(const char* name, int n, SolverOptions o, MethodKind method) {
     o.problem.name = name;
@@ -73,7 +66,7 @@ class StructuredInput : public ::testing::TestWithParam<const char*> {};
 TEST_P(StructuredInput, SolvesLikeMpmgSolve) {
     const char* name = GetParam();
     const int n = 16;
-    StructuredProblem p = built_in(name, n);
+    StructuredProblem p = make_problem(name, n);
     SolverOptions o = options("K64P32D16");
     o.solver = p.solver;  // a built-in problem's own choices, which setup cannot know
     o.multigrid.smoother = p.smoother;
@@ -105,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(Problems, StructuredInput,
                                            "rhd3t", "oil4c", "solid3d", "jump7"));
 
 TEST(Solver, ReusesTheHierarchyForManyRightHandSides) {
-    StructuredProblem p = built_in("rhd", 24);
+    StructuredProblem p = make_problem("rhd", 24);
     const CsrMatrix csr = to_csr(p.a);
     Solver s(options("auto"));
     s.setup(std::move(p.a));
@@ -131,7 +124,7 @@ TEST(Solver, ReusesTheHierarchyForManyRightHandSides) {
 
 // Values whose neighbour lies outside the grid are not A's: whatever is there is ignored.
 TEST(Solver, IgnoresValuesOutsideTheGrid) {
-    StructuredProblem p = built_in("rhd", 10);
+    StructuredProblem p = make_problem("rhd", 10);
     SgDiaMatrix<double> messy = p.a;
     for (int d = 0; d < messy.stencil().size(); ++d) {
         for (std::int64_t c = 0; c < messy.box().cells(); ++c) {
@@ -149,7 +142,7 @@ TEST(Solver, IgnoresValuesOutsideTheGrid) {
 }
 
 TEST(Solver, StartsFromTheInitialGuess) {
-    StructuredProblem p = built_in("laplace27", 20);
+    StructuredProblem p = make_problem("laplace27", 20);
     Solver s(options("K64P32D16"));
     s.setup(std::move(p.a));
     std::vector<double> x(p.b.size(), 0.0);
@@ -173,7 +166,7 @@ TEST(Solver, StartsFromTheInitialGuess) {
 
 TEST(Solver, CsrMatrixTakesTheAmgPathLikeMpmgSolve) {
     const int n = 14;
-    StructuredProblem p = built_in("laplace27", n);
+    StructuredProblem p = make_problem("laplace27", n);
     SolverOptions o = options("K64P32D16");
     const SolveResult ref = reference("laplace27", n, o, MethodKind::amg);
     ASSERT_TRUE(ref.converged) << ref.message;
@@ -218,7 +211,7 @@ INSTANTIATE_TEST_SUITE_P(Collections, RealMatrix,
                          ::testing::Values("1138_bus", "bcsstk15", "orsirr_1", "sherman5"));
 
 TEST(Solver, RenumberedAmgHandsXBackInTheCallersOrder) {
-    StructuredProblem p = built_in("oil", 12);
+    StructuredProblem p = make_problem("oil", 12);
     SolverOptions o = options("K64P32D16");
     o.multigrid.reorder = ReorderKind::rcm;
     const CsrMatrix csr = to_csr(p.a);
@@ -232,7 +225,7 @@ TEST(Solver, RenumberedAmgHandsXBackInTheCallersOrder) {
 }
 
 TEST(Solver, CsrMatrixOnAGridTakesTheStructuredPath) {
-    StructuredProblem p = built_in("rhd3t", 10);
+    StructuredProblem p = make_problem("rhd3t", 10);
     SolverOptions o = options("K64P32D16");
     o.problem.grid = {10, 10, 10};
     o.problem.components = 3;
@@ -248,7 +241,7 @@ TEST(Solver, CsrMatrixOnAGridTakesTheStructuredPath) {
 }
 
 TEST(Solver, NegativeAndHugeMatricesGiveTheSameX) {
-    StructuredProblem p = built_in("laplace27", 12);
+    StructuredProblem p = make_problem("laplace27", 12);
     Solver plain(options("auto"));
     plain.setup(p.a);
     std::vector<double> x(p.b.size(), 0.0);
@@ -279,7 +272,7 @@ TEST(Solver, NegativeAndHugeMatricesGiveTheSameX) {
 }
 
 TEST(Solver, Fp32IterationsWork) {
-    StructuredProblem p = built_in("laplace27", 16);
+    StructuredProblem p = make_problem("laplace27", 16);
     SolverOptions o = options("K32P32D16");
     o.rtol = 1e-6;
     Solver s(o);
@@ -294,7 +287,7 @@ TEST(Solver, Fp32IterationsWork) {
 // The guard's rebuild in the first solve (FP16 without scaling overflows laplace27e8's levels)
 // is kept: the next solve runs on the rebuilt hierarchy without an event.
 TEST(Solver, KeepsTheGuardsRebuildForLaterSolves) {
-    StructuredProblem p = built_in("laplace27e8", 16);
+    StructuredProblem p = make_problem("laplace27e8", 16);
     SolverOptions o = options("K64P32D16");
     o.multigrid.scaling = ScalingKind::none;
     o.multigrid.setup_fallback = false;
@@ -316,8 +309,8 @@ TEST(Solver, KeepsTheGuardsRebuildForLaterSolves) {
 }
 
 TEST(Solver, SetupAgainReplacesTheMatrix) {
-    StructuredProblem a = built_in("laplace27", 12);
-    StructuredProblem b = built_in("rhd", 14);
+    StructuredProblem a = make_problem("laplace27", 12);
+    StructuredProblem b = make_problem("rhd", 14);
     Solver s(options("auto"));
     s.setup(std::move(a.a));
     std::vector<double> x(b.b.size(), 0.0);
@@ -333,7 +326,7 @@ TEST(Solver, SetupAgainReplacesTheMatrix) {
 TEST(Solver, LeavesTheCallersThreadCountAlone) {
     const int before = omp_get_max_threads();
     omp_set_num_threads(3);
-    StructuredProblem p = built_in("laplace27", 10);
+    StructuredProblem p = make_problem("laplace27", 10);
     SolverOptions o = options("auto");
     o.threads = 1;
     Solver s(o);
@@ -389,7 +382,7 @@ TEST(Solver, BadInputIsNamed) {
     EXPECT_NE(message_of([&] { s.setup(a); }).find("2 x 3"), std::string::npos);
     EXPECT_FALSE(s.ready());
 
-    StructuredProblem p = built_in("laplace27", 6);
+    StructuredProblem p = make_problem("laplace27", 6);
     SgDiaMatrix<double> bad = p.a;
     bad.value(bad.stencil().center(), 5, 0, 0) = INFINITY;
     EXPECT_NE(message_of([&] { s.setup(bad); }).find("at cell 5 (offset 0,0,0)"),

@@ -4,11 +4,9 @@
 
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <new>
 #include <optional>
-#include <span>
 #include <type_traits>
 
 #include "api/guarded_solve.hpp"
@@ -19,7 +17,6 @@
 #include "distributed/dist_read.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
-#include "kernels/setup_simd.hpp"
 #include "krylov/vector_ops.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
@@ -48,10 +45,7 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
     run_guarded<K>(a, p.b, build, o,
                    GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}},
                    out);
-    out.operator_storage = a.storage();
-    out.operator_storage_from = a.storage_from_product();
-    out.operator_scale = a.storage_scale();
-    out.operator_mirrored_from = a.mirrored_from_product();
+    a.report(out);
 }
 
 template <class K>
@@ -175,38 +169,20 @@ std::optional<double> relative_error(const std::vector<double>& x,
     return std::sqrt(num / den);
 }
 
-std::span<double> values_of(CsrMatrix& a) { return a.val; }
-std::span<double> values_of(SgDiaMatrix<double>& a) { return a.values(); }
-
-/// The system the solve takes in place of A x = b (collective under mpirun; x and the relative
-/// residuals are those of A x = b):
-///  - -A x = -b when A's diagonal is negative on every process's rows (a negative definite
-///    operator: Δ assembled for -Δ, or saylr3);
-///  - A' = 2^ea A and b' = 2^eb b when the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]
-///    (normalising_exponent): the setup's products of entries and FP32's range stay finite and
-///    ||b||^2 nonzero; then x = 2^(ea - eb) x' (finish_input). Exact: powers of two.
-/// Returns whether every value of this process's A' is zero or a normal FP64 number (found in
-/// the same pass as the largest: StructuredProblem::a_normal).
+/// prepare_matrix and prepare_rhs (api/problem_input.hpp), their facts into `out`; returns
+/// whether A's values are normal.
 template <class M>
 bool prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t first_row = 0) {
-    bool negative = false;
+    PreparedMatrix m;
     if constexpr (std::is_same_v<M, CsrMatrix>) {
-        negative = diagonal_negative(a, first_row);
+        m = prepare_matrix(a, first_row);
     } else {
-        negative = diagonal_negative(a);
+        m = prepare_matrix(a);
     }
-    out.negated = dist::all_ranks(negative);
-    if (out.negated) negate(a, b);
-    const std::span<double> values = values_of(a);
-    const kernels::FiniteRange range =
-        kernels::finite_range(values.data(), static_cast<std::int64_t>(values.size()));
-    out.a_exponent = normalising_exponent(dist::max_all_ranks(range.largest));
-    out.b_exponent = normalising_exponent(dist::max_all_ranks(largest_abs(b)));
-    scale_by_power_of_two(values, out.a_exponent);
-    scale_by_power_of_two(b, out.b_exponent);
-    // The smallest nonzero magnitude as the scaling left it (the same ldexp); +Inf when none.
-    return !range.nonfinite &&
-           !(std::ldexp(range.smallest, out.a_exponent) < std::numeric_limits<double>::min());
+    out.negated = m.negated;
+    out.a_exponent = m.a_exponent;
+    out.b_exponent = prepare_rhs(b, m.negated);
+    return m.a_normal;
 }
 
 /// x = 2^(ea - eb) x' (prepare_input).

@@ -94,6 +94,13 @@ Box problem_grid(const ProblemOptions& opt) { return problem_detail::problem_box
 
 StructuredProblem make_problem(const ProblemOptions& opt) { return make_problem_rows(opt, {}); }
 
+StructuredProblem make_problem(const std::string& name, int n) {
+    ProblemOptions opt;
+    opt.name = name;
+    opt.n = n;
+    return make_problem(opt);
+}
+
 StructuredProblem make_problem_rows(const ProblemOptions& opt, const GridWindow& window) {
     const Box box = problem_detail::problem_box(opt);
     for (const Entry& e : registry()) {

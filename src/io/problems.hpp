@@ -42,6 +42,8 @@ std::vector<std::string> problem_names();
 /// Builds problem `opt.name` on the grid opt.grid (or n^3). Throws InvalidInput for an unknown
 /// name (listing the valid ones) or a grid the problem cannot use.
 StructuredProblem make_problem(const ProblemOptions& opt);
+/// make_problem of `name` on the n^3 grid, the other options at their defaults.
+StructuredProblem make_problem(const std::string& name, int n);
 
 /// The grid of make_problem(opt) (opt.grid, or n^3).
 Box problem_grid(const ProblemOptions& opt);
