@@ -79,6 +79,11 @@ public:
     const std::vector<LevelReport>& report() const override { return report_; }
     double grid_complexity() const override { return 1.0; }
     double operator_complexity() const override { return 1.0; }
+    /// One level per entry, solved as it says.
+    void set_report(const std::vector<std::string>& solves) {
+        report_.assign(solves.size(), LevelReport{});
+        for (std::size_t l = 0; l < solves.size(); ++l) report_[l].solve = solves[l];
+    }
 
 private:
     int fail_at_;
@@ -337,6 +342,163 @@ TEST(Guard, TooSlowWithAFailedInterpolationGoesOnAsItWas) {
                           "failed (coarsest level is singular (test)); rebuilt the hierarchy with "
                           "the settings that ran");
     for (double v : r.x) ASSERT_TRUE(std::isfinite(v));
+}
+
+/// ||b - A x|| / ||b||, in FP64 from A as given.
+double true_relative_residual(const CsrMatrix& a, const std::vector<double>& b,
+                              const std::vector<double>& x) {
+    std::vector<double> ax(b.size());
+    a.multiply(x.data(), ax.data());
+    double rr = 0.0, bb = 0.0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        rr += (b[i] - ax[i]) * (b[i] - ax[i]);
+        bb += b[i] * b[i];
+    }
+    return std::sqrt(rr / bb);
+}
+
+/// The 5-point Laplacian on n x n shifted by -0.5: symmetric and strongly indefinite (a
+/// Helmholtz operator), which multigrid with SymGS does not precondition.
+CsrMatrix helmholtz(int n) {
+    CsrMatrix a = csr_test::poisson(n, 2);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            if (a.col[k] == i) a.val[k] -= 0.5;
+        }
+    }
+    return a;
+}
+
+// A matrix of at most kAutoDirectRows rows on which every other remedy fails is solved by its LU
+// as the guard's last rebuild, with the iterations it kept for that; a larger one is not, and
+// without the guard neither is.
+TEST(Guard, SmallMatrixSolvedByItsLuWhenNothingElseConverges) {
+    for (const int n : {40, 66}) {  // 1600 and 4356 rows
+        SCOPED_TRACE(n);
+        const CsrMatrix a = helmholtz(n);
+        std::vector<double> b(static_cast<std::size_t>(a.rows));
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::sin(0.1 * static_cast<double>(i));
+        for (const bool guard : {true, false}) {
+            SCOPED_TRACE(guard);
+            SolverOptions o;
+            o.guard = guard;
+            Solver solver(o);
+            solver.setup(a);
+            std::vector<double> x(b.size(), 0.0);
+            const SolveResult r = solver.solve(b, x);
+            const bool small = a.rows <= 4096;
+            ASSERT_EQ(r.converged, guard && small) << r.message;
+            if (!r.converged) {
+                if (guard) {  // without it: a CG breakdown
+                    EXPECT_EQ(r.iterations, o.max_iter);
+                }
+                for (const auto& e : r.guard_events) {
+                    EXPECT_EQ(e.find("factorised by LU"), std::string::npos) << e;
+                }
+                continue;
+            }
+            EXPECT_LE(true_relative_residual(a, b, x), 1e-9);
+            ASSERT_FALSE(r.guard_events.empty());
+            const std::string& last = r.guard_events.back();
+            EXPECT_NE(last.find("5 kept for a direct solve; rebuilt the hierarchy with one level, "
+                                "A itself factorised by LU in FP64"),
+                      std::string::npos)
+                << last;
+            EXPECT_GT(r.iterations, o.max_iter - kDirectIterations);
+            EXPECT_LE(r.iterations, o.max_iter);
+            ASSERT_EQ(r.levels.size(), 1u);
+            EXPECT_EQ(r.levels[0].solve, "direct (LU, fp64)");
+        }
+    }
+}
+
+/// `fallbacks` with the direct solve; the fakes below take max_levels == 1 for it.
+GuardFallbacks with_direct(GuardFallbacks fallbacks) {
+    fallbacks.direct = true;
+    return fallbacks;
+}
+
+// The direct solve comes after every other remedy of a solve that is too slow (none here but
+// the robust smoother, which is the smoother already); when it cannot be set up (A has no LU),
+// the solve goes on with the hierarchy that ran, not rebuilt, and spends the iterations left.
+TEST(Guard, DirectSolveComesLastAndFallsBackToTheHierarchyThatRan) {
+    const Diagonal a;
+    const std::vector<double> b(100, 1.0);
+    for (const bool lu_fails : {false, true}) {
+        SCOPED_TRACE(lu_fails);
+        std::vector<int> levels;
+        const BuildFn build = [&](const PrecisionPlan&, const MultigridOptions& mg) {
+            levels.push_back(mg.max_levels);
+            if (mg.max_levels != 1) {
+                return std::unique_ptr<BuiltPreconditioner>(
+                    std::make_unique<FakePreconditioner>(-1));
+            }
+            EXPECT_EQ(mg.coarse_solver, CoarseSolverKind::direct);
+            if (lu_fails) throw NumericalError("coarsest level is singular (test)");
+            return std::unique_ptr<BuiltPreconditioner>(std::make_unique<InverseDiagonal>());
+        };
+        SolverOptions o = too_slow_gmres("K64P64D64", SmootherKind::l1_jacobi);
+        SolveResult r;
+        run_guarded<double>(a, b, build, o, with_direct({SmootherKind::l1_jacobi, {}, {}}), r);
+        EXPECT_EQ(levels, (std::vector{o.multigrid.max_levels, 1}));
+        if (!lu_fails) {
+            ASSERT_TRUE(r.converged) << r.message;
+            EXPECT_LT(r.iterations, o.max_iter - kDirectIterations);  // not out of iterations
+            expect_too_slow_event(r, "rebuilt the hierarchy with one level, A itself factorised");
+        } else {
+            EXPECT_EQ(r.status, SolveStatus::max_iterations) << r.message;
+            EXPECT_EQ(r.iterations, o.max_iter);  // the kept iterations too
+            expect_too_slow_event(r,
+                                  "failed (coarsest level is singular (test)); went on with the "
+                                  "hierarchy that ran");
+        }
+    }
+}
+
+// A solve that does not stagnate but runs out of max_iter gets the direct solve with the
+// iterations kept for it, unless max_iter is too small to keep them or the preconditioner is
+// one LU level already.
+TEST(Guard, OutOfIterationsTakesTheKeptOnesForTheDirectSolve) {
+    const Diagonal a;
+    const std::vector<double> b(100, 1.0);
+    for (const int max_iter : {60, 19}) {
+        for (const bool one_lu_level : {false, true}) {
+            SCOPED_TRACE(testing::Message() << max_iter << " " << one_lu_level);
+            int builds = 0;
+            const BuildFn build = [&](const PrecisionPlan&, const MultigridOptions& mg) {
+                ++builds;
+                if (mg.max_levels == 1) {
+                    return std::unique_ptr<BuiltPreconditioner>(
+                        std::make_unique<InverseDiagonal>());
+                }
+                auto m = std::make_unique<FakePreconditioner>(-1);
+                if (one_lu_level) m->set_report({"direct (LU, fp64)"});
+                return std::unique_ptr<BuiltPreconditioner>(std::move(m));
+            };
+            SolverOptions o;
+            o.solver = SolverKind::gmres;
+            o.restart = 100;  // no restart, so nothing is too slow: GMRES needs 100 iterations
+            o.max_iter = max_iter;
+            SolveResult r;
+            run_guarded<double>(a, b, build, o, with_direct({SmootherKind::l1_jacobi, {}, {}}), r);
+            if (max_iter == 60 && !one_lu_level) {
+                ASSERT_TRUE(r.converged) << r.message;
+                EXPECT_EQ(builds, 2);
+                EXPECT_GT(r.iterations, max_iter - kDirectIterations);
+                ASSERT_EQ(r.guard_events.size(), 1u);
+                EXPECT_NE(r.guard_events[0].find(
+                              "after iteration 55, the last of max_iter = 60 but 5 kept for a "
+                              "direct solve; rebuilt the hierarchy with one level"),
+                          std::string::npos)
+                    << r.guard_events[0];
+            } else {
+                EXPECT_EQ(r.status, SolveStatus::max_iterations) << r.message;
+                EXPECT_EQ(r.iterations, max_iter);
+                EXPECT_EQ(builds, 1);
+                EXPECT_TRUE(r.guard_events.empty());
+            }
+        }
+    }
 }
 
 TEST(Guard, OffStopsWithTheReasonAndNoNaN) {

@@ -10,6 +10,7 @@
 
 #include "core/prefault.hpp"
 #include "mpmg/errors.hpp"
+#include "multigrid/cycle.hpp"
 
 namespace mpmg {
 namespace {
@@ -122,6 +123,20 @@ void describe(const BuiltPreconditioner& m, SolveResult& out) {
 
 }  // namespace
 
+GuardFallbacks structured_fallbacks(std::int64_t rows) {
+    return GuardFallbacks{SmootherKind::jacobi,
+                          InterpolationKind::operator_dependent,
+                          {},
+                          rows > 0 && rows <= kAutoDirectRows};
+}
+
+GuardFallbacks amg_fallbacks(std::int64_t rows) {
+    return GuardFallbacks{SmootherKind::l1_jacobi,
+                          {},
+                          {SmootherKind::ilu0, SmootherKind::l1_jacobi},
+                          rows > 0 && rows <= kAutoDirectRows};
+}
+
 GuardState guarded_setup(const BuildFn& build, const SolverOptions& o, SolveResult& out) {
     GuardState s{o.precision, o.multigrid, o.solver, nullptr};
     s.m = timed_build(build, s.plan, s.mg, out);
@@ -170,11 +185,22 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         }
         return std::nullopt;
     };
+    // The last remedy for a small A: one level, solved by its LU. Not when the hierarchy is that
+    // already (an A of at most max_coarse_rows rows is one LU level from the start).
+    const auto one_lu_level = [&] {
+        const auto& levels = m->report();
+        return levels.size() == 1 && levels.front().solve.starts_with("direct");
+    };
+    bool direct_left = o.guard && fallbacks.direct && !one_lu_level();
     for (bool first = true;; first = false) {
         describe(*m, out);
 
+        // While the direct solve is left, each run leaves it kDirectIterations of max_iter
+        // (unless max_iter is too small to share).
+        const int kept =
+            direct_left && o.max_iter - used >= 4 * kDirectIterations ? kDirectIterations : 0;
         Adapter<K> pre(*m);
-        const KrylovOptions kopt{o.rtol,    o.max_iter - used,       o.restart, first && !x_given,
+        const KrylovOptions kopt{o.rtol,    o.max_iter - used - kept, o.restart, first && !x_given,
                                  slow_rule, mg.cycle == CycleKind::k};
         KrylovResult kr = run_solver(solver, a, &pre, b, x, kopt);
         out.preconditioner_s += kr.preconditioner_seconds;
@@ -195,7 +221,9 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         const bool trouble = kr.status == SolveStatus::non_finite ||
                              kr.status == SolveStatus::breakdown ||
                              kr.status == SolveStatus::stagnated;
-        if (!trouble || !o.guard || used >= o.max_iter) break;
+        // The run spent all but the kept iterations: they are the direct solve's.
+        const bool out_of_turns = kr.status == SolveStatus::max_iterations && kept > 0;
+        if ((!trouble && !out_of_turns) || !o.guard || used >= o.max_iter) break;
         // First widen the precision; once everything is FP64, take the robust smoother (an
         // SPD A whose V-cycle is not SPD). A CG breakdown ((r, z) <= 0 or (p, A p) <= 0) after
         // that says A itself is not symmetric positive definite (symmetric indefinite: a
@@ -224,11 +252,29 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
             tried.push_back(s);
             return fmt::format("smoother {}", to_string(s));
         };
+        const auto to_direct = [&] {
+            direct_left = false;
+            mg.max_levels = 1;
+            mg.coarse_solver = CoarseSolverKind::direct;
+            solver = SolverKind::gmres;
+            return std::string(
+                "one level, A itself factorised by LU in FP64 (the last remedy for a matrix this "
+                "small), under GMRES,");
+        };
         std::string action;
         bool smoother_step = false;  // a failed setup of this rebuild moves to the next one
+        bool direct_step = false;    // a failed setup of this rebuild goes back to the last one
         const PrecisionPlan plan_before = plan;
         const MultigridOptions mg_before = mg;
-        if (kr.status == SolveStatus::stagnated && interpolation_left) {
+        const SolverKind solver_before = solver;
+        if (out_of_turns) {
+            out.message = fmt::format(
+                "{}: relative residual {:.3e} > rtol = {:.1e} after iteration {}, the last of "
+                "max_iter = {} but {} kept for a direct solve",
+                to_string(solver), kr.relative_residual, o.rtol, used, o.max_iter, kept);
+            action = to_direct();
+            direct_step = true;
+        } else if (kr.status == SolveStatus::stagnated && interpolation_left) {
             // A whole restart cycle without progress is the coarse levels', not the storage
             // precision's (that shows as Inf/NaN): linear interpolation of a convection-
             // dominated operator gives a coarse correction that undoes the smoothing
@@ -250,6 +296,9 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
             plan = o.precision;
             mg.smoother = o.multigrid.smoother;
             action = to_interpolation();
+        } else if (direct_left) {  // nothing else helped
+            action = to_direct();
+            direct_step = true;
         } else if (kr.too_slow) {
             // Nothing left to try: the iterations left are best spent where it was going.
             slow_rule = false;
@@ -262,8 +311,12 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         // A rebuild that cannot be set up (the robust smoother on a zero diagonal entry) is
         // skipped for GMRES where a CG breakdown calls for it, else ends the solve with this
         // run's result and says why, instead of replacing the result with that error.
+        // The direct solve's A is small: the hierarchy that ran is kept until its LU stands, to
+        // go on with it when A has no LU (a singular A).
+        std::unique_ptr<BuiltPreconditioner> ran = direct_step ? std::move(m) : nullptr;
         m.reset();
         std::string failed;
+        bool restored = false;
         for (;;) {
             try {
                 m = timed_build(build, plan, mg, out);
@@ -271,6 +324,15 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
             } catch (const NumericalError& e) {
                 failed +=
                     fmt::format("rebuilding the hierarchy with {} failed ({}); ", action, e.what());
+                if (direct_step) {
+                    plan = plan_before;
+                    mg = mg_before;
+                    solver = solver_before;
+                    m = std::move(ran);
+                    slow_rule = false;
+                    restored = true;
+                    break;
+                }
                 if (smoother_step) {
                     if (const auto next = untried_smoother()) {
                         action = to_smoother(*next);
@@ -291,6 +353,11 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
                 if (!cg_breakdown || solver == SolverKind::gmres) break;
                 action = to_gmres();
             }
+        }
+        if (restored) {  // the direct solve could not be set up; m is the hierarchy that ran
+            out.guard_events.push_back(
+                fmt::format("{}; {}went on with the hierarchy that ran", out.message, failed));
+            continue;
         }
         if (!m) {
             out.guard_events.push_back(

@@ -4,6 +4,7 @@
 // finite iterate.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -83,7 +84,24 @@ struct GuardFallbacks {
     /// matrices such as sherman5 need, then l1-Jacobi). One that cannot be set up (a zero
     /// pivot) is passed over.
     std::vector<SmootherKind> stagnation_smoothers;
+    /// Whether the last rebuild may solve the whole A by LU (FP64), one level, with GMRES: for
+    /// an A small enough that its dense factorisation costs about a second at most (serial
+    /// paths: up to kAutoDirectRows rows). It comes after every other remedy, and while it is
+    /// left the other runs keep kDirectIterations of max_iter for it.
+    bool direct = false;
 };
+
+/// Iterations the guard keeps for a last direct solve (GuardFallbacks::direct): GMRES with
+/// A's LU as the preconditioner converges in one or two (more on an ill-conditioned A, whose
+/// LU is inexact).
+inline constexpr int kDirectIterations = 5;
+
+/// The structured path's fallbacks (Jacobi, operator-dependent interpolation); `rows`: A's rows
+/// in a serial solve (the direct solve when small enough), 0 in a distributed one (none).
+GuardFallbacks structured_fallbacks(std::int64_t rows);
+/// The AMG path's (ILU(0) then l1-Jacobi for a stagnating solve, l1-Jacobi as the robust one);
+/// `rows` as for structured_fallbacks.
+GuardFallbacks amg_fallbacks(std::int64_t rows);
 
 template <class K>
 class Adapter final : public Preconditioner<K> {
@@ -113,8 +131,8 @@ GuardState guarded_setup(const BuildFn& build, const SolverOptions& o, SolveResu
 /// guard's rebuilds, the preconditioner time, and x of `out`. x starts from zero, or from out.x
 /// when `x_given` (then out.x has b's size). When FP64 everywhere still fails, the guard rebuilds
 /// with the robust smoother, then (CG breaking down) goes on with GMRES, or (otherwise) with the
-/// fallback interpolation. A rebuild replaces state's preconditioner and settings: a later solve
-/// starts from what worked.
+/// fallback interpolation, and last, for a small A, solves it whole by LU. A rebuild replaces
+/// state's preconditioner and settings: a later solve starts from what worked.
 template <class K>
 void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b, const BuildFn& build,
                    const SolverOptions& o, const GuardFallbacks& fallbacks, GuardState& state,

@@ -163,8 +163,8 @@ struct Solver::Impl {
             return std::unique_ptr<BuiltPreconditioner>(std::make_unique<Built<Hierarchy>>(
                 grid_a, mg, plan, half, not_owned(grid_a), prepared.a_normal));
         };
-        fallbacks = GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}};
         rows = grid_a.rows();
+        fallbacks = structured_fallbacks(rows);
         nnz = grid_a.nnz();
     }
 
@@ -199,9 +199,8 @@ struct Solver::Impl {
             return std::unique_ptr<BuiltPreconditioner>(
                 std::make_unique<Built<AmgHierarchy>>(csr_a, mg, plan));
         };
-        fallbacks = GuardFallbacks{
-            SmootherKind::l1_jacobi, {}, {SmootherKind::ilu0, SmootherKind::l1_jacobi}};
         rows = csr_a.rows;
+        fallbacks = amg_fallbacks(rows);
         nnz = csr_a.nnz();
     }
 

@@ -42,9 +42,7 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<Built<Hierarchy>>(
             p.a, mg, plan, [&a] { return a.exact_half(); }, not_owned(p.a), p.a_normal));
     };
-    run_guarded<K>(a, p.b, build, o,
-                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}},
-                   out);
+    run_guarded<K>(a, p.b, build, o, structured_fallbacks(a.size()), out);
     a.report(out);
 }
 
@@ -91,10 +89,7 @@ void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult&
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan));
     };
-    run_guarded<K>(
-        a, p.b, build, o,
-        GuardFallbacks{SmootherKind::l1_jacobi, {}, {SmootherKind::ilu0, SmootherKind::l1_jacobi}},
-        out);
+    run_guarded<K>(a, p.b, build, o, amg_fallbacks(a.size()), out);
 }
 
 void check_smoother(const SolverOptions& o) {

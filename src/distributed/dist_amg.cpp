@@ -504,10 +504,7 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
             std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{},
                                       o.solver == SolverKind::cg, symmetric_a, distributed_levels));
     };
-    run_guarded<K>(
-        a, b, build, o,
-        GuardFallbacks{SmootherKind::l1_jacobi, {}, {SmootherKind::ilu0, SmootherKind::l1_jacobi}},
-        out);
+    run_guarded<K>(a, b, build, o, amg_fallbacks(0), out);  // no direct solve of A whole
     // The solution, whole, on every process.
     const RowPartition& rp = a0.partition();
     std::vector<int> counts_of(static_cast<std::size_t>(rp.size())), at(counts_of.size());

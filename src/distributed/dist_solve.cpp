@@ -255,9 +255,7 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
                                       : Fp64BlockSource{},
             [&a] { return a.exact_half(); }, p.a_normal));
     };
-    run_guarded<K>(a, b, build, o,
-                   GuardFallbacks{SmootherKind::jacobi, InterpolationKind::operator_dependent, {}},
-                   out);
+    run_guarded<K>(a, b, build, o, structured_fallbacks(0), out);  // no direct solve of A whole
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)
     out.operator_storage_from = a.storage_from_product();
     out.operator_mirrored_from = a.mirrored_from_product();
