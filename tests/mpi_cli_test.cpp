@@ -870,6 +870,33 @@ TEST(Mpi, AmgSetupErrorOnOneRankStopsAll) {
     }
 }
 
+// A small matrix no cycle converges on within max_iter (cryg2500: 3.7e-9 after 200 iterations)
+// is gathered onto rank 0, where the guard's last rebuild solves it by its LU, as serially: every
+// rank takes the same step after the same iterations (196 on 1, 2 and 3 ranks).
+TEST(Mpi, SmallMatrixGetsTheSerialDirectSolve) {
+    const std::string args =
+        "solve --matrix " + std::string(MPMG_SHARED_DATA) + "/cryg2500.mtx.gz --quiet";
+    const MpiRun serial = mpmg(0, args);
+    ASSERT_EQ(serial.code, 0) << serial.err;
+    for (const int ranks : {0, 2, 3}) {
+        SCOPED_TRACE(ranks);
+        const MpiRun par = ranks == 0 ? serial : mpmg(ranks, args);
+        ASSERT_EQ(par.code, 0) << par.err << par.out;
+        const json& p = par.result;
+        EXPECT_TRUE(p["converged"].get<bool>());
+        EXPECT_LE(p["final_relative_residual"].get<double>(), 1e-10);
+        EXPECT_EQ(p["iterations"], serial.result["iterations"]);
+        ASSERT_FALSE(p["guard_events"].empty());
+        const std::string last = p["guard_events"].back();
+        EXPECT_NE(last.find("kept for a direct solve; rebuilt the hierarchy with one level, A "
+                            "itself factorised by LU"),
+                  std::string::npos)
+            << last;
+        ASSERT_EQ(p["hierarchy"]["levels"].size(), 1u);
+        EXPECT_EQ(p["hierarchy"]["levels"][0]["solve"], "direct (LU, fp64)");
+    }
+}
+
 }  // namespace
 
 #endif  // MPMG_HAVE_MPI

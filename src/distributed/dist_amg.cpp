@@ -504,7 +504,8 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
             std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{},
                                       o.solver == SolverKind::cg, symmetric_a, distributed_levels));
     };
-    run_guarded<K>(a, b, build, o, amg_fallbacks(0), out);  // no direct solve of A whole
+    // A small A is gathered onto rank 0 (no distributed levels), where the direct solve runs.
+    run_guarded<K>(a, b, build, o, amg_fallbacks(a0.partition().global_rows()), out);
     // The solution, whole, on every process.
     const RowPartition& rp = a0.partition();
     std::vector<int> counts_of(static_cast<std::size_t>(rp.size())), at(counts_of.size());
