@@ -21,4 +21,16 @@ step("configure the consumer" ${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/consumer"
 step("build the consumer" ${CMAKE_COMMAND} --build "${work}/build")
 step("run consumer_heat" "${work}/build/consumer_heat" 12 2)
 step("run consumer_c" "${work}/build/consumer_c" 8)
+step("run consumer_c_shared" "${work}/build/consumer_c_shared" 8)
+# The installed Python module finds the installed libmpmg.so by itself (no MPMG_LIBRARY).
+if(PYTHON)
+  step("run the Python example from the prefix"
+       ${CMAKE_COMMAND} -E env --unset=MPMG_LIBRARY
+       "PYTHONPATH=${work}/prefix/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1
+       ${PYTHON} "${SOURCE_DIR}/examples/poisson.py" 24)
+  step("the Python module loaded the prefix's library"
+       ${CMAKE_COMMAND} -E env --unset=MPMG_LIBRARY
+       "PYTHONPATH=${work}/prefix/lib/python3/dist-packages" PYTHONDONTWRITEBYTECODE=1
+       ${PYTHON} -c "import mpmg, sys; p = mpmg.library_path(); print(p); sys.exit(not p.startswith('${work}/prefix/'))")
+endif()
 file(REMOVE_RECURSE "${work}")

@@ -1,0 +1,337 @@
+"""mpmg from Python: mixed-precision multigrid-preconditioned Krylov solves of sparse systems.
+
+A thin layer over mpmg's C interface (include/mpmg/mpmg.h) in libmpmg.so, loaded with ctypes;
+it needs numpy, and takes SciPy sparse matrices when SciPy is there. Options are the keys of
+`mpmg solve --config` (README, "Options"), the report is the result JSON of `mpmg solve --json`
+without x.
+
+    import mpmg, scipy.sparse as sp
+    solver = mpmg.Solver(precision="K64P32D16", rtol=1e-10)
+    solver.setup(A)                   # any SciPy sparse matrix; or setup_stencil(...)
+    x, info = solver.solve(b)         # info["converged"], info["iterations"], ...
+    x, info = solver.solve(b2, x0=x)  # the same hierarchy, from an initial guess
+
+    x, info = mpmg.solve(A, b, rtol=1e-8)   # set up and solve once
+
+Where libmpmg.so is: $MPMG_LIBRARY, else beside this file or up to three folders above it, in
+lib, lib64 or the multiarch lib folder there (`cmake --install` puts this file in
+PREFIX/lib/python3/dist-packages and the library in PREFIX/lib), else the system's library path.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import sysconfig
+import threading
+
+import numpy as np
+
+__all__ = [
+    "Solver",
+    "solve",
+    "MpmgError",
+    "InvalidInput",
+    "NumericalFailure",
+    "Unsupported",
+    "OutOfMemory",
+    "InternalError",
+    "library_path",
+]
+
+_OK, _INVALID, _NOT_CONVERGED, _NUMERICAL, _UNSUPPORTED, _OOM, _INTERNAL = 0, 2, 3, 4, 5, 6, 7
+
+
+class MpmgError(RuntimeError):
+    """A call of mpmg that failed; `status` is the C interface's status code."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.status = status
+
+
+class InvalidInput(MpmgError, ValueError):
+    """Bad options, matrix or vector (the message names which)."""
+
+
+class NumericalFailure(MpmgError, ArithmeticError):
+    """Setup could not proceed (a zero pivot, values K cannot hold)."""
+
+
+class Unsupported(MpmgError):
+    """A valid request mpmg does not do."""
+
+
+class OutOfMemory(MpmgError, MemoryError):
+    """An allocation failed."""
+
+
+class InternalError(MpmgError):
+    """A bug in mpmg: please report it with the message."""
+
+
+_ERRORS = {
+    _INVALID: InvalidInput,
+    _NUMERICAL: NumericalFailure,
+    _UNSUPPORTED: Unsupported,
+    _OOM: OutOfMemory,
+    _INTERNAL: InternalError,
+}
+
+_lib = None
+_lib_path = None
+_lib_lock = threading.Lock()
+
+
+def _candidates():
+    env = os.environ.get("MPMG_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    libs = ("", "lib", "lib64") + ((multiarch, os.path.join("lib", multiarch)) if multiarch else ())
+    for up in ("", "..", os.path.join("..", ".."), os.path.join("..", "..", "..")):
+        for lib in libs:
+            yield os.path.normpath(os.path.join(here, up, lib, "libmpmg.so"))
+    found = ctypes.util.find_library("mpmg")
+    if found:
+        yield found
+
+
+def _load():
+    global _lib, _lib_path
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for path in _candidates():
+            if os.path.sep in path and not os.path.exists(path):
+                tried.append(path)
+                continue
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as e:
+                tried.append(f"{path} ({e})")
+                continue
+            _declare(lib)
+            _lib, _lib_path = lib, path
+            return lib
+        raise ImportError(
+            "mpmg: libmpmg.so not found; build it (cmake --build, target mpmg_shared) and set "
+            "MPMG_LIBRARY to its path. Tried: " + "; ".join(tried)
+        )
+
+
+def _declare(lib):
+    c = ctypes
+    p_double, p_int64, p_int32, p_int = (
+        c.POINTER(c.c_double),
+        c.POINTER(c.c_int64),
+        c.POINTER(c.c_int32),
+        c.POINTER(c.c_int),
+    )
+    lib.mpmg_last_error.restype = c.c_char_p
+    lib.mpmg_last_error.argtypes = []
+    lib.mpmg_solver_create.restype = c.c_int
+    lib.mpmg_solver_create.argtypes = [c.c_char_p, c.POINTER(c.c_void_p)]
+    lib.mpmg_solver_destroy.restype = None
+    lib.mpmg_solver_destroy.argtypes = [c.c_void_p]
+    lib.mpmg_solver_setup_csr.restype = c.c_int
+    lib.mpmg_solver_setup_csr.argtypes = [c.c_void_p, c.c_int64, p_int64, p_int64, p_double]
+    lib.mpmg_solver_setup_csr32.restype = c.c_int
+    lib.mpmg_solver_setup_csr32.argtypes = [c.c_void_p, c.c_int32, p_int32, p_int32, p_double]
+    lib.mpmg_solver_setup_stencil.restype = c.c_int
+    lib.mpmg_solver_setup_stencil.argtypes = [
+        c.c_void_p, c.c_int, c.c_int, c.c_int, c.c_int, c.c_int, p_int, p_double
+    ]
+    lib.mpmg_solver_solve.restype = c.c_int
+    lib.mpmg_solver_solve.argtypes = [c.c_void_p, p_double, p_double, p_int, p_double]
+    lib.mpmg_solver_report.restype = c.c_char_p
+    lib.mpmg_solver_report.argtypes = [c.c_void_p]
+
+
+def library_path() -> str:
+    """The path of the libmpmg.so this module uses (loading it if need be)."""
+    _load()
+    return _lib_path
+
+
+def _check(status: int, allow_not_converged: bool = False) -> int:
+    if status == _OK or (allow_not_converged and status == _NOT_CONVERGED):
+        return status
+    message = _load().mpmg_last_error().decode("utf-8", "replace")
+    raise _ERRORS.get(status, MpmgError)(message, status)
+
+
+def _ptr(a: np.ndarray, ctype):
+    return a.ctypes.data_as(ctypes.POINTER(ctype))
+
+
+def _vector(v, n: int, what: str) -> np.ndarray:
+    a = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
+    if a.ndim != 1 or a.shape[0] != n:
+        raise InvalidInput(f"{what} has shape {np.shape(v)}; A has {n} rows", _INVALID)
+    return a
+
+
+def _csr_arrays(a):
+    """(rows, indptr, indices, data) of a square sparse matrix, columns sorted, no duplicates."""
+    if hasattr(a, "tocsr"):
+        m = a.tocsr()
+        if m.shape[0] != m.shape[1]:
+            raise InvalidInput(f"A is {m.shape[0]} x {m.shape[1]}; it must be square", _INVALID)
+        if not m.has_canonical_format:  # a copy: the caller's matrix stays as it was
+            m = m.copy()
+            m.sum_duplicates()  # also sorts the columns of each row
+        return m.shape[0], m.indptr, m.indices, m.data
+    try:
+        indptr, indices, data = a
+    except (TypeError, ValueError):
+        raise InvalidInput(
+            "A must be a SciPy sparse matrix or a tuple (indptr, indices, data) of CSR arrays "
+            "with 0-based, sorted columns",
+            _INVALID,
+        ) from None
+    indptr = np.asarray(indptr)
+    return indptr.shape[0] - 1, indptr, np.asarray(indices), np.asarray(data)
+
+
+class Solver:
+    """Set up once (a multigrid hierarchy for A), then solve for any number of right-hand sides.
+
+    Options: a dict and/or keywords, the keys of `mpmg solve --config` (precision, solver, rtol,
+    max_iter, restart, threads, multigrid: {...}, problem: {grid: [nx, ny, nz], components: r}).
+    """
+
+    def __init__(self, options: dict | None = None, **kwargs):
+        lib = _load()
+        opts = dict(options or {})
+        opts.update(kwargs)
+        self._lib = lib
+        self._handle = ctypes.c_void_p()
+        self._rows = 0
+        text = json.dumps(opts).encode("utf-8")
+        _check(lib.mpmg_solver_create(text, ctypes.byref(self._handle)))
+
+    def close(self) -> None:
+        """Frees the hierarchy now (otherwise when the object is collected)."""
+        if getattr(self, "_handle", None) and self._handle.value:
+            self._lib.mpmg_solver_destroy(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def rows(self) -> int:
+        """A's rows (0 before a setup succeeded)."""
+        return self._rows
+
+    @property
+    def report(self) -> dict:
+        """The last setup's or solve's report (the result JSON without x); {} before any."""
+        text = self._lib.mpmg_solver_report(self._live()).decode("utf-8")
+        return json.loads(text) if text else {}
+
+    def _live(self):
+        if not self._handle.value:
+            raise InvalidInput("the solver was closed", _INVALID)
+        return self._handle
+
+    def setup(self, a) -> dict:
+        """Builds the hierarchy for A: a square SciPy sparse matrix (any format; converted to CSR
+        with sorted columns, the caller's left as it is) or a tuple (indptr, indices, data) of
+        0-based CSR arrays with sorted columns. The AMG path, or the structured path when the
+        options give problem.grid. Returns the setup's report."""
+        n, indptr, indices, data = _csr_arrays(a)
+        data = np.ascontiguousarray(data, dtype=np.float64)
+        h = self._live()
+        small = (
+            indptr.dtype == np.int32
+            and indices.dtype == np.int32
+            and n < 2**31
+        )
+        if small:
+            ip = np.ascontiguousarray(indptr, dtype=np.int32)
+            ix = np.ascontiguousarray(indices, dtype=np.int32)
+            status = self._lib.mpmg_solver_setup_csr32(
+                h, n, _ptr(ip, ctypes.c_int32), _ptr(ix, ctypes.c_int32),
+                _ptr(data, ctypes.c_double))
+        else:
+            ip = np.ascontiguousarray(indptr, dtype=np.int64)
+            ix = np.ascontiguousarray(indices, dtype=np.int64)
+            status = self._lib.mpmg_solver_setup_csr(
+                h, n, _ptr(ip, ctypes.c_int64), _ptr(ix, ctypes.c_int64),
+                _ptr(data, ctypes.c_double))
+        _check(status)
+        self._rows = n
+        return self.report
+
+    def setup_stencil(self, grid, offsets, values) -> dict:
+        """Builds the hierarchy for A on the grid `grid` = (nx, ny, nz) of cells, cell
+        (i, j, k) = i + nx (j + ny k), from its stencil: `offsets`, n_offsets triples (dx, dy, dz)
+        in -1..1 with (0, 0, 0) among them, and `values` of shape (n_offsets, cells) for one
+        unknown per cell, or (n_offsets, cells, r, r) for r (values[d, c] couples cell c to
+        cell c + offsets[d]; entries whose neighbour lies outside the grid are ignored). The
+        structured path. Returns the setup's report."""
+        nx, ny, nz = (int(v) for v in grid)
+        off = np.ascontiguousarray(np.asarray(offsets, dtype=np.intc))
+        if off.ndim != 2 or off.shape[1] != 3:
+            raise InvalidInput(f"offsets has shape {off.shape}; it must be (n_offsets, 3)",
+                               _INVALID)
+        vals = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+        cells = nx * ny * nz
+        if vals.ndim == 2:
+            r = 1
+        elif vals.ndim == 4 and vals.shape[2] == vals.shape[3]:
+            r = vals.shape[2]
+        else:
+            raise InvalidInput(
+                f"values has shape {vals.shape}; it must be (n_offsets, cells) or "
+                "(n_offsets, cells, r, r)", _INVALID)
+        if vals.shape[0] != off.shape[0] or vals.shape[1] != cells:
+            raise InvalidInput(
+                f"values has shape {vals.shape}; the grid has {cells} cells and offsets "
+                f"{off.shape[0]} rows", _INVALID)
+        _check(self._lib.mpmg_solver_setup_stencil(
+            self._live(), nx, ny, nz, r, off.shape[0], _ptr(off, ctypes.c_int),
+            _ptr(vals, ctypes.c_double)))
+        self._rows = cells * r
+        return self.report
+
+    def solve(self, b, x0=None):
+        """Solves A x = b from x0 (zeros when None) on the hierarchy of the last setup. Returns
+        (x, info): x a new array, info the solve's report (info["converged"], "iterations",
+        "final_relative_residual", "message", "guard_events", times, the hierarchy). A solve
+        that did not converge returns its last iterate (never NaN) with info["converged"]
+        False; bad input and failed setups raise."""
+        h = self._live()
+        if self._rows == 0:
+            raise InvalidInput("solve before a successful setup", _INVALID)
+        bb = _vector(b, self._rows, "b")
+        x = np.zeros(self._rows) if x0 is None else _vector(x0, self._rows, "x0").copy()
+        iterations = ctypes.c_int(0)
+        rel = ctypes.c_double(0.0)
+        _check(
+            self._lib.mpmg_solver_solve(h, _ptr(bb, ctypes.c_double), _ptr(x, ctypes.c_double),
+                                        ctypes.byref(iterations), ctypes.byref(rel)),
+            allow_not_converged=True,
+        )
+        return x, self.report
+
+
+def solve(a, b, x0=None, options: dict | None = None, **kwargs):
+    """Sets up for A and solves A x = b once: Solver(options, **kwargs), setup(a), solve(b, x0).
+    Returns (x, info) as Solver.solve."""
+    with Solver(options, **kwargs) as s:
+        s.setup(a)
+        return s.solve(b, x0)
