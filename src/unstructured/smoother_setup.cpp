@@ -293,16 +293,16 @@ SmootherData smoother_setup(const CsrMatrix& a, SmootherKind kind, double jacobi
     for (std::size_t i = 0; i < d.size(); ++i) {
         if (d[i] == 0.0 || !std::isfinite(d[i])) {
             const auto row = static_cast<std::int64_t>(i);
-            const bool zero_row = std::all_of(a.val.begin() + a.row_ptr[row],
-                                              a.val.begin() + a.row_ptr[row + 1],
-                                              [](double v) { return v == 0.0; });
+            const bool zero_row =
+                std::all_of(a.val.begin() + a.row_ptr[row], a.val.begin() + a.row_ptr[row + 1],
+                            [](double v) { return v == 0.0; });
             throw NumericalError(fmt::format(
                 "AMG level {}: {}diagonal {} at row {}; the {} smoother needs a nonzero "
                 "diagonal{}",
                 level, l1 ? "l1 " : "", d[i], row_ids ? row_ids[i] : row, to_string(kind),
-                !zero_row ? " (for a zero diagonal entry, such as a saddle point's, try "
-                            "--smoother l1-jacobi or chebyshev, which divide by the row's l1 "
-                            "norm)"
+                !zero_row    ? " (for a zero diagonal entry, such as a saddle point's, try "
+                               "--smoother l1-jacobi or chebyshev, which divide by the row's l1 "
+                               "norm)"
                 : level == 0 ? " (the row is zero: A is singular)"
                              : " (the row is zero)"));
         }
