@@ -170,6 +170,7 @@ SolverOptions options_for(const MatrixFile& m, const PrecisionPlan& plan, Smooth
     o.problem.matrix = m.path;
     o.problem.rhs = m.rhs;
     o.method = MethodKind::amg;
+    o.multigrid.cycle = CycleKind::v;  // V(1,1) as FGCS'23, not the K-cycle `auto` takes
     o.multigrid.smoother = smoother;
     o.multigrid.jacobi_weight = kJacobiWeight;
     o.multigrid.max_coarse_rows = kCoarseRows;

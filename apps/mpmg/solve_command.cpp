@@ -252,7 +252,9 @@ std::function<int()> add_solve(CLI::App& app) {
     cmd->add_option("--method", a->method, "structured|amg|auto");
     cmd->add_option("--solver", a->solver,
                     "auto|cg|gmres|richardson|mg (auto: CG if symmetric, else GMRES)");
-    cmd->add_option("--cycle", a->cycle, "V|W|F|K (K: Krylov-accelerated cycle, AMG path)");
+    cmd->add_option("--cycle", a->cycle,
+                    "auto|V|W|F|K (K: Krylov-accelerated cycle, AMG path; auto: V, or K for an AMG "
+                    "A of at least 50000 rows whose diagonal spreads at most 1e3)");
     cmd->add_option(
         "--smoother", a->smoother,
         "auto (the problem's own) | symgs | ilu0 | jacobi | block-jacobi | l1-jacobi | chebyshev");
@@ -297,8 +299,9 @@ std::function<int()> add_solve(CLI::App& app) {
             to_string(o.method), to_string(o.solver), to_string(o.multigrid.cycle),
             to_string(o.multigrid.smoother), to_string(o.multigrid.scaling), o.rtol);
         const SolveResult r = solve(o);
-        fmt::print("problem: {} rows, {} nonzeros | resolved: method {} | solver {}\n", r.rows,
-                   r.nnz, to_string(r.options.method), to_string(r.options.solver));
+        fmt::print("problem: {} rows, {} nonzeros | resolved: method {} | solver {} | cycle {}\n",
+                   r.rows, r.nnz, to_string(r.options.method), to_string(r.options.solver),
+                   to_string(r.options.multigrid.cycle));
         if (r.negated) {
             fmt::print(
                 "A's diagonal is negative on every row: solved -A x = -b (the same x and "

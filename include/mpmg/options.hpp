@@ -20,8 +20,10 @@ enum class MethodKind { automatic, structured, amg };
 /// Multigrid cycle. K (AMG path): the coarse correction to every second level (not a directly
 /// solved one) is up to two steps of a Krylov method on that level preconditioned by its own
 /// K-cycle, the second only when the first did not reduce the residual enough (Notay and
-/// Vassilevski, "Recursive Krylov-based multigrid cycles", NLAA 2008).
-enum class CycleKind { v, w, f, k };
+/// Vassilevski, "Recursive Krylov-based multigrid cycles", NLAA 2008). auto: V on the structured
+/// path; on the AMG path K for A of at least kKCycleRows rows whose diagonal spreads at most
+/// kKCycleMaxSpread (multigrid/cycle.hpp), else V.
+enum class CycleKind { automatic, v, w, f, k };
 enum class SmootherKind { automatic, symgs, jacobi, ilu0, l1_jacobi, chebyshev, block_jacobi };
 enum class ScalingKind { automatic, setup_then_scale, scale_then_setup, none };
 /// Structured interpolation weights: 1/2 (linear), or from the operator's collapsed stencil
@@ -81,7 +83,7 @@ struct ProblemOptions {
 };
 
 struct MultigridOptions {
-    CycleKind cycle = CycleKind::v;
+    CycleKind cycle = CycleKind::automatic;
     /// auto: the problem's own (built-in problems: whichever of SymGS and ILU(0) solved it
     /// faster, docs/problems.md; files: SymGS, ICPP'24 §6)
     SmootherKind smoother = SmootherKind::automatic;

@@ -58,7 +58,7 @@ struct PartitionInfo {
 struct SolveResult {
     std::string problem;
     std::int64_t rows = 0, nnz = 0;
-    SolverOptions options;  ///< as resolved (method and solver made concrete)
+    SolverOptions options;  ///< as resolved (method, solver and cycle made concrete)
     SolveStatus status = SolveStatus::max_iterations;
     bool converged = false;
     int iterations = 0;
@@ -110,7 +110,7 @@ SolveResult solve(const SolverOptions& options);
 struct SetupResult {
     std::int64_t rows = 0, nnz = 0;
     SolverOptions
-        options;  ///< as resolved (method, solver, smoother and interpolation made concrete)
+        options;  ///< as resolved (method, solver, smoother, interpolation and cycle made concrete)
     std::vector<LevelInfo> levels;
     double grid_complexity = 0.0, operator_complexity = 0.0;
     double setup_s = 0.0;

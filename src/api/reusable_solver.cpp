@@ -18,6 +18,7 @@
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/amg_hierarchy.hpp"
+#include "multigrid/cycle.hpp"
 #include "multigrid/hierarchy.hpp"
 #include "structured/coarsen.hpp"
 #include "structured/from_csr.hpp"
@@ -149,6 +150,7 @@ struct Solver::Impl {
         if (o.multigrid.interpolation == InterpolationKind::automatic) {
             o.multigrid.interpolation = InterpolationKind::linear;
         }
+        o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, false, 0);
         TruncationCounts counts;
         ExactHalfSource half;
         if (o.precision.krylov == Precision::fp64) {
@@ -177,6 +179,8 @@ struct Solver::Impl {
         if (o.multigrid.smoother == SmootherKind::automatic) {
             o.multigrid.smoother = SmootherKind::symgs;
         }
+        o.multigrid.cycle =
+            resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
         drop_zeros(csr_a);  // after the symmetry test, which compares stored patterns
         prepared = prepare_matrix(csr_a);
         const BlockSizeChoice block = choose_block_size(csr_a, o.multigrid.block_size);

@@ -21,6 +21,7 @@
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/amg_hierarchy.hpp"
+#include "multigrid/cycle.hpp"
 #include "multigrid/hierarchy.hpp"
 #include "multigrid/truncate.hpp"
 #include "structured/sgdia_ops.hpp"
@@ -185,10 +186,19 @@ void finish_input(SolveResult& out) {
     scale_by_power_of_two(out.x, out.a_exponent - out.b_exponent);
 }
 
-/// The AMG path's automatic choices: the problem's solver (CG when A is symmetric), SymGS.
-void amg_defaults(SolverOptions& o, SolverKind problem_solver) {
+/// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
+/// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric), SymGS, the
+/// cycle (resolve_cycle, from all processes' diagonals).
+void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
+                  std::int64_t first_row, std::int64_t rows) {
     if (o.solver == SolverKind::automatic) o.solver = problem_solver;
     if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = SmootherKind::symgs;
+    if (o.multigrid.cycle == CycleKind::automatic) {
+        DiagonalExtremes e = diagonal_extremes(a, first_row);
+        e.largest = dist::max_all_ranks(e.largest);
+        e.smallest = 1.0 / dist::max_all_ranks(1.0 / e.smallest);
+        o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, true, rows, e.spread());
+    }
 }
 
 }  // namespace
@@ -221,6 +231,7 @@ SolveResult solve(const SolverOptions& options) {
         if (o.multigrid.interpolation == InterpolationKind::automatic) {
             o.multigrid.interpolation = p.interpolation;
         }
+        o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, false, 0);
         out.problem = p.name;
         out.rows = p.a.rows();  // the distributed solve sets the whole operator's
         out.nnz = p.a.nnz();
@@ -231,7 +242,8 @@ SolveResult solve(const SolverOptions& options) {
         exact = p.x_exact;
     } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
         // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
-        amg_defaults(o, rows->solver);
+        amg_defaults(o, rows->solver, rows->mine, rows->rows.first(dist::world_rank()),
+                     rows->rows.global_rows());
         (void)prepare_input(rows->mine, rows->b, out, rows->rows.first(dist::world_rank()));
         out.problem = rows->name;
         out.rows = rows->rows.global_rows();
@@ -241,7 +253,7 @@ SolveResult solve(const SolverOptions& options) {
         dist::solve_amg(*rows, o, out);
     } else {
         CsrProblem p = load_csr(o.problem);
-        amg_defaults(o, p.solver);
+        amg_defaults(o, p.solver, p.a, 0, p.a.rows);
         (void)prepare_input(p.a, p.b, out);
         out.problem = p.name;
         out.rows = p.a.rows;

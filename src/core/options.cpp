@@ -32,8 +32,11 @@ const NameTable<MethodKind>& method_names() {
     return t;
 }
 const NameTable<CycleKind>& cycle_names() {
-    static const NameTable<CycleKind> t{
-        {CycleKind::v, "V"}, {CycleKind::w, "W"}, {CycleKind::f, "F"}, {CycleKind::k, "K"}};
+    static const NameTable<CycleKind> t{{CycleKind::automatic, "auto"},
+                                        {CycleKind::v, "V"},
+                                        {CycleKind::w, "W"},
+                                        {CycleKind::f, "F"},
+                                        {CycleKind::k, "K"}};
     return t;
 }
 const NameTable<SmootherKind>& smoother_names() {

@@ -234,6 +234,13 @@ public:
             const PrecisionPlan& plan, const AmgSettings& settings, bool symmetric,
             bool symmetric_a, int* distributed_levels)
         : mg_(mg), comm_(a0.comm()), rank_(a0.rank()), k_symmetric_(symmetric) {
+        if (mg.cycle == CycleKind::automatic) {  // from the whole A: the same on every process
+            const DiagonalExtremes e = diagonal_extremes(a0.diag());
+            double m[2] = {e.largest, 1.0 / e.smallest};
+            MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_MAX, comm_);
+            const DiagonalExtremes whole{1.0 / m[1], m[0]};
+            mg_.cycle = resolve_cycle(mg.cycle, true, a0.partition().global_rows(), whole.spread());
+        }
         const int passes = settings.pgm_passes;
         k_every_ = settings.k_cycle_every;
         const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
@@ -247,7 +254,7 @@ public:
         const DistCsr* cur = &a0;  // level l's rows
         // Row weights as the serial hierarchy's (multigrid/amg_hierarchy.cpp), when level 0
         // stays distributed; otherwise the gathered hierarchy weighs its rows itself.
-        MultigridOptions tail_mg = mg;
+        MultigridOptions tail_mg = mg_;  // the cycle resolved
         std::string weights_note;
         if (mg.row_weights == RowWeightsKind::automatic && !symmetric_a &&
             distributed_level(a0, 0)) {
@@ -345,7 +352,7 @@ public:
         report_ = std::move(reps);
         report_.insert(report_.end(), tail_reps.begin(), tail_reps.end());
         coarse_.resize(levels_.size());
-        if (mg.cycle == CycleKind::k) k_work_.resize(levels_.size());
+        if (mg_.cycle == CycleKind::k) k_work_.resize(levels_.size());
         *distributed_levels = static_cast<int>(levels_.size());
     }
 

@@ -207,6 +207,7 @@ DistHierarchy::DistHierarchy(const GhostedRows& rows0, const Partition& p,
       first_(first_level),
       a_normal_(a_normal && first_level == 0),
       block_(rows0.a.block()) {
+    mg_.cycle = resolve_cycle(mg.cycle, false, 0);
     if (first_ > 0) block0 = {};    // a nested hierarchy's first level is not A
     if (!block0) exact_half0 = {};  // it is block0's copy
     setup(rows0, p, plan, std::move(block0), exact_half0);

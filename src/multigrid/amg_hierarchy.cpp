@@ -29,6 +29,9 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         throw InvalidInput(
             fmt::format("AMG needs a nonempty square matrix, got {} x {}", a.rows, a.cols));
     }
+    // The gathered levels of the distributed AMG (first_level > 0) get the cycle resolved there
+    // from the whole A's rows.
+    mg_.cycle = resolve_cycle(mg.cycle, true, a.rows, diagonal_extremes(a).spread());
     const int first = settings.first_level;  // the whole hierarchy's index of level 0
     const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels) - first);
     std::vector<CsrMatrix> mats;
@@ -115,7 +118,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         setup.compact_index_max_bytes = settings.compact_index_max_bytes;
         setup.to_coarse = last ? nullptr : &transfers_[static_cast<std::size_t>(l)];
         setup.k_cycle =
-            mg.cycle == CycleKind::k && first + l > 0 && (first + l) % settings.k_cycle_every == 0;
+            mg_.cycle == CycleKind::k && first + l > 0 && (first + l) % settings.k_cycle_every == 0;
         AmgStorageDecision dec;
         if (last && direct) {  // solved in FP64 by LU; the level's vectors in compute precision
             const Precision c = plan.direct_compute(first + l);

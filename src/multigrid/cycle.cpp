@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "mpmg/errors.hpp"
 
 namespace mpmg {
@@ -22,6 +25,28 @@ int coarse_sweeps_for(const MultigridOptions& mg, std::int64_t rows) {
             break;
     }
     return rows <= kAutoDirectRows ? 0 : mg.coarse_sweeps;
+}
+
+DiagonalExtremes diagonal_extremes(const CsrMatrix& a, std::int64_t first_row) {
+    DiagonalExtremes e;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (a.col[p] != first_row + i) continue;
+            const double d = std::abs(a.val[p]);
+            if (d > 0.0) {
+                e.smallest = std::min(e.smallest, d);
+                e.largest = std::max(e.largest, d);
+            }
+            break;
+        }
+    }
+    return e;
+}
+
+CycleKind resolve_cycle(CycleKind asked, bool amg, std::int64_t rows, double diagonal_spread) {
+    if (asked != CycleKind::automatic) return asked;
+    return amg && rows >= kKCycleRows && diagonal_spread <= kKCycleMaxSpread ? CycleKind::k
+                                                                             : CycleKind::v;
 }
 
 void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kind,

@@ -159,6 +159,7 @@ Hierarchy::Hierarchy(const SgDiaMatrix<double>& a, const MultigridOptions& mg,
                      const PrecisionPlan& plan, ExactHalfSource exact_half,
                      std::shared_ptr<const SgDiaMatrix<double>> shared_a, bool a_normal)
     : mg_(mg) {
+    mg_.cycle = resolve_cycle(mg.cycle, false, 0);
     GalerkinLevels g = galerkin_levels(a, mg);
     if (exact_half) {  // level 0 asks for a multiple, then for A itself: one call of the source
         auto got = std::make_shared<std::optional<ExactHalf>>();
