@@ -870,6 +870,32 @@ TEST(Mpi, AmgSetupErrorOnOneRankStopsAll) {
     }
 }
 
+// The cycle `auto` resolves from the whole A on every rank: K for laplace27 n = 40 on the AMG
+// path (64,000 rows, constant diagonal), built in or read in parts from a file, and V for rhd
+// (material jumps spread its diagonal past 1e3), as serially.
+TEST(Mpi, AutoCycleIsTheSerialOneOnEveryRank) {
+    const std::string file = problem_file("laplace27", 40).string();
+    for (const auto& [args, cycle] :
+         {std::pair{std::string("solve --problem laplace27 --n 40 --method amg --quiet"), "K"},
+          std::pair{"solve --matrix " + file + " --quiet", "K"},
+          std::pair{std::string("solve --problem rhd --n 40 --method amg --quiet"), "V"}}) {
+        SCOPED_TRACE(args);
+        const MpiRun serial = mpmg(0, args);
+        ASSERT_EQ(serial.code, 0) << serial.err;
+        EXPECT_EQ(serial.result["config"]["multigrid"]["cycle"], cycle);
+        const int is = serial.result["iterations"];
+        for (const int ranks : {2, 3}) {
+            SCOPED_TRACE(ranks);
+            const MpiRun par = mpmg(ranks, args);
+            ASSERT_EQ(par.code, 0) << par.err << par.out;
+            EXPECT_EQ(par.result["config"]["multigrid"]["cycle"], cycle);
+            EXPECT_TRUE(par.result["converged"].get<bool>());
+            const int ip = par.result["iterations"];
+            EXPECT_LE(ip, 1.1 * is + 1) << "serial " << is << " vs " << ranks << " ranks " << ip;
+        }
+    }
+}
+
 // A small matrix no cycle converges on within max_iter (cryg2500: 3.7e-9 after 200 iterations)
 // is gathered onto rank 0, where the guard's last rebuild solves it by its LU, as serially: every
 // rank takes the same step after the same iterations (196 on 1, 2 and 3 ranks).
