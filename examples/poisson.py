@@ -22,6 +22,7 @@ def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     a = poisson2d(n)
     ok = True
+    mpmg.keep_freed_memory()  # several setups and solves: reuse each other's freed memory
     with mpmg.Solver(precision="K64P32D16", rtol=1e-10) as solver:
         setup = solver.setup(a)
         print(f"setup: {a.shape[0]} rows, {len(setup['hierarchy']['levels'])} levels, "

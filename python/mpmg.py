@@ -39,6 +39,7 @@ __all__ = [
     "OutOfMemory",
     "InternalError",
     "library_path",
+    "keep_freed_memory",
 ]
 
 _OK, _INVALID, _NOT_CONVERGED, _NUMERICAL, _UNSUPPORTED, _OOM, _INTERNAL = 0, 2, 3, 4, 5, 6, 7
@@ -135,6 +136,8 @@ def _declare(lib):
     )
     lib.mpmg_last_error.restype = c.c_char_p
     lib.mpmg_last_error.argtypes = []
+    lib.mpmg_keep_freed_memory.restype = c.c_int
+    lib.mpmg_keep_freed_memory.argtypes = []
     lib.mpmg_solver_create.restype = c.c_int
     lib.mpmg_solver_create.argtypes = [c.c_char_p, c.POINTER(c.c_void_p)]
     lib.mpmg_solver_destroy.restype = None
@@ -157,6 +160,14 @@ def library_path() -> str:
     """The path of the libmpmg.so this module uses (loading it if need be)."""
     _load()
     return _lib_path
+
+
+def keep_freed_memory() -> bool:
+    """Lets the process keep the memory it frees for its own later allocations, so that each
+    solve after the first reuses pages instead of faulting fresh ones in: call it once in a
+    program that sets up or solves many times. Process-wide and irreversible (memory freed is no
+    longer returned to the operating system). True when the allocator took it."""
+    return _load().mpmg_keep_freed_memory() == 1
 
 
 def _check(status: int, allow_not_converged: bool = False) -> int:

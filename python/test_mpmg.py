@@ -143,6 +143,13 @@ class SolveTest(unittest.TestCase):
         self.assertLess(relative_residual(a, x, b), 1e-9)
 
 
+class MemoryTest(unittest.TestCase):
+    def test_keep_freed_memory_is_taken_by_glibc(self):
+        self.assertIs(mpmg.keep_freed_memory(), True)
+        x, info = mpmg.solve(poisson2d(20), np.ones(400))  # and solves go on as before
+        self.assertTrue(info["converged"])
+
+
 class ErrorTest(unittest.TestCase):
     def assert_raises_with(self, error, text, f, *args, **kwargs):
         with self.assertRaises(error) as ctx:

@@ -26,7 +26,7 @@ module mpmg
     interface mpmg_setup_csr
         module procedure setup_csr64, setup_csr32
     end interface
-    public :: mpmg_last_error, mpmg_report
+    public :: mpmg_last_error, mpmg_report, mpmg_keep_freed_memory
 
     interface
         integer(c_int) function c_create(options_json, solver) bind(C, name="mpmg_solver_create")
@@ -65,6 +65,9 @@ module mpmg
         end function
         type(c_ptr) function c_last_error() bind(C, name="mpmg_last_error")
             import :: c_ptr
+        end function
+        integer(c_int) function c_keep_freed_memory() bind(C, name="mpmg_keep_freed_memory")
+            import :: c_int
         end function
         type(c_ptr) function c_report(solver) bind(C, name="mpmg_solver_report")
             import :: c_ptr
@@ -145,6 +148,12 @@ contains
     function mpmg_last_error() result(message)
         character(len=:), allocatable :: message
         message = from_c(c_last_error())
+    end function
+
+    ! Keeps freed memory for the process's later allocations (mpmg_keep_freed_memory in
+    ! mpmg.h): once at start-up in a program with many solves. True when the allocator took it.
+    logical function mpmg_keep_freed_memory()
+        mpmg_keep_freed_memory = c_keep_freed_memory() == 1
     end function
 
     ! The last setup's or solve's report as JSON.

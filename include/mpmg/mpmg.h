@@ -28,6 +28,11 @@ typedef struct mpmg_solver mpmg_solver; /* opaque */
 /* The message of this thread's last failed call ("" when none failed): until its next call. */
 const char* mpmg_last_error(void);
 
+/* Lets the process keep the memory it frees for its own later allocations (mpmg::
+ * keep_freed_memory in mpmg/solver.hpp): worth calling once at start-up in a program that
+ * solves many systems. Process-wide and irreversible. 1 when the allocator took it, else 0. */
+int mpmg_keep_freed_memory(void);
+
 /* A solver with the options of `options_json` (NULL or "" for the defaults): a JSON object as
  * in `mpmg solve --config`, e.g. {"precision": "K64P32D16", "rtol": 1e-8}. Its "problem" may
  * give only "grid" (and "components"): the grid a CSR matrix lives on, for the structured

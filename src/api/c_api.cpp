@@ -102,6 +102,8 @@ extern "C" {
 
 const char* mpmg_last_error(void) { return last_error.c_str(); }
 
+int mpmg_keep_freed_memory(void) { return mpmg::keep_freed_memory() ? 1 : 0; }
+
 int mpmg_solver_create(const char* options_json, mpmg_solver** solver) {
     if (solver != nullptr) *solver = nullptr;
     return guarded("mpmg_solver_create", [&] {

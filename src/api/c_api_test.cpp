@@ -145,6 +145,16 @@ TEST(CInterface, MistakesAreStatusesWithMessages) {
     EXPECT_TRUE(last_error_has("values is NULL")) << mpmg_last_error();
 }
 
+TEST(CInterface, KeepFreedMemorySaysWhetherTheAllocatorTookIt) {
+    const int taken = mpmg_keep_freed_memory();
+#if defined(__SANITIZE_ADDRESS__)
+    EXPECT_EQ(taken, 0);  // ASan's allocator serves malloc
+#elif defined(__GLIBC__)
+    EXPECT_EQ(taken, 1);
+#endif
+    EXPECT_EQ(taken, mpmg::keep_freed_memory() ? 1 : 0);
+}
+
 TEST(CInterface, ASolveThatDoesNotConvergeSaysSo) {
     const StructuredProblem lap = make_problem("laplace27", 16);
     const CsrMatrix a = to_csr(lap.a);
