@@ -412,6 +412,46 @@ TEST(Guard, SmallMatrixSolvedByItsLuWhenNothingElseConverges) {
     }
 }
 
+/// The 5-point Laplacian on n x n with Neumann boundaries: singular (constants in its null
+/// space).
+CsrMatrix neumann(int n) {
+    CsrMatrix a = csr_test::poisson(n, 2);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        double off = 0.0;
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            if (a.col[k] != i) off += a.val[k];
+        }
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            if (a.col[k] == i) a.val[k] = -off;
+        }
+    }
+    return a;
+}
+
+// A singular A with an inconsistent b (no solution): CG diverged, the guard's rebuilds went on
+// from the diverged iterates, and the solve returned an x with ||b - A x|| = 7.9 ||b||, worse
+// than x = 0. A run that ends unconverged above where it started now hands back its starting
+// iterate, so the x returned is never worse than the initial guess.
+TEST(Guard, AnUnconvergedRunHandsBackTheIterateItStartedFrom) {
+    const CsrMatrix a = neumann(40);
+    std::vector<double> b(static_cast<std::size_t>(a.rows), 0.0);
+    b[0] = 1.0;  // not orthogonal to the constants: no solution
+    Solver solver{SolverOptions{}};
+    solver.setup(a);
+    std::vector<double> x(b.size(), 0.0);
+    const SolveResult r = solver.solve(b, x);
+    EXPECT_FALSE(r.converged);
+    for (double v : x) ASSERT_TRUE(std::isfinite(v));
+    const double rel = true_relative_residual(a, b, x);
+    EXPECT_LE(rel, 1.0 + 1e-12);
+    EXPECT_NEAR(rel, r.final_relative_residual, 1e-6 * rel);
+    bool went_back = false;
+    for (const auto& e : r.guard_events) {
+        went_back |= e.find("x is the iterate this run started from") != std::string::npos;
+    }
+    EXPECT_TRUE(went_back);
+}
+
 /// `fallbacks` with the direct solve; the fakes below take max_levels == 1 for it.
 GuardFallbacks with_direct(GuardFallbacks fallbacks) {
     fallbacks.direct = true;

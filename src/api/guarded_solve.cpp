@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <type_traits>
 
@@ -175,6 +176,8 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
     SolverKind& solver = state.solver;
     std::unique_ptr<BuiltPreconditioner>& m = state.m;
     int used = 0, last_run = 0;  // iterations in all, and in the last run
+    std::vector<K> x_start;      // where the current run started
+    std::string last_went_back;  // whether, and why, the last run handed back where it started
     // GMRES stops a run that is too slow for max_iter only while the guard has something else
     // to try; after that it spends the iterations left on the hierarchy it has.
     bool slow_rule = o.guard;
@@ -199,11 +202,29 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         // (unless max_iter is too small to share).
         const int kept =
             direct_left && o.max_iter - used >= 4 * kDirectIterations ? kDirectIterations : 0;
+        // The iterate this run starts from (with the guard): a run that ends unconverged with a
+        // larger residual than it started from hands it back, so that neither the next run nor
+        // the caller goes on from something worse (CG diverging on a singular A, GMRES after a
+        // breakdown).
+        if (o.guard) x_start.assign(x, x + b_in.size());
         Adapter<K> pre(*m);
         const KrylovOptions kopt{o.rtol,    o.max_iter - used - kept, o.restart, first && !x_given,
                                  slow_rule, mg.cycle == CycleKind::k};
         KrylovResult kr = run_solver(solver, a, &pre, b, x, kopt);
         out.preconditioner_s += kr.preconditioner_seconds;
+        const double started =
+            kr.history.empty() ? std::numeric_limits<double>::quiet_NaN() : kr.history.front();
+        std::string went_back;
+        if (o.guard && kr.status != SolveStatus::converged && started < kr.relative_residual) {
+            std::copy(x_start.begin(), x_start.end(), x);
+            went_back = fmt::format(
+                "; x is the iterate this run started from, whose relative residual {:.3e} is "
+                "below the run's last {:.3e}",
+                started, kr.relative_residual);
+            kr.message += went_back;
+            kr.relative_residual = started;
+        }
+        last_went_back = went_back;
         if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
         out.residual_history.insert(out.residual_history.end(), kr.history.begin(),
                                     kr.history.end());
@@ -367,8 +388,8 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
             break;
         }
         out.guard_events.push_back(fmt::format(
-            "{}; {}rebuilt the hierarchy with {} and continued from the last finite iterate",
-            out.message, failed, action));
+            "{}; {}rebuilt the hierarchy with {} and continued from {}", out.message, failed,
+            action, last_went_back.empty() ? "the last finite iterate" : "that iterate"));
     }
     if constexpr (std::is_same_v<K, float>) {
         if (out.status == SolveStatus::converged) {
@@ -381,8 +402,9 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         // The last run's own limit was what the rebuilds had left of max_iter.
         out.message = fmt::format(
             "{}: reached max_iter = {} with relative residual {:.3e} > rtol = {:.3e} (the last {} "
-            "iterations after the guard's rebuild)",
-            to_string(solver), o.max_iter, out.final_relative_residual, o.rtol, last_run);
+            "iterations after the guard's rebuild){}",
+            to_string(solver), o.max_iter, out.final_relative_residual, o.rtol, last_run,
+            last_went_back);
     }
 }
 
