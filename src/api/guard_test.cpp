@@ -450,6 +450,13 @@ TEST(Guard, AnUnconvergedRunHandsBackTheIterateItStartedFrom) {
         went_back |= e.find("x is the iterate this run started from") != std::string::npos;
     }
     EXPECT_TRUE(went_back);
+    // From an initial guess (copied, where a run from zero needs no copy): never above it.
+    std::vector<double> x0(b.size());
+    for (std::size_t i = 0; i < x0.size(); ++i) x0[i] = 1e-3 * static_cast<double>(i % 7);
+    x = x0;
+    const SolveResult warm = solver.solve(b, x);
+    EXPECT_FALSE(warm.converged);
+    EXPECT_LE(true_relative_residual(a, b, x), true_relative_residual(a, b, x0) * (1 + 1e-12));
 }
 
 /// `fallbacks` with the direct solve; the fakes below take max_levels == 1 for it.
