@@ -898,7 +898,7 @@ TEST(Mpi, AutoCycleIsTheSerialOneOnEveryRank) {
 
 // A small matrix no cycle converges on within max_iter (cryg2500: 3.7e-9 after 200 iterations)
 // is gathered onto rank 0, where the guard's last rebuild solves it by its LU, as serially: every
-// rank takes the same step after the same iterations (196 on 1, 2 and 3 ranks).
+// rank takes the same step after the same iterations (196 on 1, 2 and 3 ranks in Release).
 TEST(Mpi, SmallMatrixGetsTheSerialDirectSolve) {
     const std::string args =
         "solve --matrix " + std::string(MPMG_SHARED_DATA) + "/cryg2500.mtx.gz --quiet";
@@ -911,7 +911,10 @@ TEST(Mpi, SmallMatrixGetsTheSerialDirectSolve) {
         const json& p = par.result;
         EXPECT_TRUE(p["converged"].get<bool>());
         EXPECT_LE(p["final_relative_residual"].get<double>(), 1e-10);
-        EXPECT_EQ(p["iterations"], serial.result["iterations"]);
+        // The same step after the same 195 iterations; the direct solve then takes one or two
+        // (3 ranks in the ASan + MPI build: 197 against 196), within issue 8's +-1.
+        const int ip = p["iterations"], is = serial.result["iterations"];
+        EXPECT_LE(std::abs(ip - is), 1) << "serial " << is << " vs " << ranks << " ranks " << ip;
         ASSERT_FALSE(p["guard_events"].empty());
         const std::string last = p["guard_events"].back();
         EXPECT_NE(last.find("kept for a direct solve; rebuilt the hierarchy with one level, A "
