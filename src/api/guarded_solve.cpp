@@ -216,21 +216,20 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
         out.preconditioner_s += kr.preconditioner_seconds;
         const double started =
             kr.history.empty() ? std::numeric_limits<double>::quiet_NaN() : kr.history.front();
-        std::string went_back;
+        last_went_back.clear();
         if (o.guard && kr.status != SolveStatus::converged && started < kr.relative_residual) {
             if (from_zero) {
                 std::fill(x, x + b_in.size(), K{0});
             } else {
                 std::copy(x_start.begin(), x_start.end(), x);
             }
-            went_back = fmt::format(
+            last_went_back = fmt::format(
                 "; x is the iterate this run started from, whose relative residual {:.3e} is "
                 "below the run's last {:.3e}",
                 started, kr.relative_residual);
-            kr.message += went_back;
+            kr.message += last_went_back;
             kr.relative_residual = started;
         }
-        last_went_back = went_back;
         if (!first && !kr.history.empty()) kr.history.erase(kr.history.begin());
         out.residual_history.insert(out.residual_history.end(), kr.history.begin(),
                                     kr.history.end());

@@ -234,13 +234,8 @@ public:
             const PrecisionPlan& plan, const AmgSettings& settings, bool symmetric,
             bool symmetric_a, int* distributed_levels)
         : mg_(mg), comm_(a0.comm()), rank_(a0.rank()), k_symmetric_(symmetric) {
-        if (mg.cycle == CycleKind::automatic) {  // from the whole A: the same on every process
-            const DiagonalExtremes e = diagonal_extremes(a0.diag());
-            double m[2] = {e.largest, 1.0 / e.smallest};
-            MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_DOUBLE, MPI_MAX, comm_);
-            const DiagonalExtremes whole{1.0 / m[1], m[0]};
-            mg_.cycle = resolve_cycle(mg.cycle, true, a0.partition().global_rows(), whole.spread());
-        }
+        // solve() resolves `auto` from the whole A (amg_defaults); V if it reaches here.
+        mg_.cycle = resolve_cycle(mg.cycle, false);
         const int passes = settings.pgm_passes;
         k_every_ = settings.k_cycle_every;
         const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
