@@ -872,7 +872,7 @@ TEST(Mpi, AmgSetupErrorOnOneRankStopsAll) {
 
 // The cycle `auto` resolves from the whole A on every rank: K for laplace27 n = 40 on the AMG
 // path (64,000 rows, constant diagonal), built in or read in parts from a file, and V for rhd
-// (material jumps spread its diagonal past 1e3), as serially.
+// (material jumps spread its diagonal to 6.4e4, past 1e4), as serially.
 TEST(Mpi, AutoCycleIsTheSerialOneOnEveryRank) {
     const std::string file = problem_file("laplace27", 40).string();
     for (const auto& [args, cycle] :

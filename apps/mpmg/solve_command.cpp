@@ -254,7 +254,7 @@ std::function<int()> add_solve(CLI::App& app) {
                     "auto|cg|gmres|richardson|mg (auto: CG if symmetric, else GMRES)");
     cmd->add_option("--cycle", a->cycle,
                     "auto|V|W|F|K (K: Krylov-accelerated cycle, AMG path; auto: V, or K for an AMG "
-                    "A of at least 50000 rows whose diagonal spreads at most 1e3)");
+                    "A of at least 50000 rows whose diagonal spreads at most 1e4)");
     cmd->add_option(
         "--smoother", a->smoother,
         "auto (the problem's own) | symgs | ilu0 | jacobi | block-jacobi | l1-jacobi | chebyshev");
