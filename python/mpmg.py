@@ -152,6 +152,8 @@ def _declare(lib):
     ]
     lib.mpmg_solver_solve.restype = c.c_int
     lib.mpmg_solver_solve.argtypes = [c.c_void_p, p_double, p_double, p_int, p_double]
+    lib.mpmg_solver_apply.restype = c.c_int
+    lib.mpmg_solver_apply.argtypes = [c.c_void_p, p_double, p_double]
     lib.mpmg_solver_report.restype = c.c_char_p
     lib.mpmg_solver_report.argtypes = [c.c_void_p]
 
@@ -338,6 +340,32 @@ class Solver:
             allow_not_converged=True,
         )
         return x, self.report
+
+    def apply(self, r):
+        """z = M^-1 r: one cycle of the hierarchy of the last setup (no Krylov iteration), as a
+        new array. The V-, W- and F-cycles are fixed linear operators; the K-cycle, which
+        cycle "auto" picks for a large AMG matrix, varies between applications: create the
+        Solver with multigrid={"cycle": "V"} to use it inside a non-flexible Krylov method
+        (SciPy's cg, gmres). Raises NumericalFailure when the cycle gives a non-finite value."""
+        h = self._live()
+        if self._rows == 0:
+            raise InvalidInput("apply before a successful setup", _INVALID)
+        rr = _vector(r, self._rows, "r")
+        z = np.empty(self._rows)
+        _check(self._lib.mpmg_solver_apply(h, _ptr(rr, ctypes.c_double),
+                                           _ptr(z, ctypes.c_double)))
+        return z
+
+    def aspreconditioner(self):
+        """The hierarchy as a scipy.sparse.linalg.LinearOperator applying M^-1 (apply), for
+        M= of SciPy's Krylov methods. See apply about the K-cycle: for SciPy's cg and gmres
+        create the Solver with multigrid={"cycle": "V"}."""
+        from scipy.sparse.linalg import LinearOperator
+
+        if self._rows == 0:
+            raise InvalidInput("aspreconditioner before a successful setup", _INVALID)
+        n = self._rows
+        return LinearOperator((n, n), matvec=lambda r: self.apply(np.ravel(r)), dtype=np.float64)
 
 
 def solve(a, b, x0=None, options: dict | None = None, **kwargs):

@@ -143,6 +143,62 @@ class SolveTest(unittest.TestCase):
         self.assertLess(relative_residual(a, x, b), 1e-9)
 
 
+def scipy_cg(a, b, m, rtol):
+    """SciPy's CG with preconditioner m: (x, info, iterations); rtol is `tol` before SciPy 1.12."""
+    count = [0]
+
+    def callback(_):
+        count[0] += 1
+
+    try:
+        x, info = spla.cg(a, b, rtol=rtol, atol=0.0, M=m, maxiter=500, callback=callback)
+    except TypeError:
+        x, info = spla.cg(a, b, tol=rtol, atol=0.0, M=m, maxiter=500, callback=callback)
+    return x, info, count[0]
+
+
+class PreconditionerTest(unittest.TestCase):
+    def test_scipy_cg_with_the_hierarchy_takes_mpmgs_iterations(self):
+        a = poisson2d(120)
+        b = np.sin(0.01 * np.arange(a.shape[0])) + 1.0
+        s = mpmg.Solver(multigrid={"cycle": "V"}, rtol=1e-8)
+        s.setup(a)
+        _, own = s.solve(b)
+        self.assertTrue(own["converged"], own["message"])
+        x, info, iterations = scipy_cg(a, b, s.aspreconditioner(), 1e-8)
+        self.assertEqual(info, 0)
+        self.assertLess(relative_residual(a, x, b), 1e-8)
+        self.assertLessEqual(abs(iterations - own["iterations"]), 1, (iterations, own))
+        _, _, plain = scipy_cg(a, b, None, 1e-8)
+        self.assertGreater(plain, 3 * iterations)
+
+    def test_apply_with_one_lu_level_is_the_inverse(self):
+        a = convection_diffusion(15, 2.0)
+        r = np.cos(0.2 * np.arange(a.shape[0]))
+        for scale in (1.0, -1.0, 2.0 ** 90):
+            s = mpmg.Solver(precision="K64P64D64",
+                            multigrid={"max_levels": 1, "coarse_solver": "direct"})
+            s.setup(scale * a)
+            z = s.apply(r)
+            self.assertLess(relative_residual(scale * a, z, r), 1e-12, scale)
+
+    def test_apply_errors(self):
+        s = mpmg.Solver()
+        with self.assertRaises(mpmg.InvalidInput):
+            s.apply(np.ones(4))
+        with self.assertRaises(mpmg.InvalidInput):
+            s.aspreconditioner()
+        s.setup(poisson2d(10))
+        with self.assertRaises(mpmg.InvalidInput) as ctx:
+            s.apply(np.ones(99))
+        self.assertIn("100 rows", str(ctx.exception))
+        r = np.ones(100)
+        r[4] = math.nan
+        with self.assertRaises(mpmg.InvalidInput) as ctx:
+            s.apply(r)
+        self.assertIn("r[4] = nan", str(ctx.exception))
+
+
 class MemoryTest(unittest.TestCase):
     def test_keep_freed_memory_is_taken_by_glibc(self):
         self.assertIs(mpmg.keep_freed_memory(), True)

@@ -8,6 +8,8 @@
 !   status = mpmg_setup_csr(s, row_ptr, col, val, 1)         ! 1-based CSR (0 for 0-based),
 !                                                             ! default or 64-bit integers
 !   status = mpmg_solve(s, b, x, iterations, rel)             ! x: initial guess in, solution out
+!   status = mpmg_apply(s, r, z)                              ! z = M^-1 r: one cycle, for a
+!                                                             ! Krylov method of your own
 !   if (status /= MPMG_OK) print *, mpmg_last_error()
 !   call mpmg_destroy(s)
 module mpmg
@@ -20,7 +22,8 @@ module mpmg
         MPMG_OUT_OF_MEMORY = 6, MPMG_INTERNAL_ERROR = 7
 
     public :: c_ptr, c_null_ptr, c_int, c_int32_t, c_int64_t, c_double
-    public :: mpmg_create, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, mpmg_solve
+    public :: mpmg_create, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, mpmg_solve, &
+        mpmg_apply
 
     ! CSR with 64-bit or default (32-bit) integer indices.
     interface mpmg_setup_csr
@@ -62,6 +65,12 @@ module mpmg
             real(c_double), intent(inout) :: x(*)
             integer(c_int), intent(out) :: iterations
             real(c_double), intent(out) :: relative_residual
+        end function
+        integer(c_int) function c_apply(solver, r, z) bind(C, name="mpmg_solver_apply")
+            import :: c_int, c_double, c_ptr
+            type(c_ptr), value :: solver
+            real(c_double), intent(in) :: r(*)
+            real(c_double), intent(out) :: z(*)
         end function
         type(c_ptr) function c_last_error() bind(C, name="mpmg_last_error")
             import :: c_ptr
@@ -142,6 +151,16 @@ contains
         integer(c_int), intent(out) :: iterations
         real(c_double), intent(out) :: relative_residual
         mpmg_solve = c_solve(solver, b, x, iterations, relative_residual)
+    end function
+
+    ! z = M^-1 r: one cycle of the hierarchy (r and z of A's rows), for a Krylov method of
+    ! your own. The K-cycle (auto's choice for a large AMG matrix) varies between calls: give
+    ! "multigrid": {"cycle": "V"} in the options for plain CG or GMRES.
+    integer(c_int) function mpmg_apply(solver, r, z)
+        type(c_ptr), intent(in) :: solver
+        real(c_double), intent(in) :: r(:)
+        real(c_double), intent(out) :: z(:)
+        mpmg_apply = c_apply(solver, r, z)
     end function
 
     ! The message of this thread's last failed call ('' when none failed).

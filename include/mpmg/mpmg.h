@@ -63,6 +63,13 @@ int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r
 int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iterations,
                       double* relative_residual);
 
+/* z = M^-1 r: one cycle of the solver's hierarchy (both of A's rows), for a Krylov method of
+ * the caller's (PETSc's PCSHELL, one's own). V, W and F cycles are fixed linear operators; the
+ * K-cycle, which "auto" picks for a large AMG matrix, varies between applications and needs a
+ * flexible method: set "multigrid": {"cycle": "V"} for plain CG or GMRES. MPMG_OK, or an error
+ * (MPMG_NUMERICAL_ERROR when the cycle gave a non-finite value). */
+int mpmg_solver_apply(mpmg_solver* solver, const double* r, double* z);
+
 /* The last setup's or solve's report as JSON (DESIGN.md's result contract, without x): valid
  * until the next call on this solver; "" before the first. */
 const char* mpmg_solver_report(const mpmg_solver* solver);

@@ -161,6 +161,16 @@ public:
     /// setup_s counts only rebuilds by the guard in this solve; error_vs_exact is unset.
     /// Throws InvalidInput before setup, for wrong sizes or non-finite entries of b or x.
     SolveResult solve(std::span<const double> b, std::span<double> x);
+    /// z = M^{-1} r: one cycle of the hierarchy from zero, M^{-1} approximating A^{-1}, for a
+    /// Krylov method of the caller's (PETSc's PCSHELL, SciPy's LinearOperator, one's own). The
+    /// same hierarchy, renumbering, negation and input scaling as solve(); no Krylov iteration
+    /// and no guard. The V-, W- and F-cycles are fixed linear operators (symmetric for a
+    /// symmetric A with symmetric smoothing, as CG needs); the K-cycle (what `auto` picks for a
+    /// large AMG matrix, SetupResult::options) varies between applications and wants a flexible
+    /// method (flexible CG, FGMRES), so give multigrid.cycle V for plain CG or GMRES. Throws
+    /// InvalidInput before setup or for a wrong size or non-finite entry of r, NumericalError
+    /// when the cycle gives a non-finite value (z is then unspecified).
+    void apply(std::span<const double> r, std::span<double> z);
     /// Whether setup() has succeeded.
     bool ready() const;
     /// A's rows (0 before setup).

@@ -197,6 +197,20 @@ int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iter
     });
 }
 
+int mpmg_solver_apply(mpmg_solver* solver, const double* r, double* z) {
+    return guarded("mpmg_solver_apply", [&] {
+        check_handle(solver, "solver");
+        check_pointer(r, "r");
+        check_pointer(z, "z");
+        if (!solver->solver.ready()) {
+            throw mpmg::InvalidInput("no matrix yet; call a mpmg_solver_setup_* first");
+        }
+        const auto n = static_cast<std::size_t>(solver->solver.rows());
+        solver->solver.apply(std::span<const double>(r, n), std::span<double>(z, n));
+        return MPMG_OK;
+    });
+}
+
 const char* mpmg_solver_report(const mpmg_solver* solver) {
     return solver != nullptr ? solver->report.c_str() : "";
 }

@@ -91,6 +91,37 @@ TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
     EXPECT_LT(std::sqrt(num / den), 1e-7);
 }
 
+// mpmg_solver_apply is Solver::apply: the same z for the same options and A, and statuses for
+// the mistakes.
+TEST(CInterface, ApplyIsOneCycleAsTheSolversApply) {
+    const StructuredProblem rhd = make_problem("rhd", 12);
+    const CsrMatrix a = to_csr(rhd.a);
+    Solver reference;
+    reference.setup(a);
+    std::vector<double> zr(rhd.b.size());
+    reference.apply(rhd.b, zr);
+
+    Handle h;
+    const double one = 1.0;
+    double z1 = 0.0;
+    EXPECT_EQ(mpmg_solver_apply(nullptr, &one, &z1), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("solver is NULL")) << mpmg_last_error();
+    ASSERT_EQ(mpmg_solver_create(nullptr, &h.s), MPMG_OK);
+    EXPECT_EQ(mpmg_solver_apply(h.s, &one, &z1), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("mpmg_solver_apply: no matrix yet")) << mpmg_last_error();
+    ASSERT_EQ(mpmg_solver_setup_csr(h.s, a.rows, a.row_ptr.data(), a.col.data(), a.val.data()),
+              MPMG_OK);
+    std::vector<double> z(rhd.b.size(), NAN);
+    EXPECT_EQ(mpmg_solver_apply(h.s, nullptr, z.data()), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("r is NULL")) << mpmg_last_error();
+    ASSERT_EQ(mpmg_solver_apply(h.s, rhd.b.data(), z.data()), MPMG_OK) << mpmg_last_error();
+    EXPECT_EQ(z, zr);
+    std::vector<double> bad = rhd.b;
+    bad[5] = INFINITY;
+    EXPECT_EQ(mpmg_solver_apply(h.s, bad.data(), z.data()), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("r[5] = inf")) << mpmg_last_error();
+}
+
 TEST(CInterface, MistakesAreStatusesWithMessages) {
     mpmg_solver* s = reinterpret_cast<mpmg_solver*>(&s);  // must be reset to NULL on failure
     EXPECT_EQ(mpmg_solver_create("{\"rtol\": 2}", &s), MPMG_INVALID_INPUT);

@@ -85,15 +85,16 @@ void check_finite(const SgDiaMatrix<double>& a) {
 }
 
 /// InvalidInput unless v has `rows` finite entries.
-void check_vector(std::span<const double> v, std::int64_t rows, const char* name) {
+void check_vector(std::span<const double> v, std::int64_t rows, const char* name,
+                  const char* where = "Solver::solve") {
     if (static_cast<std::int64_t>(v.size()) != rows) {
         throw InvalidInput(
-            fmt::format("Solver::solve: {} has {} entries; A has {} rows", name, v.size(), rows));
+            fmt::format("{}: {} has {} entries; A has {} rows", where, name, v.size(), rows));
     }
     const auto bad = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
     if (bad != v.end()) {
-        throw InvalidInput(fmt::format("Solver::solve: {}[{}] = {}: every entry must be finite",
-                                       name, bad - v.begin(), *bad));
+        throw InvalidInput(fmt::format("{}: {}[{}] = {}: every entry must be finite", where, name,
+                                       bad - v.begin(), *bad));
     }
 }
 
@@ -367,6 +368,49 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     if (s.grid64) s.grid64->report(out);
     if (s.grid32) s.grid32->report(out);
     return out;
+}
+
+}  // namespace mpmg
+
+namespace mpmg {
+
+void Solver::apply(std::span<const double> r, std::span<double> z) {
+    if (!ready()) throw InvalidInput("Solver::apply: no matrix yet; call setup() first");
+    Impl& s = *impl_;
+    check_vector(r, s.rows, "r", "Solver::apply");
+    if (static_cast<std::int64_t>(z.size()) != s.rows) {
+        throw InvalidInput(
+            fmt::format("Solver::apply: z has {} entries; A has {} rows", z.size(), s.rows));
+    }
+    const ThreadScope thread_scope(s.given.threads);
+    if (!s.state->m) {
+        SolveResult ignored;
+        s.state = guarded_setup(s.build, s.resolved, ignored);
+    }
+    // As solve's b and x: setup took A' = 2^ea (+-A) (renumbered), the hierarchy approximates
+    // A'^{-1}, so z = 2^(ea - eb) M (2^eb (+-r)) approximates A^{-1} r.
+    const auto n = static_cast<std::size_t>(s.rows);
+    const bool renumbered = !s.perm.empty();
+    s.b_work.resize(n);
+    s.x_work.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        s.b_work[i] = r[renumbered ? static_cast<std::size_t>(s.perm[i]) : i];
+    }
+    const int eb = prepare_rhs(s.b_work, s.prepared.negated);
+    s.state->m->apply(s.b_work.data(), s.x_work.data());
+    const auto bad =
+        std::find_if(s.x_work.begin(), s.x_work.end(), [](double v) { return !std::isfinite(v); });
+    if (bad != s.x_work.end()) {
+        throw NumericalError(fmt::format(
+            "Solver::apply: one cycle of the hierarchy gave a non-finite value at row {}; its "
+            "solve would have rebuilt it (Solver::solve)",
+            renumbered ? s.perm[static_cast<std::size_t>(bad - s.x_work.begin())]
+                       : bad - s.x_work.begin()));
+    }
+    const int shift = s.prepared.a_exponent - eb;
+    for (std::size_t i = 0; i < n; ++i) {
+        z[renumbered ? static_cast<std::size_t>(s.perm[i]) : i] = std::ldexp(s.x_work[i], shift);
+    }
 }
 
 }  // namespace mpmg

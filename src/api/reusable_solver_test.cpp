@@ -421,3 +421,138 @@ TEST(Solver, BadInputIsNamed) {
 
 }  // namespace
 }  // namespace mpmg
+
+namespace mpmg {
+namespace {
+
+/// Solver::apply's options: a hierarchy of one level, A factorised by LU in FP64, so that one
+/// application is A^{-1} r to rounding.
+SolverOptions one_lu_level() {
+    SolverOptions o = options("K64P64D64");
+    o.multigrid.max_levels = 1;
+    o.multigrid.coarse_solver = CoarseSolverKind::direct;
+    return o;
+}
+
+std::vector<double> applied(Solver& s, const std::vector<double>& r) {
+    std::vector<double> z(r.size(), NAN);
+    s.apply(r, z);
+    return z;
+}
+
+// One application is M^{-1} r for the caller's A, r and z: in the caller's order (renumbered
+// by RCM inside), for -A (negated inside) and for 2^100 A (scaled inside). With one LU level
+// M = A, checked against A in FP64.
+TEST(SolverApply, OneLuLevelIsTheInverseOfTheCallersA) {
+    const CsrMatrix oil = to_csr(make_problem("oil", 8).a);  // nonsymmetric, 512 rows
+    std::vector<double> r(static_cast<std::size_t>(oil.rows));
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = std::sin(0.3 * static_cast<double>(i));
+    CsrMatrix neg = oil, big = oil;
+    for (double& v : neg.val) v = -v;
+    for (double& v : big.val) v = std::ldexp(v, 100);
+    struct Case {
+        const char* name;
+        const CsrMatrix& a;
+        ReorderKind reorder;
+    };
+    for (const Case& c :
+         {Case{"plain", oil, ReorderKind::none}, Case{"rcm", oil, ReorderKind::rcm},
+          Case{"-A", neg, ReorderKind::none}, Case{"2^100 A", big, ReorderKind::rcm}}) {
+        SCOPED_TRACE(c.name);
+        SolverOptions o = one_lu_level();
+        o.multigrid.reorder = c.reorder;
+        Solver s(o);
+        const SetupResult setup = s.setup(c.a);
+        ASSERT_EQ(setup.levels.size(), 1u);
+        EXPECT_EQ(setup.reordered, c.reorder == ReorderKind::rcm ? "rcm" : "");
+        EXPECT_LE(residual(c.a, applied(s, r), r), 1e-12);
+    }
+}
+
+// A power of two times r gives that power of two times z, bit for bit (the input scaling is
+// undone exactly), and zero gives zero.
+TEST(SolverApply, IsExactlyHomogeneous) {
+    const StructuredProblem p = make_problem("laplace27", 10);
+    Solver s(options("K64P32D16"));
+    s.setup(p.a);
+    const std::vector<double> z = applied(s, p.b);
+    std::vector<double> scaled = p.b;
+    for (double& v : scaled) v = std::ldexp(v, -300);
+    const std::vector<double> zs = applied(s, scaled);
+    for (std::size_t i = 0; i < z.size(); ++i) ASSERT_EQ(zs[i], std::ldexp(z[i], -300)) << i;
+    for (double v : applied(s, std::vector<double>(p.b.size(), 0.0))) ASSERT_EQ(v, 0.0);
+}
+
+/// Preconditioned CG written out, M^{-1} = Solver::apply: the iterations to rtol.
+int caller_pcg(const CsrMatrix& a, Solver& m, const std::vector<double>& b, double rtol,
+               std::vector<double>& x) {
+    const std::size_t n = b.size();
+    const auto dot = [](const std::vector<double>& u, const std::vector<double>& v) {
+        double s = 0.0;
+        for (std::size_t i = 0; i < u.size(); ++i) s += u[i] * v[i];
+        return s;
+    };
+    x.assign(n, 0.0);
+    std::vector<double> r = b, z = applied(m, r), p = z, q(n);
+    double rz = dot(r, z);
+    const double bb = std::sqrt(dot(b, b));
+    for (int it = 1; it <= 200; ++it) {
+        a.multiply(p.data(), q.data());
+        const double alpha = rz / dot(p, q);
+        for (std::size_t i = 0; i < n; ++i) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+        }
+        if (std::sqrt(dot(r, r)) <= rtol * bb) return it;
+        z = applied(m, r);
+        const double rz_new = dot(r, z);
+        for (std::size_t i = 0; i < n; ++i) p[i] = z[i] + rz_new / rz * p[i];
+        rz = rz_new;
+    }
+    return -1;
+}
+
+// The caller's own CG preconditioned by apply takes the iterations of the Solver's CG on the
+// same hierarchy (V-cycle, FP16 levels), on both paths.
+TEST(SolverApply, PreconditionsTheCallersCgLikeSolve) {
+    const StructuredProblem p = make_problem("laplace27", 16);
+    const CsrMatrix csr = to_csr(p.a);
+    for (const MethodKind method : {MethodKind::structured, MethodKind::amg}) {
+        SCOPED_TRACE(to_string(method));
+        SolverOptions o = options("K64P32D16");
+        o.method = method;
+        if (method == MethodKind::structured) o.problem.grid = {16, 16, 16};
+        o.multigrid.cycle = CycleKind::v;
+        o.rtol = 1e-8;
+        Solver s(o);
+        s.setup(csr);
+        std::vector<double> x(p.b.size(), 0.0);
+        const SolveResult own = s.solve(p.b, x);
+        ASSERT_TRUE(own.converged) << own.message;
+        EXPECT_EQ(own.options.method, method);
+        const int its = caller_pcg(csr, s, p.b, 1e-8, x);
+        ASSERT_GT(its, 0) << "the caller's CG did not converge";
+        EXPECT_NEAR(its, own.iterations, 1) << "caller " << its << ", Solver " << own.iterations;
+        EXPECT_LE(residual(csr, x, p.b), 1e-8);
+    }
+}
+
+TEST(SolverApply, BadInputIsNamed) {
+    Solver s;
+    std::vector<double> r(216, 1.0), z(216);
+    EXPECT_NE(message_of([&] { s.apply(r, z); }).find("Solver::apply: no matrix yet"),
+              std::string::npos);
+    s.setup(make_problem("laplace27", 6).a);
+    std::vector<double> short_r(215, 1.0);
+    EXPECT_NE(message_of([&] { s.apply(short_r, z); }).find("r has 215 entries; A has 216 rows"),
+              std::string::npos);
+    std::vector<double> short_z(215);
+    EXPECT_NE(message_of([&] { s.apply(r, short_z); }).find("z has 215 entries"),
+              std::string::npos);
+    r[3] = NAN;
+    EXPECT_NE(message_of([&] { s.apply(r, z); }).find("Solver::apply: r[3] = nan"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace mpmg
