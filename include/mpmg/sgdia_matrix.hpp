@@ -33,7 +33,11 @@ struct Offset {
 class Stencil {
 public:
     Stencil() = default;
-    /// Takes any set of offsets with components in {-1,0,1}; must contain (0,0,0).
+    /// Takes any set of offsets with components in {-1,0,1}; must contain (0,0,0). A set: an
+    /// offset listed twice counts once, and the order given is not kept (find() says where an
+    /// offset went). The values come afterwards, per offset of the stencil (SgDiaMatrix), so
+    /// nothing is lost; interfaces that take values together with their offsets (the C
+    /// interface's mpmg_solver_setup_stencil) reject an offset given twice.
     explicit Stencil(std::vector<Offset> offsets);
     /// "3d7", "3d15", "3d19", "3d27"; throws InvalidInput for any other name.
     static Stencil named(const std::string& name);

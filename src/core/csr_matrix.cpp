@@ -53,6 +53,8 @@ CsrMatrix abs_plus_transpose(const CsrMatrix& a) {
     s.rows = a.rows;
     s.cols = a.cols;
     s.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+    s.col.reserve(a.col.size() + t.col.size());  // the largest it can be: no regrowth
+    s.val.reserve(a.col.size() + t.col.size());
     for (std::int64_t i = 0; i < a.rows; ++i) {
         std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
         const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];

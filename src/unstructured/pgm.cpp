@@ -13,16 +13,29 @@ constexpr int kMatchRounds = 15;  // Ginkgo's PGM default max_iterations
 constexpr std::int64_t kParallelRows = 4096;
 constexpr std::int64_t kIsolated = -2;  // agg mark during a pass (-1: not yet aggregated)
 
-// Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal.
+// Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal, with
+// d_i = |a_ii|. Row i of |A| and of |A^T| are merged straight into w, into arrays reserved for
+// their largest size: building |A| + |A^T| first and growing both arrays entry by entry moved
+// and faulted in their contents several times over (about a quarter of the AMG setup of a 1M
+// row 2D Poisson matrix, in copies and page faults).
 CsrMatrix strength_graph(const CsrMatrix& a) {
-    const CsrMatrix s = abs_plus_transpose(a);
+    const CsrMatrix t = a.transpose();
     CsrMatrix w;
     w.rows = w.cols = a.rows;
+    w.row_ptr.reserve(static_cast<std::size_t>(a.rows) + 1);
+    w.col.reserve(a.col.size() + t.col.size());
+    w.val.reserve(a.col.size() + t.col.size());
     std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
     for (std::int64_t i = 0; i < a.rows; ++i) {
-        for (std::int64_t p = s.row_ptr[i]; p < s.row_ptr[i + 1]; ++p) {
-            const std::int64_t c = s.col[p];
-            const double v = s.val[p];
+        std::int64_t p = a.row_ptr[i], q = t.row_ptr[i];
+        const std::int64_t pe = a.row_ptr[i + 1], qe = t.row_ptr[i + 1];
+        while (p < pe || q < qe) {
+            const std::int64_t cp = p < pe ? a.col[p] : a.cols;
+            const std::int64_t cq = q < qe ? t.col[q] : a.cols;
+            const std::int64_t c = std::min(cp, cq);
+            double v = 0.0;
+            if (cp == c) v += std::fabs(a.val[p++]);
+            if (cq == c) v += std::fabs(t.val[q++]);
             if (c == i) {
                 d[static_cast<std::size_t>(i)] = v / 2;
             } else if (v != 0.0) {
