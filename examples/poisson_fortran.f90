@@ -50,6 +50,10 @@ program poisson_fortran
     status = mpmg_setup_csr(s, row_ptr, col(1:nnz), val(1:nnz), 1)
     if (status /= MPMG_OK) call fail('mpmg_setup_csr')
     call solve_twice('CSR')
+    ! New values on the same pattern (a time step, a Newton step): the setup's aggregates kept.
+    status = mpmg_update_values(s, val(1:nnz))
+    if (status /= MPMG_OK) call fail('mpmg_update_values')
+    call solve_twice('CSR, values updated')
     call mpmg_destroy(s)
 
     ! The same CSR with default (32-bit) integers, 0-based.

@@ -152,6 +152,8 @@ def _declare(lib):
     ]
     lib.mpmg_solver_solve.restype = c.c_int
     lib.mpmg_solver_solve.argtypes = [c.c_void_p, p_double, p_double, p_int, p_double]
+    lib.mpmg_solver_update_values.restype = c.c_int
+    lib.mpmg_solver_update_values.argtypes = [c.c_void_p, c.c_int64, p_double]
     lib.mpmg_solver_apply.restype = c.c_int
     lib.mpmg_solver_apply.argtypes = [c.c_void_p, p_double, p_double]
     lib.mpmg_solver_report.restype = c.c_char_p
@@ -226,6 +228,7 @@ class Solver:
         self._lib = lib
         self._handle = ctypes.c_void_p()
         self._rows = 0
+        self._pattern = None  # (indptr, indices) of the last setup(a)
         text = json.dumps(opts).encode("utf-8")
         _check(lib.mpmg_solver_create(text, ctypes.byref(self._handle)))
 
@@ -287,6 +290,33 @@ class Solver:
                 _ptr(data, ctypes.c_double))
         _check(status)
         self._rows = n
+        self._pattern = (indptr, indices)
+        return self.report
+
+    def update_values(self, a) -> dict:
+        """New values for the matrix of the last setup(a), on its pattern: a sparse matrix with
+        that pattern (the same canonical CSR indptr and indices), or the values themselves in
+        that CSR order. The hierarchy is rebuilt on that setup's aggregates, without a new
+        aggregation (about half of an AMG setup): for Newton or time steps whose matrix keeps
+        its pattern. AMG path only. Returns the setup's report."""
+        h = self._live()
+        if self._rows == 0 or self._pattern is None:
+            raise InvalidInput("update_values needs an earlier setup(a) of a CSR matrix", _INVALID)
+        indptr, indices = self._pattern
+        if hasattr(a, "tocsr") or isinstance(a, tuple):
+            n, ip, ix, data = _csr_arrays(a)
+            if (n != self._rows or not np.array_equal(ip, indptr)
+                    or not np.array_equal(ix, indices)):
+                raise InvalidInput(
+                    "update_values: the matrix's pattern differs from the last setup's; call "
+                    "setup(a)", _INVALID)
+        else:
+            data = a
+        data = np.ascontiguousarray(np.asarray(data, dtype=np.float64))
+        if data.ndim != 1:
+            raise InvalidInput(f"update_values: values have shape {data.shape}", _INVALID)
+        _check(self._lib.mpmg_solver_update_values(h, data.shape[0],
+                                                   _ptr(data, ctypes.c_double)))
         return self.report
 
     def setup_stencil(self, grid, offsets, values) -> dict:
@@ -319,6 +349,7 @@ class Solver:
             self._live(), nx, ny, nz, r, off.shape[0], _ptr(off, ctypes.c_int),
             _ptr(vals, ctypes.c_double)))
         self._rows = cells * r
+        self._pattern = None
         return self.report
 
     def solve(self, b, x0=None):

@@ -199,6 +199,38 @@ class PreconditionerTest(unittest.TestCase):
         self.assertIn("r[4] = nan", str(ctx.exception))
 
 
+class UpdateValuesTest(unittest.TestCase):
+    def test_new_values_on_the_pattern_solve_the_new_matrix(self):
+        a = poisson2d(80)
+        b = np.ones(a.shape[0])
+        s = mpmg.Solver()
+        first = s.setup(a)
+        self.assertFalse(first["reused_aggregates"])
+        heavier = (a + 0.5 * sp.identity(a.shape[0])).tocsr()  # same pattern: the diagonal
+        info = s.update_values(heavier)
+        self.assertTrue(info["reused_aggregates"])
+        x, solved = s.solve(b)
+        self.assertTrue(solved["converged"], solved["message"])
+        self.assertLess(relative_residual(heavier, x, b), 1e-9)
+        s.update_values(2.0 * a.data)  # the values alone, in the setup's CSR order
+        x, solved = s.solve(b)
+        self.assertTrue(solved["converged"], solved["message"])
+        self.assertLess(relative_residual(2.0 * a, x, b), 1e-9)
+
+    def test_update_errors(self):
+        s = mpmg.Solver()
+        with self.assertRaises(mpmg.InvalidInput):
+            s.update_values(np.ones(3))
+        a = poisson2d(10)
+        s.setup(a)
+        with self.assertRaises(mpmg.InvalidInput) as ctx:
+            s.update_values(poisson2d(11))
+        self.assertIn("pattern differs", str(ctx.exception))
+        with self.assertRaises(mpmg.InvalidInput) as ctx:
+            s.update_values(a.data[:-1])
+        self.assertIn(f"{a.nnz - 1} values", str(ctx.exception))
+
+
 class MemoryTest(unittest.TestCase):
     def test_keep_freed_memory_is_taken_by_glibc(self):
         self.assertIs(mpmg.keep_freed_memory(), True)

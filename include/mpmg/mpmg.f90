@@ -10,6 +10,7 @@
 !   status = mpmg_solve(s, b, x, iterations, rel)             ! x: initial guess in, solution out
 !   status = mpmg_apply(s, r, z)                              ! z = M^-1 r: one cycle, for a
 !                                                             ! Krylov method of your own
+!   status = mpmg_update_values(s, val)                       ! new values, same pattern
 !   if (status /= MPMG_OK) print *, mpmg_last_error()
 !   call mpmg_destroy(s)
 module mpmg
@@ -23,7 +24,7 @@ module mpmg
 
     public :: c_ptr, c_null_ptr, c_int, c_int32_t, c_int64_t, c_double
     public :: mpmg_create, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, mpmg_solve, &
-        mpmg_apply
+        mpmg_apply, mpmg_update_values
 
     ! CSR with 64-bit or default (32-bit) integer indices.
     interface mpmg_setup_csr
@@ -65,6 +66,13 @@ module mpmg
             real(c_double), intent(inout) :: x(*)
             integer(c_int), intent(out) :: iterations
             real(c_double), intent(out) :: relative_residual
+        end function
+        integer(c_int) function c_update_values(solver, nnz, values) &
+            bind(C, name="mpmg_solver_update_values")
+            import :: c_int, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: solver
+            integer(c_int64_t), value :: nnz
+            real(c_double), intent(in) :: values(*)
         end function
         integer(c_int) function c_apply(solver, r, z) bind(C, name="mpmg_solver_apply")
             import :: c_int, c_double, c_ptr
@@ -161,6 +169,14 @@ contains
         real(c_double), intent(in) :: r(:)
         real(c_double), intent(out) :: z(:)
         mpmg_apply = c_apply(solver, r, z)
+    end function
+
+    ! New values for the CSR matrix of the last mpmg_setup_csr (the same pattern, in its order):
+    ! the hierarchy is rebuilt on that setup's aggregates, without a new aggregation.
+    integer(c_int) function mpmg_update_values(solver, values)
+        type(c_ptr), intent(in) :: solver
+        real(c_double), intent(in) :: values(:)
+        mpmg_update_values = c_update_values(solver, size(values, kind=c_int64_t), values)
     end function
 
     ! The message of this thread's last failed call ('' when none failed).

@@ -63,6 +63,11 @@ int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r
 int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iterations,
                       double* relative_residual);
 
+/* New values for the CSR matrix of the last setup, AMG path: `nnz` values in the order of its
+ * entries (the same pattern; nnz = row_ptr[rows] of that setup). The hierarchy is rebuilt on
+ * the aggregates of that setup, without a new aggregation (Solver::update_values). */
+int mpmg_solver_update_values(mpmg_solver* solver, int64_t nnz, const double* values);
+
 /* z = M^-1 r: one cycle of the solver's hierarchy (both of A's rows), for a Krylov method of
  * the caller's (PETSc's PCSHELL, one's own). V, W and F cycles are fixed linear operators; the
  * K-cycle, which "auto" picks for a large AMG matrix, varies between applications and needs a

@@ -122,6 +122,8 @@ struct SetupResult {
     std::string reordered;
     int block_size = 0;
     std::string block_size_reason;
+    /// update_values: the hierarchy was built on the aggregates of the last setup.
+    bool reused_aggregates = false;
 };
 
 /// A solver for a matrix held in memory, set up once and applied to any number of right-hand
@@ -161,6 +163,17 @@ public:
     /// setup_s counts only rebuilds by the guard in this solve; error_vs_exact is unset.
     /// Throws InvalidInput before setup, for wrong sizes or non-finite entries of b or x.
     SolveResult solve(std::span<const double> b, std::span<double> x);
+    /// New values for the matrix of the last setup(CsrMatrix) on the AMG path, in the order of
+    /// its entries (the same pattern, values.size() == its nnz): the hierarchy is built again
+    /// on the aggregates of that setup, skipping the aggregation (about half of an AMG setup),
+    /// the renumbering and the block-size detection; the solver, smoother, cycle, negation and
+    /// scale are chosen again from the values. For Newton steps, time steps with changing
+    /// coefficients: the aggregates of the first matrix serve as long as its couplings keep
+    /// their strengths roughly (otherwise call setup()). Throws InvalidInput before setup, on
+    /// the structured path, for a wrong count, a non-finite value, or a nonzero where the last
+    /// setup had a stored zero (zeros are left out of the hierarchy's pattern), and what setup
+    /// throws when the hierarchy cannot be built.
+    SetupResult update_values(std::span<const double> values);
     /// z = M^{-1} r: one cycle of the hierarchy from zero, M^{-1} approximating A^{-1}, for a
     /// Krylov method of the caller's (PETSc's PCSHELL, SciPy's LinearOperator, one's own). The
     /// same hierarchy, renumbering, negation and input scaling as solve(); no Krylov iteration

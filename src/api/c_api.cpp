@@ -197,6 +197,18 @@ int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iter
     });
 }
 
+int mpmg_solver_update_values(mpmg_solver* solver, int64_t nnz, const double* values) {
+    return guarded("mpmg_solver_update_values", [&] {
+        check_handle(solver, "solver");
+        check_pointer(values, "values");
+        if (nnz < 0) throw mpmg::InvalidInput(fmt::format("nnz = {} is negative", nnz));
+        const mpmg::SetupResult r = solver->solver.update_values(
+            std::span<const double>(values, static_cast<std::size_t>(nnz)));
+        solver->report = mpmg::to_json(r).dump();
+        return MPMG_OK;
+    });
+}
+
 int mpmg_solver_apply(mpmg_solver* solver, const double* r, double* z) {
     return guarded("mpmg_solver_apply", [&] {
         check_handle(solver, "solver");

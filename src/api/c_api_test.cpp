@@ -122,6 +122,30 @@ TEST(CInterface, ApplyIsOneCycleAsTheSolversApply) {
     EXPECT_TRUE(last_error_has("r[5] = inf")) << mpmg_last_error();
 }
 
+// mpmg_solver_update_values is Solver::update_values, with its report and statuses.
+TEST(CInterface, UpdateValuesKeepsThePatternsAggregates) {
+    const CsrMatrix a = to_csr(make_problem("rhd", 10).a);
+    Handle h;
+    ASSERT_EQ(mpmg_solver_create(nullptr, &h.s), MPMG_OK);
+    EXPECT_EQ(mpmg_solver_update_values(h.s, a.nnz(), a.val.data()), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("call setup() first")) << mpmg_last_error();
+    ASSERT_EQ(mpmg_solver_setup_csr(h.s, a.rows, a.row_ptr.data(), a.col.data(), a.val.data()),
+              MPMG_OK);
+    std::vector<double> doubled = a.val;
+    for (double& v : doubled) v *= 2.0;
+    ASSERT_EQ(mpmg_solver_update_values(h.s, a.nnz(), doubled.data()), MPMG_OK)
+        << mpmg_last_error();
+    EXPECT_EQ(nlohmann::json::parse(mpmg_solver_report(h.s))["reused_aggregates"], true);
+    std::vector<double> b(static_cast<std::size_t>(a.rows), 1.0), x(b.size(), 0.0), ax(b.size());
+    ASSERT_EQ(mpmg_solver_solve(h.s, b.data(), x.data(), nullptr, nullptr), MPMG_OK);
+    a.multiply(x.data(), ax.data());
+    for (std::size_t i = 0; i < b.size(); ++i) EXPECT_NEAR(2.0 * ax[i], 1.0, 1e-8) << i;
+    EXPECT_EQ(mpmg_solver_update_values(h.s, a.nnz() - 1, doubled.data()), MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("values; the matrix of the last setup has")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_update_values(h.s, a.nnz(), nullptr), MPMG_INVALID_INPUT);
+    EXPECT_EQ(mpmg_solver_update_values(h.s, -1, doubled.data()), MPMG_INVALID_INPUT);
+}
+
 TEST(CInterface, MistakesAreStatusesWithMessages) {
     mpmg_solver* s = reinterpret_cast<mpmg_solver*>(&s);  // must be reset to NULL on failure
     EXPECT_EQ(mpmg_solver_create("{\"rtol\": 2}", &s), MPMG_INVALID_INPUT);

@@ -79,6 +79,7 @@ json to_json(const SetupResult& r) {
                 {"config", to_json(r.options)},
                 {"precision_notation", r.options.precision.notation()},
                 {"negated", r.negated},
+                {"reused_aggregates", r.reused_aggregates},
                 {"input_scale_exponents", {{"a", r.a_exponent}}},
                 {"time_s", {{"setup", r.setup_s}}},
                 {"hierarchy", hierarchy_json(r.levels, r.grid_complexity, r.operator_complexity,

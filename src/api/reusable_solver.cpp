@@ -120,6 +120,14 @@ struct Solver::Impl {
     SetupResult setup_info;
     // The solve's b and x, kept between solves so their pages are touched once.
     std::vector<double> b_work, x_work;
+    // AMG path: the aggregates of every level, kept for update_values (and the guard's
+    // rebuilds, which would make the same ones); the caller's entry count, which of its
+    // entries csr_a keeps, and where each of csr_a's values comes from among the caller's.
+    std::vector<Aggregation> aggregates;
+    std::int64_t user_nnz = 0;
+    bool setup_symmetric = false;  // the caller's matrix at setup()
+    std::vector<bool> kept_entry;
+    std::vector<std::int64_t> value_source;
 
     bool structured() const { return grid64 || grid32; }
 
@@ -134,6 +142,10 @@ struct Solver::Impl {
         grid_a = SgDiaMatrix<double>();
         csr_a = CsrMatrix();
         perm.clear();
+        aggregates.clear();
+        user_nnz = 0;
+        kept_entry.clear();
+        value_source.clear();
         resolved = given;
         setup_info = SetupResult{};
     }
@@ -174,6 +186,50 @@ struct Solver::Impl {
     void setup_amg(bool symmetric) {
         SolverOptions& o = resolved;
         o.method = MethodKind::amg;
+        setup_symmetric = symmetric;
+        // Where each entry of csr_a comes from in the caller's values (update_values): the
+        // entries drop_zeros keeps (nonzeros and the diagonal), then renumbered with A.
+        user_nnz = csr_a.nnz();
+        kept_entry.assign(static_cast<std::size_t>(user_nnz), false);
+        value_source.clear();
+        value_source.reserve(static_cast<std::size_t>(user_nnz));
+        for (std::int64_t i = 0; i < csr_a.rows; ++i) {
+            for (std::int64_t p = csr_a.row_ptr[i]; p < csr_a.row_ptr[i + 1]; ++p) {
+                if (csr_a.val[p] != 0.0 || csr_a.col[p] == i) {
+                    kept_entry[static_cast<std::size_t>(p)] = true;
+                    value_source.push_back(p);
+                }
+            }
+        }
+        drop_zeros(csr_a);  // after the symmetry test, which compares stored patterns
+        const BlockSizeChoice block = choose_block_size(csr_a, o.multigrid.block_size);
+        o.multigrid.block_size = block.block;
+        setup_info.block_size = block.block;
+        setup_info.block_size_reason = block.why;
+        perm = amg_order(csr_a, o.multigrid.reorder, block.block);
+        if (!perm.empty()) {
+            // The sources go through the same renumbering as the values (exact in FP64).
+            CsrMatrix sources = csr_a;
+            for (std::size_t k = 0; k < sources.val.size(); ++k) {
+                sources.val[k] = static_cast<double>(value_source[k]);
+            }
+            sources = permute(sources, perm);
+            for (std::size_t k = 0; k < sources.val.size(); ++k) {
+                value_source[k] = static_cast<std::int64_t>(sources.val[k]);
+            }
+            csr_a = permute(csr_a, perm);
+            setup_info.reordered = "rcm";
+        }
+        rows = csr_a.rows;
+        nnz = csr_a.nnz();
+        resolve_amg(symmetric);
+    }
+
+    /// The AMG path's choices that A's values decide (solver, smoother, cycle, negation and
+    /// scale), its operator for the Krylov solver and the hierarchy's builder, on csr_a as
+    /// setup_amg left it (zeros dropped, renumbered).
+    void resolve_amg(bool symmetric) {
+        SolverOptions& o = resolved;
         if (o.solver == SolverKind::automatic) {
             o.solver = symmetric ? SolverKind::cg : SolverKind::gmres;
         }
@@ -182,18 +238,10 @@ struct Solver::Impl {
         }
         o.multigrid.cycle =
             resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
-        drop_zeros(csr_a);  // after the symmetry test, which compares stored patterns
         prepared = prepare_matrix(csr_a);
-        const BlockSizeChoice block = choose_block_size(csr_a, o.multigrid.block_size);
-        o.multigrid.block_size = block.block;
-        setup_info.block_size = block.block;
-        setup_info.block_size_reason = block.why;
-        perm = amg_order(csr_a, o.multigrid.reorder, block.block);
-        if (!perm.empty()) {
-            csr_a = permute(csr_a, perm);
-            setup_info.reordered = "rcm";
-        }
         TruncationCounts counts;
+        csr64.reset();
+        csr32.reset();
         if (o.precision.krylov == Precision::fp64) {
             csr64 = std::make_unique<CsrOperator<double>>(to_typed<double>(csr_a, counts));
         } else {
@@ -201,12 +249,12 @@ struct Solver::Impl {
         }
         check_k(counts, o.precision.krylov);
         build = [this](const PrecisionPlan& plan, const MultigridOptions& mg) {
+            AmgSettings settings;
+            settings.aggregates = &aggregates;
             return std::unique_ptr<BuiltPreconditioner>(
-                std::make_unique<Built<AmgHierarchy>>(csr_a, mg, plan));
+                std::make_unique<Built<AmgHierarchy>>(csr_a, mg, plan, settings));
         };
-        rows = csr_a.rows;
         fallbacks = amg_fallbacks(rows);
-        nnz = csr_a.nnz();
     }
 
     /// Builds the hierarchy (setup_grid or setup_amg ran, having started at t0) and fills
@@ -411,6 +459,58 @@ void Solver::apply(std::span<const double> r, std::span<double> z) {
     for (std::size_t i = 0; i < n; ++i) {
         z[renumbered ? static_cast<std::size_t>(s.perm[i]) : i] = std::ldexp(s.x_work[i], shift);
     }
+}
+
+}  // namespace mpmg
+
+namespace mpmg {
+
+SetupResult Solver::update_values(std::span<const double> values) {
+    if (!ready()) throw InvalidInput("Solver::update_values: no matrix yet; call setup() first");
+    Impl& s = *impl_;
+    if (s.structured()) {
+        throw InvalidInput(
+            "Solver::update_values: the last setup took the structured path, which has no "
+            "aggregates to keep; call setup() with the new matrix");
+    }
+    if (static_cast<std::int64_t>(values.size()) != s.user_nnz) {
+        throw InvalidInput(fmt::format(
+            "Solver::update_values: {} values; the matrix of the last setup has {} entries",
+            values.size(), s.user_nnz));
+    }
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        if (!std::isfinite(values[k])) {
+            throw InvalidInput(
+                fmt::format("Solver::update_values: values[{}] = {}: every entry must be finite", k,
+                            values[k]));
+        }
+        if (!s.kept_entry[k] && values[k] != 0.0) {
+            throw InvalidInput(fmt::format(
+                "Solver::update_values: values[{}] = {} where the last setup had a stored zero "
+                "(left out of the hierarchy's pattern); call setup() with the new matrix",
+                k, values[k]));
+        }
+    }
+    const ThreadScope thread_scope(s.given.threads);
+    const auto t0 = Clock::now();
+    for (std::size_t k = 0; k < s.value_source.size(); ++k) {
+        s.csr_a.val[k] = values[static_cast<std::size_t>(s.value_source[k])];
+    }
+    // The choices the values make are made again (a symmetric pattern may now hold
+    // nonsymmetric values); the pattern's (zeros left out, renumbering, block size) and the
+    // aggregates stay.
+    s.state.reset();
+    const MultigridOptions pattern_mg = s.resolved.multigrid;
+    s.resolved = s.given;
+    s.resolved.method = MethodKind::amg;
+    s.resolved.multigrid.block_size = pattern_mg.block_size;
+    s.resolved.multigrid.reorder = pattern_mg.reorder;
+    // Symmetric as setup() judged the caller's matrix (where a stored zero without a mirror
+    // already made it nonsymmetric, GMRES stays), and the new values still so.
+    s.resolve_amg(s.setup_symmetric && is_symmetric(s.csr_a, true));
+    SetupResult out = s.finish_setup(t0);
+    out.reused_aggregates = true;
+    return out;
 }
 
 }  // namespace mpmg

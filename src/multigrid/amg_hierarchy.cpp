@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "mpmg/errors.hpp"
 #include "multigrid/amg_level.hpp"
@@ -60,7 +61,19 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     }
     while (static_cast<int>(mats.size()) < max_levels && mats.back().rows > mg.max_coarse_rows) {
         const CsrMatrix& fine = mats.back();
-        const Aggregation g = pgm_aggregate(fine, passes, block);
+        const std::size_t level = mats.size() - 1;
+        std::vector<Aggregation>* kept = settings.aggregates;
+        if (kept != nullptr && level < kept->size() &&
+            static_cast<std::int64_t>((*kept)[level].agg.size()) != fine.rows) {
+            throw std::logic_error(fmt::format("AMG level {}: {} kept aggregates for {} rows",
+                                               level, (*kept)[level].agg.size(), fine.rows));
+        }
+        if (kept != nullptr && level >= kept->size()) {
+            kept->push_back(pgm_aggregate(fine, passes, block));
+        }
+        const Aggregation fresh =
+            kept == nullptr ? pgm_aggregate(fine, passes, block) : Aggregation{};
+        const Aggregation& g = kept == nullptr ? fresh : (*kept)[level];
         if (g.coarse_rows == 0 ||
             static_cast<double>(g.coarse_rows) * settings.min_coarsening_ratio >
                 static_cast<double>(fine.rows)) {

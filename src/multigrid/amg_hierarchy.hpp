@@ -16,6 +16,7 @@
 #include "multigrid/amg_transfer.hpp"
 #include "multigrid/cycle.hpp"
 #include "multigrid/level.hpp"
+#include "unstructured/pgm.hpp"
 #include "unstructured/row_weights.hpp"
 
 namespace mpmg {
@@ -54,6 +55,11 @@ struct AmgSettings {
     /// levels, which lifts their bytes per nonzero from 2 + 4 to 2 + 2 (README, "AMG"); 0 =
     /// int32 everywhere (FGCS'23 §3); 8 = every level.
     std::size_t compact_index_max_bytes = 2;
+    /// Aggregates of earlier setups, level by level, used instead of new PGM passes where
+    /// there are some, and extended by the passes of the levels beyond (null: PGM everywhere,
+    /// nothing kept). Solver::update_values builds on the aggregates of an earlier setup of
+    /// the same pattern; they must have been made with the same aggregation and block size.
+    std::vector<Aggregation>* aggregates = nullptr;
     /// The whole hierarchy's index of this one's level 0: > 0 for the levels the distributed
     /// AMG gathers onto rank 0 (distributed/dist_amg.hpp), which take the precision plan's
     /// levels, the level count and the names from there.
