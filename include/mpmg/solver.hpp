@@ -170,9 +170,11 @@ public:
     /// scale are chosen again from the values. For Newton steps, time steps with changing
     /// coefficients: the aggregates of the first matrix serve as long as its couplings keep
     /// their strengths roughly (otherwise call setup()). Throws InvalidInput before setup, on
-    /// the structured path, for a wrong count, a non-finite value, or a nonzero where the last
-    /// setup had a stored zero (zeros are left out of the hierarchy's pattern), and what setup
-    /// throws when the hierarchy cannot be built.
+    /// the structured path or after setup(SgDiaMatrix), for a wrong count, a non-finite value,
+    /// or a nonzero where the last setup had a stored zero (zeros are left out of the
+    /// hierarchy's pattern), and what setup throws when the hierarchy cannot be built (then
+    /// ready() is false). For this, every setup(CsrMatrix) on the AMG path keeps the aggregates
+    /// (8 bytes a row per level) and where each kept value comes from (8 bytes an entry).
     SetupResult update_values(std::span<const double> values);
     /// z = M^{-1} r: one cycle of the hierarchy from zero, M^{-1} approximating A^{-1}, for a
     /// Krylov method of the caller's (PETSc's PCSHELL, SciPy's LinearOperator, one's own). The

@@ -325,6 +325,7 @@ SetupResult Solver::setup(SgDiaMatrix<double> a) {
         s.csr_a = to_csr(a);
         a = SgDiaMatrix<double>();
         s.setup_amg(is_symmetric(s.csr_a));
+        s.user_nnz = -1;  // no CSR order the caller knows: update_values refuses
     } else {
         s.grid_a = std::move(a);
         s.setup_grid(exactly_symmetric(s.grid_a));
@@ -472,6 +473,11 @@ SetupResult Solver::update_values(std::span<const double> values) {
         throw InvalidInput(
             "Solver::update_values: the last setup took the structured path, which has no "
             "aggregates to keep; call setup() with the new matrix");
+    }
+    if (s.user_nnz < 0) {
+        throw InvalidInput(
+            "Solver::update_values: the last setup took an SgDiaMatrix, whose entries have no "
+            "CSR order of the caller's; call setup() with the new matrix");
     }
     if (static_cast<std::int64_t>(values.size()) != s.user_nnz) {
         throw InvalidInput(fmt::format(

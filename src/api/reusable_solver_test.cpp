@@ -712,6 +712,12 @@ TEST(SolverUpdate, BadInputIsNamed) {
     structured.setup(on_grid);
     EXPECT_NE(message_of([&] { structured.update_values(on_grid.val); }).find("structured path"),
               std::string::npos);
+    SolverOptions amg;
+    amg.method = MethodKind::amg;
+    Solver from_grid(amg);
+    from_grid.setup(make_problem("rhd", 6).a);
+    EXPECT_NE(message_of([&] { from_grid.update_values(on_grid.val); }).find("SgDiaMatrix"),
+              std::string::npos);
 }
 
 }  // namespace
