@@ -140,7 +140,9 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
             setup.direct = true;
             rep.solve = "direct (LU, fp64)";
         } else {
-            dec = decide_amg_storage(m, plan.level(first + l), mg, plan.automatic, first + l);
+            // The FP64 level moves into the decision (no copy); nothing reads it afterwards.
+            dec = decide_amg_storage(std::move(mats[static_cast<std::size_t>(l)]),
+                                     plan.level(first + l), mg, plan.automatic, first + l);
             setup.precision = dec.precision;
             setup.matrix = &dec.matrix;
             setup.row_scale = std::move(dec.row_scale);

@@ -29,8 +29,9 @@ struct AmgStorageDecision {
 };
 
 /// Decides storage for AMG level `index`. `automatic` is plan.automatic. `row_ids` (may be
-/// null): the user's number of each row, for messages (smoother_setup).
-AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision requested,
+/// null): the user's number of each row, for messages (smoother_setup). `a` is taken by value:
+/// move a level's matrix in, and it becomes `matrix` where that is kept unscaled (no copy).
+AmgStorageDecision decide_amg_storage(CsrMatrix a, LevelPrecision requested,
                                       const MultigridOptions& mg, bool automatic, int index,
                                       const std::int64_t* row_ids = nullptr);
 
