@@ -26,7 +26,8 @@ std::vector<double> diagonal_of(const CsrMatrix& a);
 
 /// |A| + |A^T| of a square A: every position of A's or A^T's pattern (explicit zeros included),
 /// value |a_ij| + |a_ji|, columns sorted. The symmetrised graph of PGM's strength weights and
-/// of the RCM ordering.
+/// of the RCM ordering. An exactly symmetric A (pattern and values) gives 2 |A| without a
+/// transpose.
 CsrMatrix abs_plus_transpose(const CsrMatrix& a);
 
 /// True when A is square with a symmetric pattern and |a_ij - a_ji| <= 1e-12 max |a|
@@ -34,8 +35,9 @@ CsrMatrix abs_plus_transpose(const CsrMatrix& a);
 /// the solver choice of a file wants (README "Choosing the solver"). `unmirrored_as_zero`
 /// compares such an entry with zero instead, for a matrix whose exact zeros were dropped
 /// (unstructured/drop_zeros.hpp): that can drop a_ij = 0 and keep a_ji = 1e-17 of an assembled
-/// finite-element matrix, which is symmetric all the same.
-bool is_symmetric(const CsrMatrix& a, bool unmirrored_as_zero = false);
+/// finite-element matrix, which is symmetric all the same. `relative_tol` replaces 1e-12 (0:
+/// a_ij == a_ji exactly).
+bool is_symmetric(const CsrMatrix& a, bool unmirrored_as_zero = false, double relative_tol = 1e-12);
 
 /// C = A * B (FP64, straightforward; for tests and setup of small operators).
 CsrMatrix multiply(const CsrMatrix& a, const CsrMatrix& b);

@@ -48,6 +48,11 @@ std::vector<double> diagonal_of(const CsrMatrix& a) {
 }
 
 CsrMatrix abs_plus_transpose(const CsrMatrix& a) {
+    if (is_symmetric(a, false, 0.0)) {  // |a_ij| + |a_ji| = 2 |a_ij|, exactly
+        CsrMatrix s = a;
+        for (double& v : s.val) v = 2.0 * std::fabs(v);
+        return s;
+    }
     const CsrMatrix t = a.transpose();
     CsrMatrix s;
     s.rows = a.rows;
@@ -73,11 +78,13 @@ CsrMatrix abs_plus_transpose(const CsrMatrix& a) {
     return s;
 }
 
-bool is_symmetric(const CsrMatrix& a, bool unmirrored_as_zero) {
+bool is_symmetric(const CsrMatrix& a, bool unmirrored_as_zero, double relative_tol) {
     if (a.rows != a.cols) return false;
     double scale = 0.0;
-    for (double v : a.val) scale = std::max(scale, std::fabs(v));
-    const double tol = 1e-12 * scale;
+    if (relative_tol > 0.0) {
+        for (double v : a.val) scale = std::max(scale, std::fabs(v));
+    }
+    const double tol = relative_tol * scale;
     const auto differ = [&](double x, double y) { return std::fabs(x - y) > tol; };
     // Rows in order, the upper entries (i, j > i) of row i against the lower entries of row j,
     // which are met in the same order as i grows: next[j] is row j's first lower entry not yet

@@ -36,6 +36,39 @@ TEST(CsrMatrix, SymmetryComparesValuesWithinRounding) {
     EXPECT_FALSE(is_symmetric(rect));
 }
 
+// |A| + |A^T| entry by entry, against the merge written out: the exactly symmetric shortcut
+// (2 |A|, no transpose) and the merge (a mirror 1e-15 off, an entry without mirror) agree with
+// the definition, and a relative_tol of 0 is exact.
+TEST(CsrMatrix, AbsPlusTransposeIsTheDefinitionWithOrWithoutTheShortcut) {
+    const CsrMatrix exact = from_triplets(
+        3, {{0, 0, 2}, {0, 1, -1}, {1, 0, -1}, {1, 1, 2}, {1, 2, 0}, {2, 1, 0}, {2, 2, -3}});
+    const CsrMatrix near = from_triplets(2, {{0, 0, 2}, {0, 1, -1}, {1, 0, -1 + 1e-15}, {1, 1, 2}});
+    const CsrMatrix lopsided = from_triplets(2, {{0, 0, 2}, {0, 1, -1}, {1, 1, 2}});
+    EXPECT_TRUE(is_symmetric(exact, false, 0.0));
+    EXPECT_FALSE(is_symmetric(near, false, 0.0));
+    EXPECT_TRUE(is_symmetric(near));
+    for (const CsrMatrix* a : {&exact, &near, &lopsided}) {
+        std::map<std::pair<std::int64_t, std::int64_t>, double> want;
+        for (std::int64_t i = 0; i < a->rows; ++i) {
+            for (std::int64_t p = a->row_ptr[i]; p < a->row_ptr[i + 1]; ++p) {
+                want[{i, a->col[p]}] += std::fabs(a->val[p]);
+                want[{a->col[p], i}] += std::fabs(a->val[p]);
+            }
+        }
+        const CsrMatrix s = abs_plus_transpose(*a);
+        std::map<std::pair<std::int64_t, std::int64_t>, double> got;
+        for (std::int64_t i = 0; i < s.rows; ++i) {
+            for (std::int64_t p = s.row_ptr[i]; p < s.row_ptr[i + 1]; ++p) {
+                if (p > s.row_ptr[i]) {
+                    EXPECT_LT(s.col[p - 1], s.col[p]);
+                }
+                got[{i, s.col[p]}] = s.val[p];
+            }
+        }
+        EXPECT_EQ(got, want);
+    }
+}
+
 TEST(CsrMatrix, SymmetryOfAnEntryWithoutMirror) {
     // An assembled finite-element matrix can hold a_01 = 1e-17 where a_10 came out exactly 0
     // and was dropped: symmetric within rounding once unmirrored entries count as against 0,
