@@ -131,6 +131,11 @@ struct Solver::Impl {
 
     bool structured() const { return grid64 || grid32; }
 
+    /// The caller's number of the solver's row i (renumbered on the AMG path by perm).
+    std::size_t caller_row(std::size_t i) const {
+        return perm.empty() ? i : static_cast<std::size_t>(perm[i]);
+    }
+
     /// Forgets the last setup and starts this one's options.
     void restart() {
         state.reset();
@@ -375,11 +380,9 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     const auto n = static_cast<std::size_t>(s.rows);
     s.b_work.resize(n);
     s.x_work.resize(n);
-    const bool renumbered = !s.perm.empty();
     for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t from = renumbered ? static_cast<std::size_t>(s.perm[i]) : i;
-        s.b_work[i] = b[from];
-        s.x_work[i] = x[from];
+        s.b_work[i] = b[s.caller_row(i)];
+        s.x_work[i] = x[s.caller_row(i)];
     }
     const int ea = s.prepared.a_exponent;
     out.b_exponent = prepare_rhs(s.b_work, s.prepared.negated);
@@ -396,10 +399,8 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
         out.x.swap(s.x_work);
         throw;
     }
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t to = renumbered ? static_cast<std::size_t>(s.perm[i]) : i;
-        x[to] = std::ldexp(out.x[i], ea - out.b_exponent);
-    }
+    for (std::size_t i = 0; i < n; ++i)
+        x[s.caller_row(i)] = std::ldexp(out.x[i], ea - out.b_exponent);
     out.x.swap(s.x_work);
     out.x.clear();
     out.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -439,12 +440,9 @@ void Solver::apply(std::span<const double> r, std::span<double> z) {
     // As solve's b and x: setup took A' = 2^ea (+-A) (renumbered), the hierarchy approximates
     // A'^{-1}, so z = 2^(ea - eb) M (2^eb (+-r)) approximates A^{-1} r.
     const auto n = static_cast<std::size_t>(s.rows);
-    const bool renumbered = !s.perm.empty();
     s.b_work.resize(n);
     s.x_work.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        s.b_work[i] = r[renumbered ? static_cast<std::size_t>(s.perm[i]) : i];
-    }
+    for (std::size_t i = 0; i < n; ++i) s.b_work[i] = r[s.caller_row(i)];
     const int eb = prepare_rhs(s.b_work, s.prepared.negated);
     s.state->m->apply(s.b_work.data(), s.x_work.data());
     const auto bad =
@@ -453,13 +451,10 @@ void Solver::apply(std::span<const double> r, std::span<double> z) {
         throw NumericalError(fmt::format(
             "Solver::apply: one cycle of the hierarchy gave a non-finite value at row {}; its "
             "solve would have rebuilt it (Solver::solve)",
-            renumbered ? s.perm[static_cast<std::size_t>(bad - s.x_work.begin())]
-                       : bad - s.x_work.begin()));
+            s.caller_row(static_cast<std::size_t>(bad - s.x_work.begin()))));
     }
     const int shift = s.prepared.a_exponent - eb;
-    for (std::size_t i = 0; i < n; ++i) {
-        z[renumbered ? static_cast<std::size_t>(s.perm[i]) : i] = std::ldexp(s.x_work[i], shift);
-    }
+    for (std::size_t i = 0; i < n; ++i) z[s.caller_row(i)] = std::ldexp(s.x_work[i], shift);
 }
 
 }  // namespace mpmg

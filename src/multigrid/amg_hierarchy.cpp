@@ -59,21 +59,19 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
             row_weighting_ = RowWeighting(std::move(rw.w));
         }
     }
+    // The aggregates of every level: settings.aggregates' (kept for later setups, and used
+    // where they exist), or this setup's own.
+    std::vector<Aggregation> own;
+    std::vector<Aggregation>& kept = settings.aggregates != nullptr ? *settings.aggregates : own;
     while (static_cast<int>(mats.size()) < max_levels && mats.back().rows > mg.max_coarse_rows) {
         const CsrMatrix& fine = mats.back();
         const std::size_t level = mats.size() - 1;
-        std::vector<Aggregation>* kept = settings.aggregates;
-        if (kept != nullptr && level < kept->size() &&
-            static_cast<std::int64_t>((*kept)[level].agg.size()) != fine.rows) {
+        if (level < kept.size() && static_cast<std::int64_t>(kept[level].agg.size()) != fine.rows) {
             throw std::logic_error(fmt::format("AMG level {}: {} kept aggregates for {} rows",
-                                               level, (*kept)[level].agg.size(), fine.rows));
+                                               level, kept[level].agg.size(), fine.rows));
         }
-        if (kept != nullptr && level >= kept->size()) {
-            kept->push_back(pgm_aggregate(fine, passes, block));
-        }
-        const Aggregation fresh =
-            kept == nullptr ? pgm_aggregate(fine, passes, block) : Aggregation{};
-        const Aggregation& g = kept == nullptr ? fresh : (*kept)[level];
+        if (level >= kept.size()) kept.push_back(pgm_aggregate(fine, passes, block));
+        const Aggregation& g = kept[level];
         if (g.coarse_rows == 0 ||
             static_cast<double>(g.coarse_rows) * settings.min_coarsening_ratio >
                 static_cast<double>(fine.rows)) {
