@@ -124,15 +124,19 @@ struct SetupResult {
     std::string block_size_reason;
     /// update_values: the hierarchy was built on the aggregates of the last setup.
     bool reused_aggregates = false;
+    /// setup(rows, first_row) under mpirun: the processes' rows and what the setup
+    /// communicated; absent otherwise.
+    std::optional<PartitionInfo> partition;
 };
 
 /// A solver for a matrix held in memory, set up once and applied to any number of right-hand
 /// sides (time steps, Newton steps with a frozen Jacobian, several loads): the multigrid
 /// hierarchy is built by setup() and reused by every solve(). It runs the same paths, defaults,
 /// precision choices and runtime guard as mpmg::solve; a rebuild by the guard is kept for the
-/// next solves. One process (under mpirun, use mpmg::solve with a file). setup() again with a
-/// new matrix (new values, or a new pattern) replaces the hierarchy. Not thread-safe: one call
-/// at a time per Solver.
+/// next solves. setup() again with a new matrix (new values, or a new pattern) replaces the
+/// hierarchy. Under mpirun, each process gives its rows of A (setup(rows, first_row), the AMG
+/// path distributed over MPI_COMM_WORLD) and solves with its rows of b and x. Not thread-safe:
+/// one call at a time per Solver.
 ///
 ///     mpmg::SolverOptions o;                 // precision auto, rtol 1e-10, ...
 ///     mpmg::Solver s(o);
@@ -158,8 +162,24 @@ public:
     /// sorted and in range) or holds a non-finite value (naming the row), NumericalError when
     /// the hierarchy cannot be built.
     SetupResult setup(CsrMatrix a);
+    /// Under mpirun (MPI initialised by the caller, MPI_COMM_WORLD of more than one process):
+    /// this process's rows first_row .. first_row + rows.rows - 1 of A, with A's global column
+    /// numbers (rows.cols = A's rows), as hypre's IJ interface and PETSc's MPIAIJ take a
+    /// matrix. The blocks follow each other in rank order (rank 0 from row 0; a process may
+    /// have none). Collective: every process calls it, and then solve(), apply() and setup()
+    /// together. The AMG path distributed (the CLI's under mpirun): the caller's partition and
+    /// numbering are kept (no renumbering: give the rows an order with locality, as a mesh
+    /// partitioner's), aggregates inside each process's block, small coarse levels gathered
+    /// onto rank 0. Afterwards rows() is this process's rows, and solve() and apply() take and
+    /// give this process's rows of b, x, r and z. Every process throws the same error: an
+    /// InvalidInput naming the rank and row for a block that is not well-formed (as setup(a)
+    /// checks), blocks that do not follow each other or do not cover A, or a differing column
+    /// count; Unsupported for the structured path, smoothed aggregation or RCM reordering (not
+    /// distributed). update_values() is not available after it. On one process (no mpirun)
+    /// this is setup(rows) for first_row 0 and a square matrix, InvalidInput otherwise.
+    SetupResult setup(CsrMatrix rows, std::int64_t first_row);
     /// Solves A x = b from the initial guess in x (all zeros: none), writing the solution into
-    /// x (never NaN). Both have A's rows. The result's x is empty (the solution is in x);
+    /// x (never NaN). Both have rows() entries. The result's x is empty (the solution is in x);
     /// setup_s counts only rebuilds by the guard in this solve; error_vs_exact is unset.
     /// Throws InvalidInput before setup, for wrong sizes or non-finite entries of b or x.
     SolveResult solve(std::span<const double> b, std::span<double> x);
@@ -188,7 +208,8 @@ public:
     void apply(std::span<const double> r, std::span<double> z);
     /// Whether setup() has succeeded.
     bool ready() const;
-    /// A's rows (0 before setup).
+    /// The rows of b and x that solve() takes: A's, or after setup(rows, first_row) under
+    /// mpirun this process's (0 before setup).
     std::int64_t rows() const;
 
 private:

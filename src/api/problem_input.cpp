@@ -12,6 +12,7 @@
 #include "io/matrix_market.hpp"
 #include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
+#include "multigrid/cycle.hpp"
 #include "structured/coarsen.hpp"
 #include "structured/from_csr.hpp"
 #include "unstructured/drop_zeros.hpp"
@@ -170,6 +171,18 @@ PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a) {
 
 PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row) {
     return prepare_values(a.val, diagonal_negative(a, first_row));
+}
+
+void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
+                  std::int64_t first_row, std::int64_t rows) {
+    if (o.solver == SolverKind::automatic) o.solver = problem_solver;
+    if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = SmootherKind::symgs;
+    if (o.multigrid.cycle == CycleKind::automatic) {
+        DiagonalExtremes e = diagonal_extremes(a, first_row);
+        e.largest = dist::max_all_ranks(e.largest);
+        e.smallest = 1.0 / dist::max_all_ranks(1.0 / e.smallest);
+        o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, true, rows, e.spread());
+    }
 }
 
 int prepare_rhs(std::span<double> b, bool negated) {

@@ -62,6 +62,12 @@ PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a);
 PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row = 0);
 int prepare_rhs(std::span<double> b, bool negated);
 
+/// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
+/// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric), SymGS, the
+/// cycle (resolve_cycle, from all processes' diagonals; collective under mpirun).
+void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
+                  std::int64_t first_row, std::int64_t rows);
+
 /// Input magnitudes the solve takes as they are: [2^-64, 2^64], about [5.4e-20, 1.8e19]. Beyond
 /// them the FP64 setup and the FP32 preconditioner meet overflow (squares and products of
 /// entries in the scaling and the Galerkin products, FP32's 3.4e38) or underflow (||b||^2 below

@@ -14,6 +14,7 @@
 #include "api/operators.hpp"
 #include "api/problem_input.hpp"
 #include "api/thread_scope.hpp"
+#include "distributed/dist_amg.hpp"
 #include "distributed/mpi_env.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
@@ -31,14 +32,14 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSource = "the matrix given to Solver::setup";
 
-/// A well-formed square CSR matrix with finite values, or InvalidInput naming what is not.
-void check_csr(const CsrMatrix& a) {
-    const auto fail = [](std::string what) {
-        throw InvalidInput(fmt::format("Solver::setup: {}", what));
+/// Rows first_row, first_row + 1, ... of a matrix with a.cols columns: well-formed CSR with
+/// finite values, or InvalidInput naming what is not (`who`: "" or "rank q: ").
+void check_csr_rows(const CsrMatrix& a, std::int64_t first_row, const std::string& who) {
+    const auto fail = [&](std::string what) {
+        throw InvalidInput(fmt::format("Solver::setup: {}{}", who, what));
     };
-    if (a.rows < 1 || a.rows != a.cols) {
-        fail(fmt::format("A is {} x {}; a linear solve needs a square matrix with rows", a.rows,
-                         a.cols));
+    if (a.rows < 0 || a.cols < 1) {
+        fail(fmt::format("A's rows are {} x {}; a linear solve needs columns", a.rows, a.cols));
     }
     if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1 || a.row_ptr.front() != 0) {
         fail(fmt::format("row_ptr has {} entries starting at {}; it needs rows + 1 = {} from 0",
@@ -50,22 +51,34 @@ void check_csr(const CsrMatrix& a) {
     }
     for (std::int64_t i = 0; i < a.rows; ++i) {
         const std::int64_t begin = a.row_ptr[i], end = a.row_ptr[i + 1];
-        if (end < begin) fail(fmt::format("row_ptr decreases at row {}", i));
+        const std::int64_t row = first_row + i;
+        if (end < begin) fail(fmt::format("row_ptr decreases at row {}", row));
         for (std::int64_t k = begin; k < end; ++k) {
             const auto uk = static_cast<std::size_t>(k);
             if (a.col[uk] < 0 || a.col[uk] >= a.cols) {
-                fail(fmt::format("row {} has column {}, outside 0..{}", i, a.col[uk], a.cols - 1));
+                fail(
+                    fmt::format("row {} has column {}, outside 0..{}", row, a.col[uk], a.cols - 1));
             }
             if (k > begin && a.col[uk] <= a.col[uk - 1]) {
-                fail(fmt::format("row {}: columns {} and {} are not strictly increasing", i,
+                fail(fmt::format("row {}: columns {} and {} are not strictly increasing", row,
                                  a.col[uk - 1], a.col[uk]));
             }
             if (!std::isfinite(a.val[uk])) {
-                fail(fmt::format("A({}, {}) = {}: every value must be finite", i, a.col[uk],
+                fail(fmt::format("A({}, {}) = {}: every value must be finite", row, a.col[uk],
                                  a.val[uk]));
             }
         }
     }
+}
+
+/// A well-formed square CSR matrix with finite values, or InvalidInput naming what is not.
+void check_csr(const CsrMatrix& a) {
+    if (a.rows < 1 || a.rows != a.cols) {
+        throw InvalidInput(fmt::format(
+            "Solver::setup: A is {} x {}; a linear solve needs a square matrix with rows", a.rows,
+            a.cols));
+    }
+    check_csr_rows(a, 0, "");
 }
 
 /// InvalidInput naming the first non-finite value of an SG-DIA matrix (its offset and cell).
@@ -86,10 +99,10 @@ void check_finite(const SgDiaMatrix<double>& a) {
 
 /// InvalidInput unless v has `rows` finite entries.
 void check_vector(std::span<const double> v, std::int64_t rows, const char* name,
-                  const char* where = "Solver::solve") {
+                  const std::string& where = "Solver::solve", const char* holder = "A has") {
     if (static_cast<std::int64_t>(v.size()) != rows) {
         throw InvalidInput(
-            fmt::format("{}: {} has {} entries; A has {} rows", where, name, v.size(), rows));
+            fmt::format("{}: {} has {} entries; {} {} rows", where, name, v.size(), holder, rows));
     }
     const auto bad = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
     if (bad != v.end()) {
@@ -128,6 +141,18 @@ struct Solver::Impl {
     bool setup_symmetric = false;  // the caller's matrix at setup()
     std::vector<bool> kept_entry;
     std::vector<std::int64_t> value_source;
+    // setup(rows, first_row) under mpirun: A's rows on the processes, its operator and builder
+    // (rows above: this process's).
+    std::unique_ptr<dist::RowBlockSystem> blocks;
+    std::int64_t first_row = 0;  // of this process's rows in A (setup(rows, first_row))
+
+    /// "Solver::<call>", and under mpirun ": rank q" (the messages every process throws).
+    std::string where(const char* call) const {
+        return blocks ? fmt::format("Solver::{}: rank {}", call, dist::world_rank())
+                      : fmt::format("Solver::{}", call);
+    }
+    /// Who has the rows that vectors need.
+    const char* holder() const { return blocks ? "the process has" : "A has"; }
 
     bool structured() const { return grid64 || grid32; }
 
@@ -144,6 +169,8 @@ struct Solver::Impl {
         csr64.reset();
         csr32.reset();
         build = nullptr;
+        blocks.reset();
+        first_row = 0;
         grid_a = SgDiaMatrix<double>();
         csr_a = CsrMatrix();
         perm.clear();
@@ -313,7 +340,9 @@ namespace {
 void check_can_set_up(const void* impl) {
     if (impl == nullptr) throw InvalidInput("Solver::setup: this Solver was moved from");
     if (dist::distributed()) {
-        throw Unsupported("Solver runs on one process; under mpirun use mpmg::solve with a file");
+        throw Unsupported(
+            "Solver::setup: under mpirun each process gives its rows of A (setup(rows, "
+            "first_row)); a whole matrix or grid is set up on one process");
     }
 }
 }  // namespace
@@ -365,13 +394,59 @@ SetupResult Solver::setup(CsrMatrix a) {
     return s.finish_setup(t0);
 }
 
+SetupResult Solver::setup(CsrMatrix rows, std::int64_t first_row) {
+    if (impl_ == nullptr) throw InvalidInput("Solver::setup: this Solver was moved from");
+    if (!dist::distributed()) {
+        if (first_row != 0 || rows.rows != rows.cols) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rows {} .. {} of a matrix with {} columns, on one process: "
+                "without mpirun the process gives all of A (first_row 0, as many rows as "
+                "columns)",
+                first_row, first_row + rows.rows - 1, rows.cols));
+        }
+        return setup(std::move(rows));
+    }
+    Impl& s = *impl_;
+    if (s.given.method == MethodKind::structured || s.given.problem.grid[0] != 0) {
+        throw Unsupported(
+            "Solver::setup: the processes' rows take the AMG path; the structured path under "
+            "mpirun is mpmg::solve's (a built-in problem, or a file with a grid)");
+    }
+    dist::agreed(
+        [&] { check_csr_rows(rows, first_row, fmt::format("rank {}: ", dist::world_rank())); });
+    s.restart();
+    const ThreadScope thread_scope(s.given.threads);
+    const auto t0 = Clock::now();
+    s.resolved.method = MethodKind::amg;
+    BlockSizeChoice block;
+    s.blocks = std::make_unique<dist::RowBlockSystem>(std::move(rows), first_row, s.resolved,
+                                                      s.prepared, block);
+    const dist::RowBlockSystem& d = *s.blocks;
+    s.setup_info.block_size = block.block;
+    s.setup_info.block_size_reason = block.why;
+    s.rows = d.local_rows();
+    s.first_row = first_row;
+    s.nnz = d.global_nnz();
+    s.build = d.build();
+    s.fallbacks = d.fallbacks();
+    s.user_nnz = -1;
+    d.reset_comm();
+    s.finish_setup(t0);
+    s.setup_info.rows = d.global_rows();
+    s.setup_info.partition = d.partition();
+    return s.setup_info;
+}
+
 SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     if (!ready()) throw InvalidInput("Solver::solve: no matrix yet; call setup() first");
     Impl& s = *impl_;
-    check_vector(b, s.rows, "b");
-    check_vector(x, s.rows, "x");
+    dist::agreed([&] {  // under mpirun: every process throws what one process found
+        check_vector(b, s.rows, "b", s.where("solve"), s.holder());
+        check_vector(x, s.rows, "x", s.where("solve"), s.holder());
+    });
     const ThreadScope thread_scope(s.given.threads);
     const auto t0 = Clock::now();
+    if (s.blocks) s.blocks->reset_comm();
     SolveResult out;
     // A hierarchy that the guard could not rebuild in the last solve is built again as first.
     if (!s.state->m) s.state = guarded_setup(s.build, s.resolved, out);
@@ -387,14 +462,16 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     const int ea = s.prepared.a_exponent;
     out.b_exponent = prepare_rhs(s.b_work, s.prepared.negated);
     scale_by_power_of_two(s.x_work, out.b_exponent - ea);
-    const bool x_given =
-        std::any_of(s.x_work.begin(), s.x_work.end(), [](double v) { return v != 0.0; });
+    const bool x_given = !dist::all_ranks(
+        std::none_of(s.x_work.begin(), s.x_work.end(), [](double v) { return v != 0.0; }));
     out.x.swap(s.x_work);
     try {
         if (s.grid64) s.run(*s.grid64, x_given, out);
         if (s.grid32) s.run(*s.grid32, x_given, out);
         if (s.csr64) s.run(*s.csr64, x_given, out);
         if (s.csr32) s.run(*s.csr32, x_given, out);
+        if (s.blocks && s.blocks->op64()) s.run(*s.blocks->op64(), x_given, out);
+        if (s.blocks && s.blocks->op32()) s.run(*s.blocks->op32(), x_given, out);
     } catch (...) {
         out.x.swap(s.x_work);
         throw;
@@ -405,8 +482,10 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.x.clear();
     out.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
     out.other_s = std::max(0.0, out.total_s - out.setup_s - out.preconditioner_s);
-    out.problem = s.structured() ? "structured (Solver)" : "csr (Solver)";
-    out.rows = s.rows;
+    out.problem = s.structured() ? "structured (Solver)"
+                  : s.blocks     ? "csr rows (Solver)"
+                                 : "csr (Solver)";
+    out.rows = s.blocks ? s.blocks->global_rows() : s.rows;
     out.nnz = s.nnz;
     out.options = s.resolved;
     out.negated = s.prepared.negated;
@@ -417,6 +496,7 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.operator_storage = s.resolved.precision.krylov;  // the AMG path's; the structured below
     if (s.grid64) s.grid64->report(out);
     if (s.grid32) s.grid32->report(out);
+    if (s.blocks) out.partition = s.blocks->partition();
     return out;
 }
 
@@ -427,11 +507,13 @@ namespace mpmg {
 void Solver::apply(std::span<const double> r, std::span<double> z) {
     if (!ready()) throw InvalidInput("Solver::apply: no matrix yet; call setup() first");
     Impl& s = *impl_;
-    check_vector(r, s.rows, "r", "Solver::apply");
-    if (static_cast<std::int64_t>(z.size()) != s.rows) {
-        throw InvalidInput(
-            fmt::format("Solver::apply: z has {} entries; A has {} rows", z.size(), s.rows));
-    }
+    dist::agreed([&] {
+        check_vector(r, s.rows, "r", s.where("apply"), s.holder());
+        if (static_cast<std::int64_t>(z.size()) != s.rows) {
+            throw InvalidInput(fmt::format("{}: z has {} entries; {} {} rows", s.where("apply"),
+                                           z.size(), s.holder(), s.rows));
+        }
+    });
     const ThreadScope thread_scope(s.given.threads);
     if (!s.state->m) {
         SolveResult ignored;
@@ -445,14 +527,17 @@ void Solver::apply(std::span<const double> r, std::span<double> z) {
     for (std::size_t i = 0; i < n; ++i) s.b_work[i] = r[s.caller_row(i)];
     const int eb = prepare_rhs(s.b_work, s.prepared.negated);
     s.state->m->apply(s.b_work.data(), s.x_work.data());
-    const auto bad =
-        std::find_if(s.x_work.begin(), s.x_work.end(), [](double v) { return !std::isfinite(v); });
-    if (bad != s.x_work.end()) {
-        throw NumericalError(fmt::format(
-            "Solver::apply: one cycle of the hierarchy gave a non-finite value at row {}; its "
-            "solve would have rebuilt it (Solver::solve)",
-            s.caller_row(static_cast<std::size_t>(bad - s.x_work.begin()))));
-    }
+    dist::agreed([&] {
+        const auto bad = std::find_if(s.x_work.begin(), s.x_work.end(),
+                                      [](double v) { return !std::isfinite(v); });
+        if (bad != s.x_work.end()) {
+            throw NumericalError(fmt::format(
+                "Solver::apply: one cycle of the hierarchy gave a non-finite value at row {}; its "
+                "solve would have rebuilt it (Solver::solve)",
+                s.first_row + static_cast<std::int64_t>(
+                                  s.caller_row(static_cast<std::size_t>(bad - s.x_work.begin())))));
+        }
+    });
     const int shift = s.prepared.a_exponent - eb;
     for (std::size_t i = 0; i < n; ++i) z[s.caller_row(i)] = std::ldexp(s.x_work[i], shift);
 }
@@ -468,6 +553,11 @@ SetupResult Solver::update_values(std::span<const double> values) {
         throw InvalidInput(
             "Solver::update_values: the last setup took the structured path, which has no "
             "aggregates to keep; call setup() with the new matrix");
+    }
+    if (s.blocks) {
+        throw InvalidInput(
+            "Solver::update_values: the last setup took the processes' rows (under mpirun), "
+            "whose hierarchy does not keep its aggregates; call setup() with the new rows");
     }
     if (s.user_nnz < 0) {
         throw InvalidInput(

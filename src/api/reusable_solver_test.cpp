@@ -352,6 +352,37 @@ std::string message_of(const std::function<void()>& f) {
     return "(no InvalidInput)";
 }
 
+// On one process, setup(rows, first_row) is setup(rows) for all of A from row 0 (the code a
+// caller writes for mpirun runs unchanged without it), and an error for part of A.
+TEST(Solver, RowsOnOneProcessAreTheWholeMatrix) {
+    StructuredProblem p = make_problem("oil", 10);
+    const CsrMatrix a = to_csr(p.a);
+    const SolverOptions o = options("K64P32D16");
+    Solver whole(o), rows(o);
+    whole.setup(a);
+    const SetupResult setup = rows.setup(a, 0);
+    EXPECT_FALSE(setup.partition.has_value());
+    EXPECT_EQ(rows.rows(), a.rows);
+    std::vector<double> x1(p.b.size(), 0.0), x2(p.b.size(), 0.0);
+    const SolveResult r1 = whole.solve(p.b, x1), r2 = rows.solve(p.b, x2);
+    ASSERT_TRUE(r2.converged) << r2.message;
+    EXPECT_EQ(r2.iterations, r1.iterations);
+    EXPECT_EQ(x2, x1);
+    // Part of A, or all of it from another row.
+    CsrMatrix top = a;
+    top.rows = 10;
+    top.row_ptr.resize(11);
+    top.col.resize(static_cast<std::size_t>(top.row_ptr.back()));
+    top.val.resize(top.col.size());
+    Solver part(o);
+    EXPECT_NE(message_of([&] {
+                  part.setup(top, 0);
+              }).find("rows 0 .. 9 of a matrix with 1000 columns, on one process"),
+              std::string::npos);
+    EXPECT_NE(message_of([&] { part.setup(a, 5); }).find("rows 5 .. 1004"), std::string::npos);
+    EXPECT_FALSE(part.ready());
+}
+
 TEST(Solver, BadInputIsNamed) {
     EXPECT_NE(message_of([] {
                   SolverOptions o;

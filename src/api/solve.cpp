@@ -186,21 +186,6 @@ void finish_input(SolveResult& out) {
     scale_by_power_of_two(out.x, out.a_exponent - out.b_exponent);
 }
 
-/// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
-/// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric), SymGS, the
-/// cycle (resolve_cycle, from all processes' diagonals).
-void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
-                  std::int64_t first_row, std::int64_t rows) {
-    if (o.solver == SolverKind::automatic) o.solver = problem_solver;
-    if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = SmootherKind::symgs;
-    if (o.multigrid.cycle == CycleKind::automatic) {
-        DiagonalExtremes e = diagonal_extremes(a, first_row);
-        e.largest = dist::max_all_ranks(e.largest);
-        e.smallest = 1.0 / dist::max_all_ranks(1.0 / e.smallest);
-        o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, true, rows, e.spread());
-    }
-}
-
 }  // namespace
 
 SolveResult solve(const SolverOptions& options) {

@@ -1,6 +1,7 @@
 #include "distributed/dist_amg.hpp"
 
 #include "distributed/mpi_env.hpp"
+#include "mpmg/errors.hpp"
 
 #ifdef MPMG_HAVE_MPI
 
@@ -20,6 +21,7 @@
 #include "distributed/agree.hpp"
 #include "distributed/dist_csr.hpp"
 #include "distributed/dist_ops.hpp"
+#include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/amg_hierarchy.hpp"
 #include "multigrid/amg_level.hpp"
@@ -798,6 +800,194 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
 
 }  // namespace
 
+namespace {
+
+/// The row partition of the blocks the processes were given (RowBlockSystem's checks; the same
+/// InvalidInput on every process).
+RowPartition given_blocks(const CsrMatrix& mine, std::int64_t first_row, MPI_Comm comm) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const std::int64_t head[3] = {first_row, mine.rows, mine.cols};
+    std::vector<std::int64_t> all(3 * static_cast<std::size_t>(size));
+    MPI_Allgather(head, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, comm);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(size));
+    std::int64_t next = 0;
+    const std::int64_t n = all[2];
+    for (int q = 0; q < size; ++q) {
+        const std::int64_t first = all[3 * static_cast<std::size_t>(q)];
+        const std::int64_t rows = all[3 * static_cast<std::size_t>(q) + 1];
+        const std::int64_t cols = all[3 * static_cast<std::size_t>(q) + 2];
+        if (cols != n) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {} gave A {} columns and rank 0 {}; every process gives the "
+                "same number, A's rows",
+                q, cols, n));
+        }
+        if (first != next) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {} gave rows from {}; the blocks must follow each other in "
+                "rank order, so its first row is {} (the rows of ranks 0..{})",
+                q, first, next, q - 1));
+        }
+        next += rows;
+        counts[static_cast<std::size_t>(q)] = rows;
+    }
+    if (next != n) {
+        throw InvalidInput(fmt::format(
+            "Solver::setup: the processes gave {} rows of A in all, and A has {} columns; A must "
+            "be square, every row given by one process",
+            next, n));
+    }
+    return RowPartition::from_counts(counts);
+}
+
+/// The block size of the row blocks: `requested` (> 0; every block boundary a node boundary),
+/// or, for 0, choose_block_size on each process's diagonal block, kept when every process with
+/// rows found the same and its boundaries fit; 1 otherwise (collective).
+BlockSizeChoice block_size_of(const DistCsr& a, int requested) {
+    const RowPartition& rp = a.partition();
+    const MPI_Comm comm = a.comm();
+    const auto fits = [&](int b) {
+        for (int q = 0; q < rp.size(); ++q) {
+            if (rp.first(q) % b != 0 || rp.rows(q) % b != 0) return q;
+        }
+        return -1;
+    };
+    if (requested > 0) {
+        const int q = fits(requested);
+        if (q >= 0) {
+            throw InvalidInput(fmt::format(
+                "multigrid.block_size {}: rank {} holds rows {} .. {}; with nodes of {} unknowns "
+                "every process's rows must start and end at a node boundary",
+                requested, q, rp.first(q), rp.first(q + 1) - 1, requested));
+        }
+        return {requested, "requested (multigrid.block_size)"};
+    }
+    BlockSizeChoice mine;
+    if (a.local_rows() > 0) mine = choose_block_size(a.diag(), 0);
+    int lo = a.local_rows() > 0 ? mine.block : INT_MAX;
+    int hi = a.local_rows() > 0 ? mine.block : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
+    if (lo != hi) {
+        return {1, fmt::format("scalar: the processes' blocks show block sizes {} to {}", lo, hi)};
+    }
+    if (lo > 1 && fits(lo) >= 0) {
+        return {1, fmt::format("scalar: block size {} found, but rank {}'s rows do not start and "
+                               "end at node boundaries",
+                               lo, fits(lo))};
+    }
+    // Rank 0's reason, on every process (the first process with rows found the same size).
+    int length = static_cast<int>(mine.why.size());
+    MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+    mine.why.resize(static_cast<std::size_t>(length));
+    MPI_Bcast(mine.why.data(), length, MPI_CHAR, 0, comm);
+    mine.block = lo;
+    return mine;
+}
+
+/// The sum of v over the processes of comm.
+std::int64_t sum_over(std::int64_t v, MPI_Comm comm) {
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_SUM, comm);
+    return v;
+}
+
+}  // namespace
+
+struct RowBlockSystem::Impl {
+    explicit Impl(DistCsr a) : a0(std::move(a)) {}
+    DistCsr a0;
+    std::vector<std::int64_t> rows0;  // each local row's global number
+    std::unique_ptr<RowBlockOperator<double>> op64;
+    std::unique_ptr<RowBlockOperator<float>> op32;
+    BuildFn build;
+    GuardFallbacks fallbacks;
+    std::int64_t nnz = 0;
+    int distributed_levels = 0;
+};
+
+RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOptions& o,
+                               PreparedMatrix& prepared, BlockSizeChoice& block) {
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const RowPartition rp = given_blocks(mine, first_row, comm);
+    const std::int64_t n = rp.global_rows();
+    check_supported(o, n, sum_over(mine.nnz(), comm));
+    if (o.multigrid.reorder == ReorderKind::rcm) {
+        throw Unsupported(
+            "multigrid.reorder rcm: a Solver set up on the processes' rows keeps the caller's "
+            "numbering and partition (give rows with locality, as a mesh partitioner's)");
+    }
+    double largest = kernels::largest_finite_abs(mine.val.data(), mine.nnz());
+    MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    const bool symmetric_a = rows_symmetric(mine, rp, largest);
+    drop_zeros(mine, first_row);  // after the symmetry test, which compares stored patterns
+    amg_defaults(o, symmetric_a ? SolverKind::cg : SolverKind::gmres, mine, first_row, n);
+    prepared = prepare_matrix(mine, first_row);
+    impl_ = std::make_unique<Impl>(DistCsr(mine, 0, rp, comm));
+    mine = CsrMatrix();
+    Impl& s = *impl_;
+    block = block_size_of(s.a0, o.multigrid.block_size);
+    o.multigrid.block_size = block.block;
+    s.nnz =
+        sum_over(s.a0.diag().nnz() + static_cast<std::int64_t>(s.a0.coupling().val.size()), comm);
+    s.rows0.resize(static_cast<std::size_t>(s.a0.local_rows()));
+    for (std::size_t i = 0; i < s.rows0.size(); ++i) {
+        s.rows0[i] = first_row + static_cast<std::int64_t>(i);
+    }
+    TruncationCounts local;
+    if (o.precision.krylov == Precision::fp64) {
+        s.op64 = std::make_unique<RowBlockOperator<double>>(s.a0, local);
+    } else {
+        s.op32 = std::make_unique<RowBlockOperator<float>>(s.a0, local);
+    }
+    const TruncationCounts counts = allreduce(local, comm);
+    if (counts.overflow > 0) {
+        throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
+                                         counts.overflow, to_string(o.precision.krylov)));
+    }
+    const bool cg = o.solver == SolverKind::cg;
+    s.build = [&s, cg, symmetric_a](const PrecisionPlan& plan, const MultigridOptions& mg) {
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<DistAmg>(
+            s.a0, s.rows0, mg, plan, AmgSettings{}, cg, symmetric_a, &s.distributed_levels));
+    };
+    s.fallbacks = amg_fallbacks(n);
+}
+
+RowBlockSystem::~RowBlockSystem() = default;
+
+std::int64_t RowBlockSystem::local_rows() const { return impl_->a0.local_rows(); }
+std::int64_t RowBlockSystem::global_rows() const { return impl_->a0.partition().global_rows(); }
+std::int64_t RowBlockSystem::global_nnz() const { return impl_->nnz; }
+const LinearOperator<double>* RowBlockSystem::op64() const { return impl_->op64.get(); }
+const LinearOperator<float>* RowBlockSystem::op32() const { return impl_->op32.get(); }
+const BuildFn& RowBlockSystem::build() const { return impl_->build; }
+const GuardFallbacks& RowBlockSystem::fallbacks() const { return impl_->fallbacks; }
+void RowBlockSystem::reset_comm() const { comm_stats() = CommStats{}; }
+
+PartitionInfo RowBlockSystem::partition() const {
+    const RowPartition& rp = impl_->a0.partition();
+    PartitionInfo info;
+    info.ranks = rp.size();
+    info.threads_per_rank = omp_get_max_threads();
+    info.dims = {rp.size(), 1, 1};
+    for (int q = 0; q < rp.size(); ++q) {
+        info.boxes.push_back(
+            {static_cast<int>(rp.first(q)), 0, 0, static_cast<int>(rp.rows(q)), 1, 1});
+    }
+    info.distributed_levels = impl_->distributed_levels;
+    report_comm(info);
+    info.smoother =
+        "hybrid: the smoother runs inside each rank's diagonal block; across ranks it uses the "
+        "neighbours' values from before the sweep (Jacobi-like); residuals are exact";
+    info.setup =
+        "distributed AMG on the caller's row blocks (its numbering and partition kept): PGM "
+        "aggregates inside each rank's block, Galerkin coarse rows with the coupling to the "
+        "neighbours' aggregates; small levels gathered and coarsened on rank 0";
+    info.input = "rows given by each process (Solver::setup with a first row)";
+    return info;
+}
+
 bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
     check_supported(o, p.a.rows, p.a.nnz());
@@ -825,6 +1015,23 @@ namespace mpmg::dist {
 
 bool solve_amg(CsrProblem&, const SolverOptions&, SolveResult&) { return false; }
 bool solve_amg(CsrRows&, const SolverOptions&, SolveResult&) { return false; }
+
+struct RowBlockSystem::Impl {};
+
+RowBlockSystem::RowBlockSystem(CsrMatrix, std::int64_t, SolverOptions&, PreparedMatrix&,
+                               BlockSizeChoice&) {
+    throw Unsupported("Solver::setup with a first row: this build of mpmg has no MPI");
+}
+RowBlockSystem::~RowBlockSystem() = default;
+std::int64_t RowBlockSystem::local_rows() const { return 0; }
+std::int64_t RowBlockSystem::global_rows() const { return 0; }
+std::int64_t RowBlockSystem::global_nnz() const { return 0; }
+const LinearOperator<double>* RowBlockSystem::op64() const { return nullptr; }
+const LinearOperator<float>* RowBlockSystem::op32() const { return nullptr; }
+const BuildFn& RowBlockSystem::build() const { throw Unsupported("no MPI"); }
+const GuardFallbacks& RowBlockSystem::fallbacks() const { throw Unsupported("no MPI"); }
+PartitionInfo RowBlockSystem::partition() const { return {}; }
+void RowBlockSystem::reset_comm() const {}
 
 }  // namespace mpmg::dist
 

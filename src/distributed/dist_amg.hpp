@@ -25,9 +25,15 @@
 // neighbours' aggregates): a clear error under mpirun.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+
+#include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
 #include "distributed/dist_read.hpp"
+#include "krylov/krylov.hpp"
 #include "mpmg/solver.hpp"
+#include "unstructured/nodes.hpp"
 
 namespace mpmg::dist {
 
@@ -42,5 +48,46 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out);
 /// The same for the rows that each process read of a file (load_csr() in dist_read.hpp; the file
 /// was read in parts); `rows` is consumed.
 bool solve_amg(CsrRows& rows, const SolverOptions& o, SolveResult& out);
+
+/// The distributed AMG path on the rows of A that each process holds, as the caller distributed
+/// them (mpmg::Solver::setup(rows, first_row), like hypre's IJ interface): the caller's
+/// partition and numbering are kept (no renumbering, no rows moved), so b and x are this
+/// process's rows as the caller holds them. Built once, applied to many right-hand sides; every
+/// call is collective over MPI_COMM_WORLD. Only in a build with MPI: elsewhere the constructor
+/// throws Unsupported.
+class RowBlockSystem {
+public:
+    /// Checks (every process throws the same InvalidInput, naming the rank, the row and what is
+    /// wrong) that `mine` is this process's block of A: well-formed CSR (row_ptr, columns
+    /// sorted, in 0 .. mine.cols - 1, finite values), mine.cols the same on every process, and
+    /// the blocks contiguous in rank order (rank q's first_row the rows of ranks < q), covering
+    /// mine.cols rows. Then decides what solve() decides for a matrix (CG when A is symmetric,
+    /// SymGS, the cycle from the diagonals' spread, -A and the input scale: `o` resolved,
+    /// `prepared`), the block size (multigrid.block_size, or detected on each process's block
+    /// and agreed; every block boundary a node boundary) and sets up A's operator in K. The
+    /// hierarchy is built by build().
+    RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOptions& o,
+                   PreparedMatrix& prepared, BlockSizeChoice& block);
+    ~RowBlockSystem();
+    RowBlockSystem(const RowBlockSystem&) = delete;
+    RowBlockSystem& operator=(const RowBlockSystem&) = delete;
+
+    std::int64_t local_rows() const;
+    std::int64_t global_rows() const;
+    std::int64_t global_nnz() const;
+    /// A's operator in K = FP64 or FP32: one of them is set.
+    const LinearOperator<double>* op64() const;
+    const LinearOperator<float>* op32() const;
+    /// The distributed hierarchy (DistAmg) for a plan and options; the guard's builder.
+    const BuildFn& build() const;
+    const GuardFallbacks& fallbacks() const;
+    /// The partition, with the communication since the last reset_comm().
+    PartitionInfo partition() const;
+    void reset_comm() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace mpmg::dist

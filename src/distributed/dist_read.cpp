@@ -432,6 +432,10 @@ bool symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale, MPI_
 
 }  // namespace
 
+bool rows_symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale) {
+    return symmetric(mine, rp, scale, MPI_COMM_WORLD);
+}
+
 std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     if (!distributed() || po.matrix.empty()) return std::nullopt;
     const MPI_Comm comm = MPI_COMM_WORLD;

@@ -50,4 +50,10 @@ struct CsrRows {
 /// Otherwise returns nothing (the file is then read whole on every process).
 std::optional<CsrRows> load_csr(const ProblemOptions& po);
 
+/// Whether the matrix whose rows the processes hold in `mine` (partition rp of MPI_COMM_WORLD,
+/// global columns) is symmetric as is_symmetric() decides it for the whole matrix: the same
+/// stored pattern as its transpose and |a_ij - a_ji| <= 1e-12 `scale` (max |a| over all
+/// processes). Collective; a build with MPI only.
+bool rows_symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale);
+
 }  // namespace mpmg::dist

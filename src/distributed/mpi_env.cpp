@@ -4,6 +4,11 @@
 
 #ifdef MPMG_HAVE_MPI
 #include <mpi.h>
+
+#include <string>
+
+#include "distributed/agree.hpp"
+#include "mpmg/errors.hpp"
 #endif
 
 namespace mpmg::dist {
@@ -90,6 +95,24 @@ double max_all_ranks(double mine) {
     if (distributed()) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 #endif
     return mine;
+}
+
+void agreed(const std::function<void()>& f) {
+#ifdef MPMG_HAVE_MPI
+    if (distributed()) {
+        ErrorKind kind = ErrorKind::none;
+        std::string message;
+        try {
+            f();
+        } catch (const Error& e) {
+            kind = kind_of(e);
+            message = e.what();
+        }
+        throw_first(kind, message, MPI_COMM_WORLD);
+        return;
+    }
+#endif
+    f();
 }
 
 }  // namespace mpmg::dist

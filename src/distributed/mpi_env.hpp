@@ -2,6 +2,8 @@
 // MPI, where it describes one process.
 #pragma once
 
+#include <functional>
+
 namespace mpmg::dist {
 
 /// Initialises MPI (MPI_THREAD_FUNNELED: only the main thread calls MPI, OpenMP inside each
@@ -33,5 +35,11 @@ bool all_ranks(bool mine);
 
 /// The largest of `mine` over the processes (collective when distributed()).
 double max_all_ranks(double mine);
+
+/// f() on every process; when it throws an mpmg::Error on some, every process throws the error
+/// of the lowest such process, of its type and with its message (collective when
+/// distributed(): checks of what one process was given, which must not leave the others
+/// waiting in their next collective call). Otherwise f().
+void agreed(const std::function<void()>& f);
 
 }  // namespace mpmg::dist

@@ -1,0 +1,278 @@
+// mpmg::Solver set up on the rows each process holds (Solver::setup(rows, first_row), the AMG
+// path distributed as the caller partitioned A). Against mpmg::solve under mpirun on the whole
+// matrix with the same partition (the same hierarchy and iterations, x bit for bit), against
+// the true residual on uneven and empty blocks, and every process throwing the same error for
+// what one process got wrong. Run by ctest under mpirun -np 2, 3 and 4
+// (tests/mpi_unit_main.cpp).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/problem_input.hpp"
+#include "distributed/dist_csr.hpp"
+#include "distributed/mpi_test_util.hpp"
+#include "mpmg/errors.hpp"
+#include "mpmg/solver.hpp"
+
+namespace mpmg {
+namespace {
+
+using dist::RowPartition;
+using dist::testing::rank;
+using dist::testing::size;
+
+/// Rows first .. first + count - 1 of a (global columns).
+CsrMatrix block_of(const CsrMatrix& a, std::int64_t first, std::int64_t count) {
+    CsrMatrix m;
+    m.rows = count;
+    m.cols = a.cols;
+    m.row_ptr.assign(1, 0);
+    for (std::int64_t i = first; i < first + count; ++i) {
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            m.col.push_back(a.col[static_cast<std::size_t>(k)]);
+            m.val.push_back(a.val[static_cast<std::size_t>(k)]);
+        }
+        m.row_ptr.push_back(static_cast<std::int64_t>(m.col.size()));
+    }
+    return m;
+}
+
+std::vector<double> slice(const std::vector<double>& v, std::int64_t first, std::int64_t count) {
+    return {v.begin() + first, v.begin() + first + count};
+}
+
+/// Every process's rows of v, whole on every process.
+std::vector<double> gathered(const std::vector<double>& mine, const RowPartition& p) {
+    std::vector<int> counts(static_cast<std::size_t>(p.size())), at(counts.size());
+    for (int q = 0; q < p.size(); ++q) {
+        counts[static_cast<std::size_t>(q)] = static_cast<int>(p.rows(q));
+        at[static_cast<std::size_t>(q)] = static_cast<int>(p.first(q));
+    }
+    std::vector<double> all(static_cast<std::size_t>(p.global_rows()));
+    MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                   counts.data(), at.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+    return all;
+}
+
+/// ||b - A x|| / ||b||.
+double true_residual(const CsrMatrix& a, const std::vector<double>& b,
+                     const std::vector<double>& x) {
+    std::vector<double> ax(b.size());
+    a.multiply(x.data(), ax.data());
+    double r2 = 0.0, b2 = 0.0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        r2 += (b[i] - ax[i]) * (b[i] - ax[i]);
+        b2 += b[i] * b[i];
+    }
+    return std::sqrt(r2 / b2);
+}
+
+SolverOptions amg_options() {
+    SolverOptions o;
+    o.method = MethodKind::amg;
+    o.rtol = 1e-9;
+    return o;
+}
+
+TEST(SolverRows, EqualsTheDistributedSolveOfTheWholeMatrix) {
+    struct Case {
+        const char* problem;
+        int n;
+        int block_size;
+    };
+    // CG with the K-cycle (laplace27), GMRES with row weights (oil), and nodes of three
+    // unknowns kept whole on each process (solid3d, asked for).
+    for (const Case c : {Case{"laplace27", 28, 0}, Case{"oil", 28, 0}, Case{"solid3d", 16, 3}}) {
+        SCOPED_TRACE(c.problem);
+        SolverOptions whole = amg_options();
+        whole.problem.name = c.problem;
+        whole.problem.n = c.n;
+        whole.multigrid.reorder = ReorderKind::none;  // as the rows are given
+        whole.multigrid.block_size = c.block_size;
+        const SolveResult want = solve(whole);
+        ASSERT_TRUE(want.converged);
+        ASSERT_TRUE(want.partition.has_value());
+        const CsrProblem p = load_csr(whole.problem);
+        // The partition the whole solve chose (blocks of about equal rows + nonzeros).
+        std::vector<std::int64_t> counts;
+        for (const auto& box : want.partition->boxes) counts.push_back(box[3]);
+        const RowPartition rp = RowPartition::from_counts(counts);
+        const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+
+        SolverOptions mine = whole;
+        mine.problem = ProblemOptions{};
+        Solver s(mine);
+        const SetupResult setup = s.setup(block_of(p.a, first, rows), first);
+        EXPECT_EQ(s.rows(), rows);
+        EXPECT_EQ(setup.rows, p.a.rows);
+        EXPECT_EQ(setup.levels.size(), want.levels.size());
+        EXPECT_EQ(setup.options.solver, want.options.solver);
+        EXPECT_EQ(setup.options.multigrid.cycle, want.options.multigrid.cycle);
+        EXPECT_EQ(setup.block_size, want.block_size);
+        ASSERT_TRUE(setup.partition.has_value());
+        EXPECT_EQ(setup.partition->distributed_levels, want.partition->distributed_levels);
+        // Beyond 4096 rows a process, the finest levels stay distributed.
+        if (p.a.rows / size() >= 4096) EXPECT_GT(setup.partition->distributed_levels, 0);
+        std::vector<double> x(static_cast<std::size_t>(rows), 0.0);
+        const SolveResult got = s.solve(slice(p.b, first, rows), x);
+        EXPECT_TRUE(got.converged);
+        EXPECT_EQ(got.iterations, want.iterations);
+        EXPECT_EQ(got.final_relative_residual, want.final_relative_residual);
+        EXPECT_EQ(got.rows, p.a.rows);
+        EXPECT_EQ(x, slice(want.x, first, rows));  // bit for bit
+    }
+}
+
+TEST(SolverRows, UnevenAndEmptyBlocksSolveTheirSystem) {
+    SolverOptions o = amg_options();
+    o.problem.name = "oil";  // nonsymmetric: GMRES
+    o.problem.n = 24;
+    const CsrProblem p = load_csr(o.problem);
+    const std::int64_t n = p.a.rows;
+    // Rank q holds a share growing with q; with three or more processes rank 1 holds none.
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(size()));
+    std::int64_t weight = 0;
+    for (int q = 0; q < size(); ++q) weight += (size() >= 3 && q == 1) ? 0 : q + 1;
+    std::int64_t given = 0;
+    for (int q = 0; q < size(); ++q) {
+        const std::int64_t w = (size() >= 3 && q == 1) ? 0 : q + 1;
+        counts[static_cast<std::size_t>(q)] = q + 1 == size() ? n - given : n * w / weight;
+        given += counts[static_cast<std::size_t>(q)];
+    }
+    const RowPartition rp = RowPartition::from_counts(counts);
+    const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+    o.problem = ProblemOptions{};
+    Solver s(o);
+    const SetupResult setup = s.setup(block_of(p.a, first, rows), first);
+    EXPECT_EQ(setup.options.solver, SolverKind::gmres);
+    EXPECT_EQ(setup.partition->boxes.size(), static_cast<std::size_t>(size()));
+    EXPECT_EQ(setup.partition->boxes[static_cast<std::size_t>(rank())][3], rows);
+    const std::vector<double> b = slice(p.b, first, rows);
+    std::vector<double> x(static_cast<std::size_t>(rows), 0.0);
+    const SolveResult r = s.solve(b, x);
+    ASSERT_TRUE(r.converged);
+    const std::vector<double> all = gathered(x, rp);
+    EXPECT_LT(true_residual(p.a, p.b, all), 1e-8);
+    // From its own solution, a solve has nothing left to do.
+    const SolveResult again = s.solve(b, x);
+    EXPECT_LE(again.iterations, 1);
+    // 4 b (exact in FP64) from zero: 4 x, the same iterations (every step scales exactly).
+    std::vector<double> b4 = b, x4(b.size(), 0.0);
+    for (double& v : b4) v *= 4.0;
+    const SolveResult r4 = s.solve(b4, x4);
+    EXPECT_EQ(r4.iterations, r.iterations);
+    for (std::size_t i = 0; i < x4.size(); ++i) EXPECT_EQ(x4[i], 4.0 * all[first + i]);
+}
+
+TEST(SolverRows, ApplyIsOneCycleOfTheDistributedHierarchy) {
+    SolverOptions o = amg_options();
+    o.problem.name = "laplace27";
+    o.problem.n = 24;
+    const CsrProblem p = load_csr(o.problem);
+    const RowPartition rp(p.a.row_ptr, size());
+    const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+    o.problem = ProblemOptions{};
+    o.multigrid.cycle = CycleKind::v;
+    Solver s(o);
+    s.setup(block_of(p.a, first, rows), first);
+    const std::vector<double> r = slice(p.b, first, rows);
+    std::vector<double> z(r.size()), z2(r.size()), z8(r.size());
+    s.apply(r, z);
+    s.apply(r, z2);
+    EXPECT_EQ(z, z2);  // a fixed operator
+    std::vector<double> r8 = r;
+    for (double& v : r8) v *= 8.0;
+    s.apply(r8, z8);
+    for (std::size_t i = 0; i < z.size(); ++i) EXPECT_EQ(z8[i], 8.0 * z[i]);
+    // One V-cycle from zero removes most of the residual of A's smooth right-hand side.
+    const double after = true_residual(p.a, p.b, gathered(z, rp));
+    EXPECT_LT(after, 0.3);
+}
+
+/// The message of the mpmg::Error that f throws, on every process ("" when none).
+template <class E, class F>
+std::string thrown(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(SolverRows, EveryProcessThrowsTheSameError) {
+    SolverOptions o = amg_options();
+    o.problem.name = "laplace27";
+    o.problem.n = 12;
+    const CsrProblem p = load_csr(o.problem);
+    const RowPartition rp(p.a.row_ptr, size());
+    const int last = size() - 1;
+    const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+    o.problem = ProblemOptions{};
+    const auto mine = [&] { return block_of(p.a, first, rows); };
+    const auto contains = [](const std::string& m, const std::string& part) {
+        return m.find(part) != std::string::npos;
+    };
+    Solver s(o);
+    // The last process starts a row late.
+    std::string m = thrown<InvalidInput>(
+        [&] { s.setup(block_of(p.a, first, rows), rank() == last ? first + 1 : first); });
+    EXPECT_TRUE(contains(m, fmt::format("rank {} gave rows from {}", last, rp.first(last) + 1)))
+        << m;
+    EXPECT_FALSE(s.ready());
+    // A non-finite value on the last process only.
+    CsrMatrix bad = mine();
+    if (rank() == last) bad.val[3] = std::nan("");
+    m = thrown<InvalidInput>([&] { s.setup(std::move(bad), first); });
+    EXPECT_TRUE(contains(m, fmt::format("rank {}: A({}, ", last, rp.first(last)))) << m;
+    // Another column count on the last process.
+    CsrMatrix wide = mine();
+    if (rank() == last) wide.cols += 1;
+    m = thrown<InvalidInput>([&] { s.setup(std::move(wide), first); });
+    EXPECT_TRUE(contains(
+        m, fmt::format("rank {} gave A {} columns and rank 0 {}", last, p.a.cols + 1, p.a.cols)))
+        << m;
+    // The last process leaves its last row out.
+    m = thrown<InvalidInput>(
+        [&] { s.setup(block_of(p.a, first, rank() == last ? rows - 1 : rows), first); });
+    EXPECT_TRUE(contains(m, "rows of A in all")) << m;
+    // What is not distributed.
+    SolverOptions sa = o;
+    sa.multigrid.aggregation = AggregationKind::smoothed;
+    Solver smoothed(sa);
+    EXPECT_TRUE(contains(thrown<Unsupported>([&] { smoothed.setup(mine(), first); }),
+                         "--aggregation smoothed"));
+
+    // After all that, a setup that works, and a solve whose b is short on the last process.
+    s.setup(mine(), first);
+    ASSERT_TRUE(s.ready());
+    std::vector<double> b = slice(p.b, first, rows), x(b.size(), 0.0);
+    std::vector<double> short_b = b;
+    if (rank() == last) short_b.pop_back();
+    m = thrown<InvalidInput>([&] { s.solve(short_b, x); });
+    EXPECT_TRUE(contains(m, fmt::format("Solver::solve: rank {}: b has {} entries; the process "
+                                        "has {} rows",
+                                        last, rp.rows(last) - 1, rp.rows(last))))
+        << m;
+    std::vector<double> nan_x = x;
+    if (rank() == 0) nan_x[0] = std::nan("");
+    EXPECT_TRUE(contains(thrown<InvalidInput>([&] { s.solve(b, nan_x); }), "rank 0: x[0]"));
+    std::vector<double> z(b.size());
+    std::vector<double> short_z = z;
+    if (rank() == last) short_z.pop_back();
+    EXPECT_TRUE(contains(thrown<InvalidInput>([&] { s.apply(b, short_z); }), "z has"));
+    EXPECT_TRUE(
+        contains(thrown<InvalidInput>([&] { s.update_values(p.a.val); }), "processes' rows"));
+    // The solver still solves.
+    const SolveResult r = s.solve(b, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LT(true_residual(p.a, p.b, gathered(x, rp)), 1e-8);
+}
+
+}  // namespace
+}  // namespace mpmg
