@@ -1,6 +1,6 @@
 ! mpmg from Fortran (include/mpmg/mpmg.f90): the 7-point Poisson matrix on an n^3 grid,
 ! assembled as 1-based CSR, set up once and solved for two right-hand sides; then the same CSR
-! with 32-bit 0-based indices, and the same matrix as a stencil. Exit code 0 when every solve converged with ||b - A x|| / ||b|| <= 1e-8.
+! with 32-bit 0-based indices, as one process's rows, and the same matrix as a stencil. Exit code 0 when every solve converged with ||b - A x|| / ||b|| <= 1e-8.
 !
 ! Usage: mpmg_example_fortran [N]   (default 16)
 program poisson_fortran
@@ -62,6 +62,16 @@ program poisson_fortran
     status = mpmg_setup_csr(s, int(row_ptr) - 1, int(col(1:nnz)) - 1, val(1:nnz), 0)
     if (status /= MPMG_OK) call fail('mpmg_setup_csr (32-bit)')
     call solve_twice('CSR, 32-bit indices')
+    call mpmg_destroy(s)
+
+    ! The same CSR as the rows of one process from row 1 (the call a program makes under
+    ! mpirun with its own rows; without mpirun it is all of A).
+    status = mpmg_create('', s)
+    if (status /= MPMG_OK) call fail('mpmg_create')
+    status = mpmg_setup_rows(s, 1_c_int64_t, int(cells, c_int64_t), row_ptr, col(1:nnz), &
+                             val(1:nnz), 1)
+    if (status /= MPMG_OK) call fail('mpmg_setup_rows')
+    call solve_twice('CSR, rows of one process')
     call mpmg_destroy(s)
 
     ! The same matrix as a stencil: one value per cell and offset (outside the grid: ignored).

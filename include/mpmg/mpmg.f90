@@ -11,6 +11,8 @@
 !   status = mpmg_apply(s, r, z)                              ! z = M^-1 r: one cycle, for a
 !                                                             ! Krylov method of your own
 !   status = mpmg_update_values(s, val)                       ! new values, same pattern
+!   status = mpmg_setup_rows(s, first_row, n, row_ptr, col, val, 1)  ! under mpirun: this
+!                                                             ! process's rows of the n x n A
 !   if (status /= MPMG_OK) print *, mpmg_last_error()
 !   call mpmg_destroy(s)
 module mpmg
@@ -24,11 +26,14 @@ module mpmg
 
     public :: c_ptr, c_null_ptr, c_int, c_int32_t, c_int64_t, c_double
     public :: mpmg_create, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, mpmg_solve, &
-        mpmg_apply, mpmg_update_values
+        mpmg_apply, mpmg_update_values, mpmg_setup_rows
 
     ! CSR with 64-bit or default (32-bit) integer indices.
     interface mpmg_setup_csr
         module procedure setup_csr64, setup_csr32
+    end interface
+    interface mpmg_setup_rows
+        module procedure setup_rows64, setup_rows32
     end interface
     public :: mpmg_last_error, mpmg_report, mpmg_keep_freed_memory
 
@@ -47,6 +52,14 @@ module mpmg
             import :: c_int, c_int64_t, c_double, c_ptr
             type(c_ptr), value :: solver
             integer(c_int64_t), value :: rows
+            integer(c_int64_t), intent(in) :: row_ptr(*), col(*)
+            real(c_double), intent(in) :: val(*)
+        end function
+        integer(c_int) function c_setup_rows(solver, first_row, rows, n, row_ptr, col, val) &
+            bind(C, name="mpmg_solver_setup_rows")
+            import :: c_int, c_int64_t, c_double, c_ptr
+            type(c_ptr), value :: solver
+            integer(c_int64_t), value :: first_row, rows, n
             integer(c_int64_t), intent(in) :: row_ptr(*), col(*)
             real(c_double), intent(in) :: val(*)
         end function
@@ -136,6 +149,34 @@ contains
         integer, intent(in) :: base
         setup_csr32 = c_setup_csr(solver, size(row_ptr, kind=c_int64_t) - 1, &
                                   int(row_ptr, c_int64_t) - base, int(col, c_int64_t) - base, val)
+    end function
+
+    ! Under mpirun (MPI initialised by the program): this process's rows of the n x n matrix A,
+    ! first_row .. first_row + size(row_ptr) - 2, as CSR over its own rows with A's global
+    ! column numbers; first_row, row_ptr and col 1-based for base 1, 0-based for base 0. Rank
+    ! 0's rows first, then rank 1's, ...; a process may have none. Collective: every process
+    ! calls it, then mpmg_solve and mpmg_apply together with its rows of b, x, r and z.
+    ! Without mpirun: mpmg_setup_csr for all of A from the first row.
+    integer(c_int) function setup_rows64(solver, first_row, n, row_ptr, col, val, base)
+        type(c_ptr), intent(in) :: solver
+        integer(c_int64_t), intent(in) :: first_row, n
+        integer(c_int64_t), intent(in) :: row_ptr(:), col(:)
+        real(c_double), intent(in) :: val(:)
+        integer, intent(in) :: base
+        setup_rows64 = c_setup_rows(solver, first_row - base, size(row_ptr, kind=c_int64_t) - 1, &
+                                    n, row_ptr - base, col - base, val)
+    end function
+
+    integer(c_int) function setup_rows32(solver, first_row, n, row_ptr, col, val, base)
+        type(c_ptr), intent(in) :: solver
+        integer(c_int32_t), intent(in) :: first_row, n
+        integer(c_int32_t), intent(in) :: row_ptr(:), col(:)
+        real(c_double), intent(in) :: val(:)
+        integer, intent(in) :: base
+        setup_rows32 = c_setup_rows(solver, int(first_row, c_int64_t) - base, &
+                                    size(row_ptr, kind=c_int64_t) - 1, int(n, c_int64_t), &
+                                    int(row_ptr, c_int64_t) - base, &
+                                    int(col, c_int64_t) - base, val)
     end function
 
     ! A on an nx x ny x nz grid with r unknowns per cell: offsets(3, n) holds (dx, dy, dz) of

@@ -49,6 +49,19 @@ int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_
 int mpmg_solver_setup_csr32(mpmg_solver* solver, int32_t rows, const int32_t* row_ptr,
                             const int32_t* col, const double* val);
 
+/* Under mpirun (MPI initialised by the caller; MPI_COMM_WORLD of more than one process): this
+ * process's rows first_row .. first_row + rows - 1 of the n x n matrix A, as hypre's IJ
+ * interface and PETSc's MPIAIJ take a matrix: CSR with 0-based row pointers of its own rows and
+ * A's global, 0-based column numbers; the arrays are copied. Rank 0's rows come first, then
+ * rank 1's, and so on; a process may have none (rows 0; the arrays may then be NULL).
+ * Collective: every process calls it, and then mpmg_solver_solve and mpmg_solver_apply
+ * together, each with its rows of b, x, r and z. The AMG path distributed over the processes,
+ * in the caller's numbering (give rows with locality, as a mesh partitioner does). Every
+ * process returns the same status and message. Without mpirun: mpmg_solver_setup_csr for
+ * first_row 0 and rows = n, MPMG_INVALID_INPUT otherwise. */
+int mpmg_solver_setup_rows(mpmg_solver* solver, int64_t first_row, int64_t rows, int64_t n,
+                           const int64_t* row_ptr, const int64_t* col, const double* val);
+
 /* A on an nx x ny x nz grid of cells (cell (i, j, k) = i + nx (j + ny k)), r unknowns per cell:
  * `offsets` holds 3 x n_offsets integers (dx, dy, dz each in -1..1; (0, 0, 0) among them), and
  * `values` n_offsets x cells x r x r numbers: for offset d, cell c, the r x r block (row-major)
@@ -57,9 +70,10 @@ int mpmg_solver_setup_csr32(mpmg_solver* solver, int32_t rows, const int32_t* ro
 int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r, int n_offsets,
                               const int* offsets, const double* values);
 
-/* Solves A x = b from the initial guess in x (zeros for none; both of A's rows), the solution
- * into x. iterations and relative_residual (either may be NULL) get the solve's. MPMG_OK when
- * it converged, MPMG_NOT_CONVERGED when it did not (mpmg_last_error() says why). */
+/* Solves A x = b from the initial guess in x (zeros for none; both of A's rows, or after
+ * mpmg_solver_setup_rows this process's), the solution into x. iterations and
+ * relative_residual (either may be NULL) get the solve's. MPMG_OK when it converged,
+ * MPMG_NOT_CONVERGED when it did not (mpmg_last_error() says why). */
 int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iterations,
                       double* relative_residual);
 

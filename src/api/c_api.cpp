@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/mpi_env.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 
@@ -165,6 +166,45 @@ int mpmg_solver_setup_csr32(mpmg_solver* solver, int32_t rows, const int32_t* ro
     return setup_csr("mpmg_solver_setup_csr32", solver, rows, row_ptr, col, val);
 }
 
+int mpmg_solver_setup_rows(mpmg_solver* solver, int64_t first_row, int64_t rows, int64_t n,
+                           const int64_t* row_ptr, const int64_t* col, const double* val) {
+    return guarded("mpmg_solver_setup_rows", [&] {
+        mpmg::CsrMatrix a;
+        // What one process was given wrong, every process reports (the others would wait).
+        mpmg::dist::agreed([&] {
+            check_handle(solver, "solver");
+            if (rows < 0 || n < 1) {
+                throw mpmg::InvalidInput(
+                    fmt::format("rows = {} of n = {}: rows must be >= 0 and n >= 1", rows, n));
+            }
+            if (rows == 0 && row_ptr == nullptr) {
+                a.rows = 0;
+                a.cols = n;
+                a.row_ptr.assign(1, 0);
+                return;
+            }
+            check_pointer(row_ptr, "row_ptr");
+            const int64_t nnz = row_ptr[rows];
+            if (row_ptr[0] != 0 || nnz < 0) {
+                throw mpmg::InvalidInput(
+                    fmt::format("row_ptr runs from {} to {}: it must start at 0 and not decrease",
+                                row_ptr[0], nnz));
+            }
+            if (nnz > 0) {
+                check_pointer(col, "col");
+                check_pointer(val, "val");
+            }
+            a.rows = rows;
+            a.cols = n;
+            a.row_ptr.assign(row_ptr, row_ptr + rows + 1);
+            a.col.assign(col, col + nnz);
+            a.val.assign(val, val + nnz);
+        });
+        solver->report = mpmg::to_json(solver->solver.setup(std::move(a), first_row)).dump();
+        return MPMG_OK;
+    });
+}
+
 int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r, int n_offsets,
                               const int* offsets, const double* values) {
     return guarded("mpmg_solver_setup_stencil", [&] {
@@ -180,12 +220,14 @@ int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iter
                       double* relative_residual) {
     return guarded("mpmg_solver_solve", [&] {
         check_handle(solver, "solver");
-        check_pointer(b, "b");
-        check_pointer(x, "x");
         if (!solver->solver.ready()) {
             throw mpmg::InvalidInput("no matrix yet; call a mpmg_solver_setup_* first");
         }
         const auto n = static_cast<std::size_t>(solver->solver.rows());
+        mpmg::dist::agreed([&] {  // under mpirun, every process reports what one found
+            if (n > 0) check_pointer(b, "b");
+            if (n > 0) check_pointer(x, "x");
+        });
         const mpmg::SolveResult r =
             solver->solver.solve(std::span<const double>(b, n), std::span<double>(x, n));
         solver->report = mpmg::to_json(r).dump();
@@ -212,12 +254,14 @@ int mpmg_solver_update_values(mpmg_solver* solver, int64_t nnz, const double* va
 int mpmg_solver_apply(mpmg_solver* solver, const double* r, double* z) {
     return guarded("mpmg_solver_apply", [&] {
         check_handle(solver, "solver");
-        check_pointer(r, "r");
-        check_pointer(z, "z");
         if (!solver->solver.ready()) {
             throw mpmg::InvalidInput("no matrix yet; call a mpmg_solver_setup_* first");
         }
         const auto n = static_cast<std::size_t>(solver->solver.rows());
+        mpmg::dist::agreed([&] {
+            if (n > 0) check_pointer(r, "r");
+            if (n > 0) check_pointer(z, "z");
+        });
         solver->solver.apply(std::span<const double>(r, n), std::span<double>(z, n));
         return MPMG_OK;
     });

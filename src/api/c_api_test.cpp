@@ -93,6 +93,39 @@ TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
 
 // mpmg_solver_apply is Solver::apply: the same z for the same options and A, and statuses for
 // the mistakes.
+// Without mpirun, a process's rows are all of A from row 0 (the code written for mpirun runs
+// unchanged), and part of A is an error.
+TEST(CInterface, RowsOnOneProcessAreTheWholeMatrix) {
+    const StructuredProblem rhd = make_problem("rhd", 10);
+    const CsrMatrix a = to_csr(rhd.a);
+    Solver reference{SolverOptions{}};
+    reference.setup(a);
+    std::vector<double> xr(rhd.b.size(), 0.0);
+    ASSERT_TRUE(reference.solve(rhd.b, xr).converged);
+    Handle h;
+    ASSERT_EQ(mpmg_solver_create(nullptr, &h.s), MPMG_OK);
+    ASSERT_EQ(mpmg_solver_setup_rows(h.s, 0, a.rows, a.rows, a.row_ptr.data(), a.col.data(),
+                                     a.val.data()),
+              MPMG_OK)
+        << mpmg_last_error();
+    std::vector<double> x(rhd.b.size(), 0.0);
+    ASSERT_EQ(mpmg_solver_solve(h.s, rhd.b.data(), x.data(), nullptr, nullptr), MPMG_OK);
+    EXPECT_EQ(x, xr);
+    EXPECT_EQ(
+        mpmg_solver_setup_rows(h.s, 0, 5, a.rows, a.row_ptr.data(), a.col.data(), a.val.data()),
+        MPMG_INVALID_INPUT);
+    EXPECT_TRUE(
+        last_error_has("mpmg_solver_setup_rows: Solver::setup: rows 0 .. 4 of a matrix "
+                       "with 1000 columns, on one process"))
+        << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_setup_rows(h.s, 0, -1, a.rows, nullptr, nullptr, nullptr),
+              MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("rows = -1 of n = 1000")) << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_setup_rows(h.s, 0, a.rows, a.rows, nullptr, nullptr, nullptr),
+              MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("row_ptr is NULL")) << mpmg_last_error();
+}
+
 TEST(CInterface, ApplyIsOneCycleAsTheSolversApply) {
     const StructuredProblem rhd = make_problem("rhd", 12);
     const CsrMatrix a = to_csr(rhd.a);

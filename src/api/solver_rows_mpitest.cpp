@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -17,6 +18,7 @@
 #include "distributed/dist_csr.hpp"
 #include "distributed/mpi_test_util.hpp"
 #include "mpmg/errors.hpp"
+#include "mpmg/mpmg.h"
 #include "mpmg/solver.hpp"
 
 namespace mpmg {
@@ -116,8 +118,12 @@ TEST(SolverRows, EqualsTheDistributedSolveOfTheWholeMatrix) {
         EXPECT_EQ(setup.block_size, want.block_size);
         ASSERT_TRUE(setup.partition.has_value());
         EXPECT_EQ(setup.partition->distributed_levels, want.partition->distributed_levels);
-        // Beyond 4096 rows a process, the finest levels stay distributed.
-        if (p.a.rows / size() >= 4096) EXPECT_GT(setup.partition->distributed_levels, 0);
+        // With 4096 rows or more on every process, the finest levels stay distributed.
+        std::int64_t fewest = p.a.rows;
+        for (int q = 0; q < size(); ++q) fewest = std::min(fewest, rp.rows(q));
+        if (fewest >= 4096) {
+            EXPECT_GT(setup.partition->distributed_levels, 0);
+        }
         std::vector<double> x(static_cast<std::size_t>(rows), 0.0);
         const SolveResult got = s.solve(slice(p.b, first, rows), x);
         EXPECT_TRUE(got.converged);
@@ -192,6 +198,59 @@ TEST(SolverRows, ApplyIsOneCycleOfTheDistributedHierarchy) {
     // One V-cycle from zero removes most of the residual of A's smooth right-hand side.
     const double after = true_residual(p.a, p.b, gathered(z, rp));
     EXPECT_LT(after, 0.3);
+}
+
+// The C interface: each process's rows (NULL arrays on a process without rows) give the
+// Solver's solve, and a mistake on one process is every process's status and message.
+TEST(SolverRows, CInterfaceTakesEachProcesssRows) {
+    SolverOptions o = amg_options();
+    o.problem.name = "rhd";
+    o.problem.n = 20;
+    const CsrProblem p = load_csr(o.problem);
+    // With three or more processes, rank 1 holds no rows.
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(size()), 0);
+    const int holders = size() >= 3 ? size() - 1 : size();
+    for (int q = 0, h = 0; q < size(); ++q) {
+        if (size() >= 3 && q == 1) continue;
+        counts[static_cast<std::size_t>(q)] = p.a.rows * (h + 1) / holders - p.a.rows * h / holders;
+        ++h;
+    }
+    const RowPartition rp = RowPartition::from_counts(counts);
+    const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+    const CsrMatrix mine = block_of(p.a, first, rows);
+    const std::vector<double> b = slice(p.b, first, rows);
+    o.problem = ProblemOptions{};
+    o.rtol = 1e-10;  // the C interface's default options
+    Solver s(SolverOptions{});
+    s.setup(mine, first);
+    std::vector<double> want(b.size(), 0.0);
+    const SolveResult r = s.solve(b, want);
+    ASSERT_TRUE(r.converged);
+
+    mpmg_solver* h = nullptr;
+    ASSERT_EQ(mpmg_solver_create(nullptr, &h), MPMG_OK);
+    const bool none = rows == 0;
+    ASSERT_EQ(
+        mpmg_solver_setup_rows(h, first, rows, p.a.rows, none ? nullptr : mine.row_ptr.data(),
+                               none ? nullptr : mine.col.data(), none ? nullptr : mine.val.data()),
+        MPMG_OK)
+        << mpmg_last_error();
+    std::vector<double> x(b.size(), 0.0);
+    int iterations = -1;
+    ASSERT_EQ(mpmg_solver_solve(h, none ? nullptr : b.data(), none ? nullptr : x.data(),
+                                &iterations, nullptr),
+              MPMG_OK)
+        << mpmg_last_error();
+    EXPECT_EQ(iterations, r.iterations);
+    EXPECT_EQ(x, want);
+    EXPECT_TRUE(std::string(mpmg_solver_report(h)).find("\"partition\"") != std::string::npos);
+    // NULL x on the last process: every process fails alike.
+    const int last = size() - 1;
+    EXPECT_EQ(mpmg_solver_solve(h, b.data(), rank() == last ? nullptr : x.data(), nullptr, nullptr),
+              MPMG_INVALID_INPUT);
+    EXPECT_NE(std::string(mpmg_last_error()).find("x is NULL"), std::string::npos)
+        << mpmg_last_error();
+    mpmg_solver_destroy(h);
 }
 
 /// The message of the mpmg::Error that f throws, on every process ("" when none).
