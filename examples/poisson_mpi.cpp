@@ -62,9 +62,10 @@ int run(int n, int rank, int size) {
         const int distributed = setup.partition ? setup.partition->distributed_levels : 0;
         std::printf(
             "%lld rows on %d processes (%d distributed levels of %zu), %s: %d iterations, "
-            "relative residual %.2e\n",
+            "relative residual %.2e; setup %.3f s, solve %.3f s\n",
             static_cast<long long>(rows_total), size, distributed, setup.levels.size(),
-            r.converged ? "converged" : "not converged", r.iterations, r.final_relative_residual);
+            r.converged ? "converged" : "not converged", r.iterations, r.final_relative_residual,
+            setup.setup_s, r.total_s);
     }
     // Check: the whole x on every process, then each process's rows of b - A x.
     std::vector<int> counts(static_cast<std::size_t>(size)), at(counts.size());
