@@ -78,7 +78,8 @@ int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iter
                       double* relative_residual);
 
 /* New values for the CSR matrix of the last setup, AMG path: `nnz` values in the order of its
- * entries (the same pattern; nnz = row_ptr[rows] of that setup). The hierarchy is rebuilt on
+ * entries (the same pattern; nnz = row_ptr[rows] of that setup; after mpmg_solver_setup_rows,
+ * this process's entries, every process calling it). The hierarchy is rebuilt on
  * the aggregates of that setup, without a new aggregation (Solver::update_values). */
 int mpmg_solver_update_values(mpmg_solver* solver, int64_t nnz, const double* values);
 

@@ -145,6 +145,10 @@ struct Solver::Impl {
     // (rows above: this process's).
     std::unique_ptr<dist::RowBlockSystem> blocks;
     std::int64_t first_row = 0;  // of this process's rows in A (setup(rows, first_row))
+    // For update_values on the processes' rows: the caller's pattern (row_ptr and col, no
+    // values) and the hierarchy's aggregates.
+    CsrMatrix rows_pattern;
+    dist::KeptAggregates rows_aggregates;
 
     /// "Solver::<call>", and under mpirun ": rank q" (the messages every process throws).
     std::string where(const char* call) const {
@@ -171,6 +175,8 @@ struct Solver::Impl {
         build = nullptr;
         blocks.reset();
         first_row = 0;
+        rows_pattern = CsrMatrix();
+        rows_aggregates = dist::KeptAggregates{};
         grid_a = SgDiaMatrix<double>();
         csr_a = CsrMatrix();
         perm.clear();
@@ -287,6 +293,63 @@ struct Solver::Impl {
                 std::make_unique<Built<AmgHierarchy>>(csr_a, mg, plan, settings));
         };
         fallbacks = amg_fallbacks(rows);
+    }
+
+    /// The processes' rows (this one's from first_row) as A: the choices that setup_amg and
+    /// resolve_amg make, made over all processes (RowBlockSystem), with the kept aggregates.
+    void setup_rows(CsrMatrix mine, BlockSizeChoice& block) {
+        resolved.method = MethodKind::amg;
+        blocks = std::make_unique<dist::RowBlockSystem>(std::move(mine), first_row, resolved,
+                                                        prepared, block, &rows_aggregates);
+        rows = blocks->local_rows();
+        nnz = blocks->global_nnz();
+        build = blocks->build();
+        fallbacks = blocks->fallbacks();
+        user_nnz = static_cast<std::int64_t>(rows_pattern.col.size());
+        blocks->reset_comm();
+    }
+
+    /// update_values after setup(rows, first_row): the caller's pattern with the new values,
+    /// set up again on the kept aggregates and block size (collective). Every choice the values
+    /// make is made again; a value that is now zero, or no longer zero, changes nothing that
+    /// the aggregates depend on (the rows).
+    SetupResult update_rows(std::span<const double> values) {
+        dist::agreed([&] {
+            if (values.size() != rows_pattern.col.size()) {
+                throw InvalidInput(fmt::format(
+                    "{}: {} values; this process's rows of the last setup have {} entries",
+                    where("update_values"), values.size(), rows_pattern.col.size()));
+            }
+            for (std::size_t k = 0; k < values.size(); ++k) {
+                if (!std::isfinite(values[k])) {
+                    throw InvalidInput(
+                        fmt::format("{}: values[{}] = {}: every entry must be finite",
+                                    where("update_values"), k, values[k]));
+                }
+            }
+        });
+        const ThreadScope thread_scope(given.threads);
+        const auto t0 = Clock::now();
+        CsrMatrix mine = rows_pattern;
+        mine.val.assign(values.begin(), values.end());
+        const BlockSizeChoice block{setup_info.block_size, setup_info.block_size_reason};
+        state.reset();
+        blocks.reset();
+        resolved = given;
+        resolved.multigrid.block_size = block.block;
+        BlockSizeChoice asked;
+        setup_rows(std::move(mine), asked);
+        SetupResult out = finish_rows_setup(t0);
+        out.reused_aggregates = true;
+        return out;
+    }
+
+    /// finish_setup for the processes' rows: A's rows and the partition in the report.
+    SetupResult finish_rows_setup(Clock::time_point t0) {
+        finish_setup(t0);
+        setup_info.rows = blocks->global_rows();
+        setup_info.partition = blocks->partition();
+        return setup_info;
     }
 
     /// Builds the hierarchy (setup_grid or setup_amg ran, having started at t0) and fills
@@ -417,24 +480,16 @@ SetupResult Solver::setup(CsrMatrix rows, std::int64_t first_row) {
     s.restart();
     const ThreadScope thread_scope(s.given.threads);
     const auto t0 = Clock::now();
-    s.resolved.method = MethodKind::amg;
+    s.rows_pattern.rows = rows.rows;
+    s.rows_pattern.cols = rows.cols;
+    s.rows_pattern.row_ptr = rows.row_ptr;
+    s.rows_pattern.col = rows.col;
+    s.first_row = first_row;
     BlockSizeChoice block;
-    s.blocks = std::make_unique<dist::RowBlockSystem>(std::move(rows), first_row, s.resolved,
-                                                      s.prepared, block);
-    const dist::RowBlockSystem& d = *s.blocks;
+    s.setup_rows(std::move(rows), block);
     s.setup_info.block_size = block.block;
     s.setup_info.block_size_reason = block.why;
-    s.rows = d.local_rows();
-    s.first_row = first_row;
-    s.nnz = d.global_nnz();
-    s.build = d.build();
-    s.fallbacks = d.fallbacks();
-    s.user_nnz = -1;
-    d.reset_comm();
-    s.finish_setup(t0);
-    s.setup_info.rows = d.global_rows();
-    s.setup_info.partition = d.partition();
-    return s.setup_info;
+    return s.finish_rows_setup(t0);
 }
 
 SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
@@ -554,11 +609,7 @@ SetupResult Solver::update_values(std::span<const double> values) {
             "Solver::update_values: the last setup took the structured path, which has no "
             "aggregates to keep; call setup() with the new matrix");
     }
-    if (s.blocks) {
-        throw InvalidInput(
-            "Solver::update_values: the last setup took the processes' rows (under mpirun), "
-            "whose hierarchy does not keep its aggregates; call setup() with the new rows");
-    }
+    if (s.blocks) return s.update_rows(values);
     if (s.user_nnz < 0) {
         throw InvalidInput(
             "Solver::update_values: the last setup took an SgDiaMatrix, whose entries have no "

@@ -253,6 +253,62 @@ TEST(SolverRows, CInterfaceTakesEachProcesssRows) {
     mpmg_solver_destroy(h);
 }
 
+// update_values on the processes' rows: the aggregates kept (the same values give the setup's
+// solve bit for bit), new values solve their own matrix, and the choices the values make are
+// made again.
+TEST(SolverRows, UpdateValuesKeepsTheAggregates) {
+    SolverOptions o = amg_options();
+    o.problem.name = "rhd";
+    o.problem.n = 32;  // 32,768 rows: distributed levels on 2, 3 and 4 processes
+    const CsrProblem p = load_csr(o.problem);
+    const RowPartition rp(p.a.row_ptr, size());
+    const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+    o.problem = ProblemOptions{};
+    Solver s(o);
+    const CsrMatrix mine = block_of(p.a, first, rows);
+    const SetupResult setup = s.setup(mine, first);
+    EXPECT_FALSE(setup.reused_aggregates);
+    ASSERT_GT(setup.partition->distributed_levels, 0);
+    const std::vector<double> b = slice(p.b, first, rows);
+    std::vector<double> x0(b.size(), 0.0);
+    const SolveResult r0 = s.solve(b, x0);
+    ASSERT_TRUE(r0.converged);
+    // The same values: the same hierarchy, so the same solve.
+    const SetupResult same = s.update_values(mine.val);
+    EXPECT_TRUE(same.reused_aggregates);
+    EXPECT_EQ(same.levels.size(), setup.levels.size());
+    std::vector<double> x1(b.size(), 0.0);
+    const SolveResult r1 = s.solve(b, x1);
+    EXPECT_EQ(r1.iterations, r0.iterations);
+    EXPECT_EQ(x1, x0);
+    // A heavier diagonal (a time step's mass term): its own matrix solved on the kept
+    // aggregates, so with the setup's level sizes.
+    CsrMatrix heavier = p.a;
+    for (std::int64_t i = 0; i < heavier.rows; ++i) {
+        for (std::int64_t k = heavier.row_ptr[i]; k < heavier.row_ptr[i + 1]; ++k) {
+            if (heavier.col[static_cast<std::size_t>(k)] == i) {
+                heavier.val[static_cast<std::size_t>(k)] *= 3.0;
+            }
+        }
+    }
+    const SetupResult updated = s.update_values(block_of(heavier, first, rows).val);
+    ASSERT_EQ(updated.levels.size(), setup.levels.size());
+    for (std::size_t l = 0; l < setup.levels.size(); ++l) {
+        EXPECT_EQ(updated.levels[l].rows, setup.levels[l].rows);
+    }
+    std::vector<double> x2(b.size(), 0.0);
+    ASSERT_TRUE(s.solve(b, x2).converged);
+    EXPECT_LT(true_residual(heavier, p.b, gathered(x2, rp)), 1e-8);
+    // -A: negated again; -b then gives A's x.
+    std::vector<double> negated = mine.val;
+    for (double& v : negated) v = -v;
+    EXPECT_TRUE(s.update_values(negated).negated);
+    std::vector<double> minus_b = b, x3(b.size(), 0.0);
+    for (double& v : minus_b) v = -v;
+    ASSERT_TRUE(s.solve(minus_b, x3).converged);
+    EXPECT_LT(true_residual(p.a, p.b, gathered(x3, rp)), 1e-8);
+}
+
 /// The message of the mpmg::Error that f throws, on every process ("" when none).
 template <class E, class F>
 std::string thrown(F&& f) {
@@ -325,8 +381,15 @@ TEST(SolverRows, EveryProcessThrowsTheSameError) {
     std::vector<double> short_z = z;
     if (rank() == last) short_z.pop_back();
     EXPECT_TRUE(contains(thrown<InvalidInput>([&] { s.apply(b, short_z); }), "z has"));
-    EXPECT_TRUE(
-        contains(thrown<InvalidInput>([&] { s.update_values(p.a.val); }), "processes' rows"));
+    std::vector<double> few(static_cast<std::size_t>(mine().nnz()));
+    if (rank() == last) few.pop_back();
+    const std::int64_t last_nnz = block_of(p.a, rp.first(last), rp.rows(last)).nnz();
+    m = thrown<InvalidInput>([&] { s.update_values(few); });
+    EXPECT_TRUE(contains(m, fmt::format("Solver::update_values: rank {}: {} values; this "
+                                        "process's rows of the last setup have {} entries",
+                                        last, last_nnz - 1, last_nnz)))
+        << m;
+    EXPECT_TRUE(s.ready());  // a rejected update leaves the setup
     // The solver still solves.
     const SolveResult r = s.solve(b, x);
     EXPECT_TRUE(r.converged);

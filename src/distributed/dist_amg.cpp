@@ -232,9 +232,11 @@ public:
     /// `distributed_levels` receives the number of levels that stay distributed.
     /// `symmetric`: the K-cycle's Krylov steps are flexible CG (the solve is CG), else GCR.
     /// `symmetric_a`: A is symmetric (is_symmetric()), so its rows are not weighted.
+    /// `kept`: aggregates of an earlier setup of the same pattern, used instead of new PGM
+    /// passes where there are some and extended by this setup's (null: none kept).
     DistAmg(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const MultigridOptions& mg,
             const PrecisionPlan& plan, const AmgSettings& settings, bool symmetric,
-            bool symmetric_a, int* distributed_levels)
+            bool symmetric_a, int* distributed_levels, KeptAggregates* kept = nullptr)
         : mg_(mg), comm_(a0.comm()), rank_(a0.rank()), k_symmetric_(symmetric) {
         // solve() resolves `auto` from the whole A (amg_defaults); V if it reaches here.
         mg_.cycle = resolve_cycle(mg.cycle, false);
@@ -272,7 +274,18 @@ public:
             const DistCsr& m = *cur;
             const RowPartition& p = m.partition();
             if (!distributed_level(m, l)) break;
-            const Aggregation g = pgm_aggregate(m.diag(), passes, std::max(1, mg.block_size));
+            Aggregation fresh;
+            const bool reuse = kept != nullptr && static_cast<std::size_t>(l) < kept->levels.size();
+            if (!reuse) fresh = pgm_aggregate(m.diag(), passes, std::max(1, mg.block_size));
+            if (!reuse && kept != nullptr) kept->levels.push_back(std::move(fresh));
+            const Aggregation& g =
+                kept != nullptr ? kept->levels[static_cast<std::size_t>(l)] : fresh;
+            if (static_cast<std::int64_t>(g.agg.size()) != m.local_rows()) {
+                throw std::logic_error(
+                    fmt::format("distributed AMG level {}: {} kept aggregates "
+                                "for {} rows",
+                                l, g.agg.size(), m.local_rows()));
+            }
             std::vector<std::int64_t> counts(static_cast<std::size_t>(p.size()));
             MPI_Allgather(&g.coarse_rows, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, comm_);
             const RowPartition cp = RowPartition::from_counts(counts);
@@ -333,6 +346,7 @@ public:
         CsrMatrix whole = gather_rows(last.rows_with_global_columns(), tail_rows_, comm_);
         AmgSettings tail_settings = settings;
         tail_settings.first_level = l;
+        tail_settings.aggregates = kept != nullptr ? &kept->tail : settings.aggregates;
         tail_ = run_agreed(
             [&] {
                 return rank_ == 0
@@ -908,7 +922,8 @@ struct RowBlockSystem::Impl {
 };
 
 RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOptions& o,
-                               PreparedMatrix& prepared, BlockSizeChoice& block) {
+                               PreparedMatrix& prepared, BlockSizeChoice& block,
+                               KeptAggregates* kept) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const RowPartition rp = given_blocks(mine, first_row, comm);
     const std::int64_t n = rp.global_rows();
@@ -947,9 +962,9 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOpt
                                          counts.overflow, to_string(o.precision.krylov)));
     }
     const bool cg = o.solver == SolverKind::cg;
-    s.build = [&s, cg, symmetric_a](const PrecisionPlan& plan, const MultigridOptions& mg) {
+    s.build = [&s, cg, symmetric_a, kept](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<DistAmg>(
-            s.a0, s.rows0, mg, plan, AmgSettings{}, cg, symmetric_a, &s.distributed_levels));
+            s.a0, s.rows0, mg, plan, AmgSettings{}, cg, symmetric_a, &s.distributed_levels, kept));
     };
     s.fallbacks = amg_fallbacks(n);
 }
@@ -1019,7 +1034,7 @@ bool solve_amg(CsrRows&, const SolverOptions&, SolveResult&) { return false; }
 struct RowBlockSystem::Impl {};
 
 RowBlockSystem::RowBlockSystem(CsrMatrix, std::int64_t, SolverOptions&, PreparedMatrix&,
-                               BlockSizeChoice&) {
+                               BlockSizeChoice&, KeptAggregates*) {
     throw Unsupported("Solver::setup with a first row: this build of mpmg has no MPI");
 }
 RowBlockSystem::~RowBlockSystem() = default;

@@ -34,6 +34,7 @@
 #include "krylov/krylov.hpp"
 #include "mpmg/solver.hpp"
 #include "unstructured/nodes.hpp"
+#include "unstructured/pgm.hpp"
 
 namespace mpmg::dist {
 
@@ -48,6 +49,13 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out);
 /// The same for the rows that each process read of a file (load_csr() in dist_read.hpp; the file
 /// was read in parts); `rows` is consumed.
 bool solve_amg(CsrRows& rows, const SolverOptions& o, SolveResult& out);
+
+/// The aggregates of a distributed AMG setup, kept for a later setup of the same pattern
+/// (Solver::update_values): this process's for each distributed level, and rank 0's for the
+/// levels gathered onto it.
+struct KeptAggregates {
+    std::vector<Aggregation> levels, tail;
+};
 
 /// The distributed AMG path on the rows of A that each process holds, as the caller distributed
 /// them (mpmg::Solver::setup(rows, first_row), like hypre's IJ interface): the caller's
@@ -66,8 +74,10 @@ public:
     /// `prepared`), the block size (multigrid.block_size, or detected on each process's block
     /// and agreed; every block boundary a node boundary) and sets up A's operator in K. The
     /// hierarchy is built by build().
+    /// `kept` (not owned; null for none): the hierarchy's aggregates, used where it holds some
+    /// (a setup of the same pattern) and filled by the first build.
     RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOptions& o,
-                   PreparedMatrix& prepared, BlockSizeChoice& block);
+                   PreparedMatrix& prepared, BlockSizeChoice& block, KeptAggregates* kept);
     ~RowBlockSystem();
     RowBlockSystem(const RowBlockSystem&) = delete;
     RowBlockSystem& operator=(const RowBlockSystem&) = delete;
