@@ -124,6 +124,35 @@ void mpmg_solver_destroy(mpmg_solver* solver) { delete solver; }
 
 namespace {
 
+/// The CSR rows the caller gave: `rows` (>= 0) rows of a matrix with `cols` columns, copied
+/// (the indices widened to 64 bits). InvalidInput for a NULL array that must hold something or
+/// row pointers that do not start at 0; rows 0 may come with NULL arrays.
+template <class I>
+mpmg::CsrMatrix copied_csr(I rows, std::int64_t cols, const I* row_ptr, const I* col,
+                           const double* val) {
+    mpmg::CsrMatrix a;
+    a.rows = rows;
+    a.cols = cols;
+    if (rows == 0 && row_ptr == nullptr) {
+        a.row_ptr.assign(1, 0);
+        return a;
+    }
+    check_pointer(row_ptr, "row_ptr");
+    const I nnz = row_ptr[rows];
+    if (row_ptr[0] != 0 || nnz < 0) {
+        throw mpmg::InvalidInput(fmt::format(
+            "row_ptr runs from {} to {}: it must start at 0 and not decrease", row_ptr[0], nnz));
+    }
+    if (nnz > 0) {
+        check_pointer(col, "col");
+        check_pointer(val, "val");
+    }
+    a.row_ptr.assign(row_ptr, row_ptr + rows + 1);
+    a.col.assign(col, col + nnz);
+    a.val.assign(val, val + nnz);
+    return a;
+}
+
 /// mpmg_solver_setup_csr for either index width.
 template <class I>
 int setup_csr(const char* call, mpmg_solver* solver, I rows, const I* row_ptr, const I* col,
@@ -131,22 +160,7 @@ int setup_csr(const char* call, mpmg_solver* solver, I rows, const I* row_ptr, c
     return guarded(call, [&] {
         check_handle(solver, "solver");
         if (rows < 1) throw mpmg::InvalidInput(fmt::format("rows = {}: must be >= 1", rows));
-        check_pointer(row_ptr, "row_ptr");
-        const I nnz = row_ptr[rows];
-        if (row_ptr[0] != 0 || nnz < 0) {
-            throw mpmg::InvalidInput(
-                fmt::format("row_ptr runs from {} to {}: it must start at 0 and not decrease",
-                            row_ptr[0], nnz));
-        }
-        if (nnz > 0) {
-            check_pointer(col, "col");
-            check_pointer(val, "val");
-        }
-        mpmg::CsrMatrix a;
-        a.rows = a.cols = rows;
-        a.row_ptr.assign(row_ptr, row_ptr + rows + 1);
-        a.col.assign(col, col + nnz);
-        a.val.assign(val, val + nnz);
+        mpmg::CsrMatrix a = copied_csr(rows, rows, row_ptr, col, val);
         solver->report = mpmg::to_json(solver->solver.setup(std::move(a))).dump();
         return MPMG_OK;
     });
@@ -177,28 +191,7 @@ int mpmg_solver_setup_rows(mpmg_solver* solver, int64_t first_row, int64_t rows,
                 throw mpmg::InvalidInput(
                     fmt::format("rows = {} of n = {}: rows must be >= 0 and n >= 1", rows, n));
             }
-            if (rows == 0 && row_ptr == nullptr) {
-                a.rows = 0;
-                a.cols = n;
-                a.row_ptr.assign(1, 0);
-                return;
-            }
-            check_pointer(row_ptr, "row_ptr");
-            const int64_t nnz = row_ptr[rows];
-            if (row_ptr[0] != 0 || nnz < 0) {
-                throw mpmg::InvalidInput(
-                    fmt::format("row_ptr runs from {} to {}: it must start at 0 and not decrease",
-                                row_ptr[0], nnz));
-            }
-            if (nnz > 0) {
-                check_pointer(col, "col");
-                check_pointer(val, "val");
-            }
-            a.rows = rows;
-            a.cols = n;
-            a.row_ptr.assign(row_ptr, row_ptr + rows + 1);
-            a.col.assign(col, col + nnz);
-            a.val.assign(val, val + nnz);
+            a = copied_csr(rows, n, row_ptr, col, val);
         });
         solver->report = mpmg::to_json(solver->solver.setup(std::move(a), first_row)).dump();
         return MPMG_OK;

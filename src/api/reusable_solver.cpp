@@ -348,7 +348,7 @@ struct Solver::Impl {
     SetupResult finish_rows_setup(Clock::time_point t0) {
         finish_setup(t0);
         setup_info.rows = blocks->global_rows();
-        setup_info.partition = blocks->partition();
+        setup_info.partition = blocks->partition(setup_info.levels.size());
         return setup_info;
     }
 
@@ -551,7 +551,7 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.operator_storage = s.resolved.precision.krylov;  // the AMG path's; the structured below
     if (s.grid64) s.grid64->report(out);
     if (s.grid32) s.grid32->report(out);
-    if (s.blocks) out.partition = s.blocks->partition();
+    if (s.blocks) out.partition = s.blocks->partition(out.levels.size());
     return out;
 }
 

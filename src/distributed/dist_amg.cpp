@@ -666,6 +666,29 @@ std::vector<std::int64_t> row_ptr_of(const CsrRows& parts, const std::vector<std
     return ptr;
 }
 
+/// The partition report of a row-block AMG run (both entry points): the blocks, the levels that
+/// ran on every rank (the first `distributed_levels` of `levels`), rank 0's communication.
+PartitionInfo row_blocks_info(const RowPartition& rp, int distributed_levels, std::size_t levels) {
+    PartitionInfo info;
+    info.ranks = rp.size();
+    info.threads_per_rank = omp_get_max_threads();
+    info.dims = {rp.size(), 1, 1};
+    for (int q = 0; q < rp.size(); ++q) {
+        info.boxes.push_back(
+            {static_cast<int>(rp.first(q)), 0, 0, static_cast<int>(rp.rows(q)), 1, 1});
+    }
+    info.distributed_levels = distributed_levels;
+    info.level_ranks.assign(levels, 1);  // the distributed levels, then rank 0's
+    for (int l = 0; l < distributed_levels && l < static_cast<int>(levels); ++l) {
+        info.level_ranks[static_cast<std::size_t>(l)] = rp.size();
+    }
+    report_comm(info);
+    info.smoother =
+        "hybrid: the smoother runs inside each rank's diagonal block; across ranks it uses the "
+        "neighbours' values from before the sweep (Jacobi-like); residuals are exact";
+    return info;
+}
+
 /// The distributed AMG solve (collective) of the matrix that every process holds whole in
 /// `whole` (a built-in problem or a file read whole; released once each process has its rows),
 /// or, when `whole` is null, whose rows the processes hold in `parts` (a file read in parts).
@@ -787,23 +810,7 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
         out.setup_s += reorder_s;
         out.reordered = "rcm";
     }
-    PartitionInfo info;
-    info.ranks = rp.size();
-    info.threads_per_rank = omp_get_max_threads();
-    info.dims = {rp.size(), 1, 1};
-    for (int q = 0; q < rp.size(); ++q) {
-        info.boxes.push_back(
-            {static_cast<int>(rp.first(q)), 0, 0, static_cast<int>(rp.rows(q)), 1, 1});
-    }
-    info.distributed_levels = distributed_levels;
-    info.level_ranks.assign(out.levels.size(), 1);  // the distributed levels, then rank 0's
-    for (int l = 0; l < distributed_levels && l < static_cast<int>(out.levels.size()); ++l) {
-        info.level_ranks[static_cast<std::size_t>(l)] = rp.size();
-    }
-    report_comm(info);
-    info.smoother =
-        "hybrid: the smoother runs inside each rank's diagonal block; across ranks it uses the "
-        "neighbours' values from before the sweep (Jacobi-like); residuals are exact";
+    PartitionInfo info = row_blocks_info(rp, distributed_levels, out.levels.size());
     info.setup =
         "distributed AMG (rows in contiguous blocks): PGM aggregates inside each rank's block, "
         "Galerkin coarse rows with the coupling to the neighbours' aggregates; small levels "
@@ -980,21 +987,8 @@ const BuildFn& RowBlockSystem::build() const { return impl_->build; }
 const GuardFallbacks& RowBlockSystem::fallbacks() const { return impl_->fallbacks; }
 void RowBlockSystem::reset_comm() const { comm_stats() = CommStats{}; }
 
-PartitionInfo RowBlockSystem::partition() const {
-    const RowPartition& rp = impl_->a0.partition();
-    PartitionInfo info;
-    info.ranks = rp.size();
-    info.threads_per_rank = omp_get_max_threads();
-    info.dims = {rp.size(), 1, 1};
-    for (int q = 0; q < rp.size(); ++q) {
-        info.boxes.push_back(
-            {static_cast<int>(rp.first(q)), 0, 0, static_cast<int>(rp.rows(q)), 1, 1});
-    }
-    info.distributed_levels = impl_->distributed_levels;
-    report_comm(info);
-    info.smoother =
-        "hybrid: the smoother runs inside each rank's diagonal block; across ranks it uses the "
-        "neighbours' values from before the sweep (Jacobi-like); residuals are exact";
+PartitionInfo RowBlockSystem::partition(std::size_t levels) const {
+    PartitionInfo info = row_blocks_info(impl_->a0.partition(), impl_->distributed_levels, levels);
     info.setup =
         "distributed AMG on the caller's row blocks (its numbering and partition kept): PGM "
         "aggregates inside each rank's block, Galerkin coarse rows with the coupling to the "
@@ -1045,7 +1039,7 @@ const LinearOperator<double>* RowBlockSystem::op64() const { return nullptr; }
 const LinearOperator<float>* RowBlockSystem::op32() const { return nullptr; }
 const BuildFn& RowBlockSystem::build() const { throw Unsupported("no MPI"); }
 const GuardFallbacks& RowBlockSystem::fallbacks() const { throw Unsupported("no MPI"); }
-PartitionInfo RowBlockSystem::partition() const { return {}; }
+PartitionInfo RowBlockSystem::partition(std::size_t) const { return {}; }
 void RowBlockSystem::reset_comm() const {}
 
 }  // namespace mpmg::dist

@@ -91,8 +91,9 @@ public:
     /// The distributed hierarchy (DistAmg) for a plan and options; the guard's builder.
     const BuildFn& build() const;
     const GuardFallbacks& fallbacks() const;
-    /// The partition, with the communication since the last reset_comm().
-    PartitionInfo partition() const;
+    /// The partition of a hierarchy of `levels` levels, with the communication since the last
+    /// reset_comm().
+    PartitionInfo partition(std::size_t levels) const;
     void reset_comm() const;
 
 private:
