@@ -83,7 +83,8 @@ json to_json(const SetupResult& r) {
                 {"input_scale_exponents", {{"a", r.a_exponent}}},
                 {"time_s", {{"setup", r.setup_s}}},
                 {"hierarchy", hierarchy_json(r.levels, r.grid_complexity, r.operator_complexity,
-                                             r.reordered, r.block_size, r.block_size_reason)}};
+                                             r.reordered, r.block_size, r.block_size_reason)},
+                {"partition", partition_json(r.partition)}};
 }
 
 json to_json(const SolveResult& r) {

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -235,6 +237,11 @@ TEST(SolverRows, CInterfaceTakesEachProcesssRows) {
                                none ? nullptr : mine.col.data(), none ? nullptr : mine.val.data()),
         MPMG_OK)
         << mpmg_last_error();
+    // The setup's report has the partition: this process's block as given.
+    const nlohmann::json setup = nlohmann::json::parse(mpmg_solver_report(h));
+    ASSERT_TRUE(setup["partition"].is_object()) << setup.dump();
+    EXPECT_EQ(setup["partition"]["ranks"], size());
+    EXPECT_EQ(setup["partition"]["boxes"][static_cast<std::size_t>(rank())]["extent"][0], rows);
     std::vector<double> x(b.size(), 0.0);
     int iterations = -1;
     ASSERT_EQ(mpmg_solver_solve(h, none ? nullptr : b.data(), none ? nullptr : x.data(),

@@ -904,6 +904,9 @@ BlockSizeChoice block_size_of(const DistCsr& a, int requested) {
     MPI_Bcast(&length, 1, MPI_INT, 0, comm);
     mine.why.resize(static_cast<std::size_t>(length));
     MPI_Bcast(mine.why.data(), length, MPI_CHAR, 0, comm);
+    if (mine.why.empty()) {  // rank 0 has no rows
+        mine.why = fmt::format("{} unknowns a node, found in every process's block", lo);
+    }
     mine.block = lo;
     return mine;
 }
