@@ -272,7 +272,7 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
     Aggregation g;
     g.agg = agg;
     g.coarse_rows = nc;
-    const CsrMatrix local = galerkin_product(restriction(g, r_scale), a.diag(), prolongation(g));
+    const CsrMatrix local = aggregate_galerkin(a.diag(), g, r_scale);
 
     // Per coarse row: (global column, value) from both parts, then sorted and summed.
     std::vector<std::vector<std::pair<std::int64_t, double>>> rows(static_cast<std::size_t>(nc));

@@ -105,8 +105,7 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
             const AmgTransfer& t = transfers_.back();
             next = galerkin_product(t.r, fine, t.p);
         } else {
-            const CsrMatrix p = prolongation(g);
-            next = galerkin_product(restriction(g, kRestrictionScale), fine, p);
+            next = aggregate_galerkin(fine, g, kRestrictionScale);
             transfers_.push_back(AmgTransfer::from(g, kRestrictionScale));
         }
         coarsening_notes.push_back(std::move(note));

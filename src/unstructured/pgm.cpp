@@ -1,7 +1,10 @@
 #include "unstructured/pgm.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "unstructured/nodes.hpp"
 #include "unstructured/spgemm.hpp"
@@ -160,8 +163,7 @@ Aggregation nodal_pass(const CsrMatrix& a, int block) {
 Aggregation pgm_aggregate(const CsrMatrix& a, int passes, int block) {
     Aggregation g = nodal_pass(a, block);
     for (int pass = 1; pass < passes; ++pass) {
-        const CsrMatrix p = prolongation(g);
-        const CsrMatrix ac = galerkin_product(restriction(g, 1.0), a, p);
+        const CsrMatrix ac = aggregate_galerkin(a, g, 1.0);
         Aggregation h = nodal_pass(ac, block);
         for (auto& v : g.agg) v = v >= 0 ? h.agg[static_cast<std::size_t>(v)] : -1;
         g.isolated += h.isolated;
@@ -191,6 +193,97 @@ CsrMatrix restriction(const Aggregation& g, double scale) {
     CsrMatrix r = prolongation(g).transpose();
     for (double& v : r.val) v *= scale;
     return r;
+}
+
+CsrMatrix aggregate_galerkin(const CsrMatrix& a, const Aggregation& g, double scale) {
+    const std::int64_t nc = g.coarse_rows;
+    // The rows of each aggregate, ascending (the rows of R = scale P^T).
+    std::vector<std::int64_t> first(static_cast<std::size_t>(nc) + 1, 0), member;
+    for (const std::int64_t c : g.agg) {
+        if (c >= 0) ++first[static_cast<std::size_t>(c) + 1];
+    }
+    for (std::size_t c = 0; c < static_cast<std::size_t>(nc); ++c) first[c + 1] += first[c];
+    member.resize(static_cast<std::size_t>(first.back()));
+    {
+        std::vector<std::int64_t> next(first.begin(), first.end() - 1);
+        for (std::size_t i = 0; i < g.agg.size(); ++i) {
+            if (g.agg[i] >= 0) {
+                member[static_cast<std::size_t>(next[static_cast<std::size_t>(g.agg[i])]++)] =
+                    static_cast<std::int64_t>(i);
+            }
+        }
+    }
+    CsrMatrix c;
+    c.rows = c.cols = nc;
+    c.row_ptr.assign(static_cast<std::size_t>(nc) + 1, 0);
+    const auto width = static_cast<std::size_t>(nc);
+    constexpr std::int64_t kParallelRows = 1024;
+    // Pass 1: the coarse columns of each coarse row.
+#pragma omp parallel if (nc > kParallelRows)
+    {
+        std::vector<std::int64_t> marker(width, -1);
+#pragma omp for schedule(static)
+        for (std::int64_t ci = 0; ci < nc; ++ci) {
+            std::int64_t count = 0;
+            for (std::int64_t m = first[static_cast<std::size_t>(ci)];
+                 m < first[static_cast<std::size_t>(ci) + 1]; ++m) {
+                const std::int64_t i = member[static_cast<std::size_t>(m)];
+                for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+                    const std::int64_t cj = g.agg[static_cast<std::size_t>(a.col[k])];
+                    if (cj >= 0 && marker[static_cast<std::size_t>(cj)] != ci) {
+                        marker[static_cast<std::size_t>(cj)] = ci;
+                        ++count;
+                    }
+                }
+            }
+            c.row_ptr[static_cast<std::size_t>(ci) + 1] = count;
+        }
+    }
+    for (std::size_t ci = 0; ci < width; ++ci) c.row_ptr[ci + 1] += c.row_ptr[ci];
+    c.col.resize(static_cast<std::size_t>(c.row_ptr.back()));
+    c.val.resize(c.col.size());
+    // Pass 2: each fine row's sums per coarse column (A P's row, in A's order), then scale
+    // times them added to the coarse row (R (A P)'s order: the rows ascending).
+#pragma omp parallel if (nc > kParallelRows)
+    {
+        std::vector<std::int64_t> marker(width, -1), row_marker(width, -1), touched;
+        std::vector<double> acc(width, 0.0), row_sum(width, 0.0);
+#pragma omp for schedule(static)
+        for (std::int64_t ci = 0; ci < nc; ++ci) {
+            const std::int64_t begin = c.row_ptr[static_cast<std::size_t>(ci)];
+            std::int64_t end = begin;
+            for (std::int64_t m = first[static_cast<std::size_t>(ci)];
+                 m < first[static_cast<std::size_t>(ci) + 1]; ++m) {
+                const std::int64_t i = member[static_cast<std::size_t>(m)];
+                touched.clear();
+                for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+                    const std::int64_t cj = g.agg[static_cast<std::size_t>(a.col[k])];
+                    if (cj < 0) continue;
+                    const auto j = static_cast<std::size_t>(cj);
+                    if (row_marker[j] != i) {
+                        row_marker[j] = i;
+                        row_sum[j] = 0.0;
+                        touched.push_back(cj);
+                    }
+                    row_sum[j] += a.val[static_cast<std::size_t>(k)];
+                }
+                for (const std::int64_t cj : touched) {
+                    const auto j = static_cast<std::size_t>(cj);
+                    if (marker[j] != ci) {
+                        marker[j] = ci;
+                        acc[j] = 0.0;
+                        c.col[static_cast<std::size_t>(end++)] = cj;
+                    }
+                    acc[j] += scale * row_sum[j];
+                }
+            }
+            std::sort(c.col.begin() + begin, c.col.begin() + end);
+            for (std::int64_t q = begin; q < end; ++q) {
+                c.val[static_cast<std::size_t>(q)] = acc[static_cast<std::size_t>(c.col[q])];
+            }
+        }
+    }
+    return c;
 }
 
 }  // namespace mpmg

@@ -46,5 +46,12 @@ Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1, int block = 1);
 CsrMatrix prolongation(const Aggregation& g);
 /// R = scale * P^T (FGCS'23 §4.2.2 uses scale = 1/2 against growth of the coarse values).
 CsrMatrix restriction(const Aggregation& g, double scale);
+/// R A P with P = prolongation(g) and R = restriction(g, scale), bit for bit what
+/// galerkin_product (unstructured/spgemm.hpp) gives from them, without forming R, P or A P:
+/// c_IJ = sum over the rows i of aggregate I (ascending) of scale * (sum over row i's entries
+/// a_ij with agg[j] = J, in A's order). The same pattern (explicit zeros of the sums kept) and
+/// the same roundings; about half the work of the two products and none of A P's memory.
+/// `a` is square with g.agg.size() rows.
+CsrMatrix aggregate_galerkin(const CsrMatrix& a, const Aggregation& g, double scale);
 
 }  // namespace mpmg

@@ -4,10 +4,16 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <map>
+#include <random>
+#include <vector>
 
 #include "io/matrix_market.hpp"
 #include "unstructured/csr_test_util.hpp"
+#include "unstructured/spgemm.hpp"
 
 namespace mpmg {
 namespace {
@@ -95,6 +101,64 @@ TEST(CsrPgm, ProlongationAndRestriction) {
     const CsrMatrix pt = p.transpose();
     EXPECT_EQ(pt.col, r.col);
     EXPECT_EQ(pt.row_ptr, r.row_ptr);
+}
+
+/// Whether two matrices are the same to the bit (patterns, and values' bits: -0 is not +0).
+bool identical(const CsrMatrix& x, const CsrMatrix& y) {
+    if (x.rows != y.rows || x.cols != y.cols || x.row_ptr != y.row_ptr || x.col != y.col) {
+        return false;
+    }
+    for (std::size_t k = 0; k < x.val.size(); ++k) {
+        if (std::bit_cast<std::uint64_t>(x.val[k]) != std::bit_cast<std::uint64_t>(y.val[k])) {
+            return false;
+        }
+    }
+    return x.val.size() == y.val.size();
+}
+
+// The direct R A P of an aggregation is the two products' R (A P) to the bit: random
+// nonsymmetric matrices with values of very different sizes, explicit zeros and entries that
+// cancel, random aggregates with left-out rows, scales 1/2, 1 and 0.3, on one and two threads.
+TEST(CsrPgm, AggregateGalerkinIsTheTwoProductsToTheBit) {
+    std::mt19937_64 rng(7);
+    const int saved = omp_get_max_threads();
+    for (int trial = 0; trial < 6; ++trial) {
+        const std::int64_t n = trial < 3 ? 60 : 3000;  // the second half above kParallelRows
+        std::vector<std::map<std::int64_t, double>> rows(static_cast<std::size_t>(n));
+        std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+        std::uniform_real_distribution<double> mag(-8.0, 8.0);
+        for (std::int64_t i = 0; i < n; ++i) {
+            auto& r = rows[static_cast<std::size_t>(i)];
+            r[i] = 4.0;
+            for (int e = 0; e < 6; ++e) {
+                const double v = std::ldexp(mag(rng), static_cast<int>(mag(rng) * 4.0));
+                r[col(rng)] = e == 0 ? 0.0 : (e == 1 ? -0.0 : v);
+            }
+            if (i + 1 < n) {  // a pair that cancels in A P when i + 1 and i + 2 share an aggregate
+                r[i + 1] = 0.1;
+                if (i + 2 < n) r[i + 2] = -0.1;
+            }
+        }
+        const CsrMatrix a = csr_test::from_rows(n, rows);
+        Aggregation g;
+        g.coarse_rows = n / 3;
+        std::uniform_int_distribution<std::int64_t> agg(-1, g.coarse_rows - 1);
+        for (std::int64_t i = 0; i < n; ++i) g.agg.push_back(i < g.coarse_rows ? i : agg(rng));
+        for (const double scale : {0.5, 1.0, 0.3}) {
+            const CsrMatrix want = galerkin_product(restriction(g, scale), a, prolongation(g));
+            for (const int threads : {1, 2}) {
+                omp_set_num_threads(threads);
+                EXPECT_TRUE(identical(aggregate_galerkin(a, g, scale), want))
+                    << "trial " << trial << ", scale " << scale << ", threads " << threads;
+            }
+        }
+    }
+    omp_set_num_threads(saved);
+    // And PGM's aggregates of a real matrix (two passes, the default's).
+    const CsrMatrix a = csr_test::poisson(40, 3);
+    const Aggregation g = pgm_aggregate(a, 2);
+    EXPECT_TRUE(identical(aggregate_galerkin(a, g, 0.5),
+                          galerkin_product(restriction(g, 0.5), a, prolongation(g))));
 }
 
 /// The 2D Poisson matrix with every `k`-th row replaced by an eliminated Dirichlet row: only
