@@ -363,6 +363,12 @@ TEST(SolverRows, EveryProcessThrowsTheSameError) {
     m = thrown<InvalidInput>(
         [&] { s.setup(block_of(p.a, first, rank() == last ? rows - 1 : rows), first); });
     EXPECT_TRUE(contains(m, "rows of A in all")) << m;
+    // Options that differ on the last process (they would choose differently, and wait).
+    SolverOptions other = o;
+    if (rank() == last) other.rtol = 1e-6;
+    Solver differing(other);
+    m = thrown<InvalidInput>([&] { differing.setup(mine(), first); });
+    EXPECT_TRUE(contains(m, fmt::format("rank {}'s options differ from rank 0's", last))) << m;
     // What is not distributed.
     SolverOptions sa = o;
     sa.multigrid.aggregation = AggregationKind::smoothed;

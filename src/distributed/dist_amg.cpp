@@ -9,11 +9,14 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -863,6 +866,27 @@ RowPartition given_blocks(const CsrMatrix& mine, std::int64_t first_row, MPI_Com
     return RowPartition::from_counts(counts);
 }
 
+/// InvalidInput on every process unless every process was given the options of rank 0 (the
+/// same JSON, the thread count aside): processes that resolve different solvers or cycles
+/// would wait for each other.
+void check_same_options(SolverOptions o, MPI_Comm comm) {
+    o.threads = 0;  // each process may run its own number of threads
+    const std::string text = to_json(o).dump();
+    const std::uint64_t mine = std::hash<std::string>{}(text);
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
+    MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm);
+    for (int q = 1; q < size; ++q) {
+        if (all[static_cast<std::size_t>(q)] != all[0]) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {}'s options differ from rank 0's; every process gives the "
+                "Solver the same options",
+                q));
+        }
+    }
+}
+
 /// The block size of the row blocks: `requested` (> 0; every block boundary a node boundary),
 /// or, for 0, choose_block_size on each process's diagonal block, kept when every process with
 /// rows found the same and its boundaries fit; 1 otherwise (collective).
@@ -935,6 +959,7 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOpt
                                PreparedMatrix& prepared, BlockSizeChoice& block,
                                KeptAggregates* kept) {
     const MPI_Comm comm = MPI_COMM_WORLD;
+    check_same_options(o, comm);
     const RowPartition rp = given_blocks(mine, first_row, comm);
     const std::int64_t n = rp.global_rows();
     check_supported(o, n, sum_over(mine.nnz(), comm));
