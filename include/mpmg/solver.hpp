@@ -174,11 +174,12 @@ public:
     /// give this process's rows of b, x, r and z. Every process throws the same error: an
     /// InvalidInput naming the rank and row for a block that is not well-formed (as setup(a)
     /// checks), blocks that do not follow each other or do not cover A, a differing column
-    /// count, or options that differ from rank 0's (threads aside); Unsupported for the structured path, smoothed aggregation or RCM reordering (not
-    /// distributed). Afterwards update_values() takes this process's new values in the order
-    /// of its rows' entries and keeps the aggregates (collective; the process keeps a copy of
-    /// its pattern for it, 8 bytes an entry). On one process (no mpirun) this is setup(rows)
-    /// for first_row 0 and a square matrix, InvalidInput otherwise.
+    /// count, or options that differ from rank 0's (threads aside); Unsupported for the
+    /// structured path, smoothed aggregation or RCM reordering (not distributed). Afterwards
+    /// update_values() takes this process's new values in the order of its rows' entries and
+    /// keeps the aggregates (collective; the process keeps a copy of its pattern for it, 8
+    /// bytes an entry). On one process (no mpirun) this is setup(rows) for first_row 0 and a
+    /// square matrix, InvalidInput otherwise.
     SetupResult setup(CsrMatrix rows, std::int64_t first_row);
     /// Solves A x = b from the initial guess in x (all zeros: none), writing the solution into
     /// x (never NaN). Both have rows() entries. The result's x is empty (the solution is in x);
