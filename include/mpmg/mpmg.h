@@ -18,7 +18,7 @@ enum mpmg_status {
     MPMG_INVALID_INPUT = 2,   /* bad options, matrix or vector: mpmg_last_error() says which */
     MPMG_NOT_CONVERGED = 3,   /* the solve ran and x holds its last iterate (never NaN) */
     MPMG_NUMERICAL_ERROR = 4, /* setup could not proceed (a zero pivot, overflow of K) */
-    MPMG_UNSUPPORTED = 5,     /* a valid request mpmg does not do (e.g. under mpirun) */
+    MPMG_UNSUPPORTED = 5,     /* a valid request mpmg does not do (e.g. not distributed) */
     MPMG_OUT_OF_MEMORY = 6,
     MPMG_INTERNAL_ERROR = 7
 };
