@@ -52,6 +52,9 @@ int run(int n, int rank, int size) {
     for (std::int64_t row = first; row < end; ++row) append_row(row, n, mine);
     mpmg::CsrMatrix kept = mine;  // for the residual checks and the new values below
 
+    // Setups, updates and solves in one process: let them reuse each other's freed memory
+    // instead of faulting in fresh pages (96^3 on one process: update_values 1.5 -> 0.7 s).
+    mpmg::keep_freed_memory();
     mpmg::SolverOptions o;  // precision auto (FP16 levels where safe), rtol 1e-10
     mpmg::Solver solver(o);
     const mpmg::SetupResult setup = solver.setup(std::move(mine), first);  // collective
