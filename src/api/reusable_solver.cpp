@@ -305,7 +305,6 @@ struct Solver::Impl {
         nnz = blocks->global_nnz();
         build = blocks->build();
         fallbacks = blocks->fallbacks();
-        user_nnz = static_cast<std::int64_t>(rows_pattern.col.size());
         blocks->reset_comm();
     }
 
@@ -332,11 +331,10 @@ struct Solver::Impl {
         const auto t0 = Clock::now();
         CsrMatrix mine = rows_pattern;
         mine.val.assign(values.begin(), values.end());
-        const BlockSizeChoice block{setup_info.block_size, setup_info.block_size_reason};
         state.reset();
         blocks.reset();
         resolved = given;
-        resolved.multigrid.block_size = block.block;
+        resolved.multigrid.block_size = setup_info.block_size;  // the setup's; its reason stays
         BlockSizeChoice asked;
         setup_rows(std::move(mine), asked);
         SetupResult out = finish_rows_setup(t0);

@@ -935,12 +935,6 @@ BlockSizeChoice block_size_of(const DistCsr& a, int requested) {
     return mine;
 }
 
-/// The sum of v over the processes of comm.
-std::int64_t sum_over(std::int64_t v, MPI_Comm comm) {
-    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, MPI_SUM, comm);
-    return v;
-}
-
 }  // namespace
 
 struct RowBlockSystem::Impl {
@@ -962,7 +956,7 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOpt
     check_same_options(o, comm);
     const RowPartition rp = given_blocks(mine, first_row, comm);
     const std::int64_t n = rp.global_rows();
-    check_supported(o, n, sum_over(mine.nnz(), comm));
+    check_supported(o, n, reduce(mine.nnz(), MPI_SUM, comm));
     if (o.multigrid.reorder == ReorderKind::rcm) {
         throw Unsupported(
             "multigrid.reorder rcm: a Solver set up on the processes' rows keeps the caller's "
@@ -979,8 +973,8 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOpt
     Impl& s = *impl_;
     block = block_size_of(s.a0, o.multigrid.block_size);
     o.multigrid.block_size = block.block;
-    s.nnz =
-        sum_over(s.a0.diag().nnz() + static_cast<std::int64_t>(s.a0.coupling().val.size()), comm);
+    s.nnz = reduce(s.a0.diag().nnz() + static_cast<std::int64_t>(s.a0.coupling().val.size()),
+                   MPI_SUM, comm);
     s.rows0.resize(static_cast<std::size_t>(s.a0.local_rows()));
     for (std::size_t i = 0; i < s.rows0.size(); ++i) {
         s.rows0[i] = first_row + static_cast<std::int64_t>(i);

@@ -718,6 +718,11 @@ void broadcast_reports(std::vector<LevelReport>& reports, MPI_Comm comm) {
     }
 }
 
+std::int64_t reduce(std::int64_t v, MPI_Op op, MPI_Comm comm) {
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, op, comm);
+    return v;
+}
+
 double allreduce_sum(double local, MPI_Comm comm) {
     const double t0 = MPI_Wtime();
     double global = 0.0;

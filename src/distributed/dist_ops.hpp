@@ -238,6 +238,9 @@ double allreduce_sum(double local, MPI_Comm comm);
 /// values[i] <- the sum of values[i] over all processes of `comm`, for i < count: one message.
 void allreduce_sums(double* values, int count, MPI_Comm comm);
 TruncationCounts allreduce(const TruncationCounts& local, MPI_Comm comm);
+/// `v` combined over all processes of `comm` by `op` (MPI_SUM, MPI_MIN, ...): setup counts,
+/// not timed as the solve's reductions are.
+std::int64_t reduce(std::int64_t v, MPI_Op op, MPI_Comm comm);
 
 }  // namespace mpmg::dist
 

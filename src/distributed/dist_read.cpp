@@ -65,11 +65,6 @@ std::int64_t sum_before(std::int64_t v, MPI_Comm comm) {
     return rank == 0 ? 0 : before;  // MPI_Exscan leaves rank 0's result undefined
 }
 
-std::int64_t reduce(std::int64_t v, MPI_Op op, MPI_Comm comm) {
-    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT64_T, op, comm);
-    return v;
-}
-
 /// This process's part of the Matrix Market file `path` (collective): every process throws the
 /// first process's header error; nothing when some process cannot read the file in parts (the
 /// array format: it is then read whole).

@@ -5,10 +5,7 @@
 #ifdef MPMG_HAVE_MPI
 #include <mpi.h>
 
-#include <string>
-
 #include "distributed/agree.hpp"
-#include "mpmg/errors.hpp"
 #endif
 
 namespace mpmg::dist {
@@ -100,15 +97,12 @@ double max_all_ranks(double mine) {
 void agreed(const std::function<void()>& f) {
 #ifdef MPMG_HAVE_MPI
     if (distributed()) {
-        ErrorKind kind = ErrorKind::none;
-        std::string message;
-        try {
-            f();
-        } catch (const Error& e) {
-            kind = kind_of(e);
-            message = e.what();
-        }
-        throw_first(kind, message, MPI_COMM_WORLD);
+        run_agreed(
+            [&] {
+                f();
+                return 0;
+            },
+            MPI_COMM_WORLD);
         return;
     }
 #endif
