@@ -13,6 +13,10 @@
 !   status = mpmg_update_values(s, val)                       ! new values, same pattern
 !   status = mpmg_setup_rows(s, first_row, n, row_ptr, col, val, 1)  ! under mpirun: this
 !                                                             ! process's rows of the n x n A
+!   status = mpmg_setup_stencil_box(s, first_cell, grid, nx, ny, nz, r, offsets, values, 1)
+!                                            ! under mpirun: this process's box of the grid
+!   status = mpmg_create_comm('', comm, s)   ! the processes of an MPI communicator (integer;
+!                                            ! comm%MPI_VAL with mpi_f08); MPI_COMM_WORLD above
 !   if (status /= MPMG_OK) print *, mpmg_last_error()
 !   call mpmg_destroy(s)
 module mpmg
@@ -25,8 +29,8 @@ module mpmg
         MPMG_OUT_OF_MEMORY = 6, MPMG_INTERNAL_ERROR = 7
 
     public :: c_ptr, c_null_ptr, c_int, c_int32_t, c_int64_t, c_double
-    public :: mpmg_create, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, mpmg_solve, &
-        mpmg_apply, mpmg_update_values, mpmg_setup_rows
+    public :: mpmg_create, mpmg_create_comm, mpmg_destroy, mpmg_setup_csr, mpmg_setup_stencil, &
+        mpmg_setup_stencil_box, mpmg_solve, mpmg_apply, mpmg_update_values, mpmg_setup_rows
 
     ! CSR with 64-bit or default (32-bit) integer indices.
     interface mpmg_setup_csr
@@ -41,6 +45,13 @@ module mpmg
         integer(c_int) function c_create(options_json, solver) bind(C, name="mpmg_solver_create")
             import :: c_int, c_char, c_ptr
             character(kind=c_char), dimension(*), intent(in) :: options_json
+            type(c_ptr), intent(out) :: solver
+        end function
+        integer(c_int) function c_create_comm(options_json, comm, solver) &
+            bind(C, name="mpmg_solver_create_comm")
+            import :: c_int, c_char, c_ptr
+            character(kind=c_char), dimension(*), intent(in) :: options_json
+            integer(c_int), value :: comm
             type(c_ptr), intent(out) :: solver
         end function
         subroutine c_destroy(solver) bind(C, name="mpmg_solver_destroy")
@@ -67,6 +78,16 @@ module mpmg
                                                 values) bind(C, name="mpmg_solver_setup_stencil")
             import :: c_int, c_double, c_ptr
             type(c_ptr), value :: solver
+            integer(c_int), value :: nx, ny, nz, r, n_offsets
+            integer(c_int), intent(in) :: offsets(*)
+            real(c_double), intent(in) :: values(*)
+        end function
+        integer(c_int) function c_setup_stencil_box(solver, first_cell, grid, nx, ny, nz, r, &
+                                                    n_offsets, offsets, values) &
+            bind(C, name="mpmg_solver_setup_stencil_box")
+            import :: c_int, c_double, c_ptr
+            type(c_ptr), value :: solver
+            integer(c_int), intent(in) :: first_cell(3), grid(3)
             integer(c_int), value :: nx, ny, nz, r, n_offsets
             integer(c_int), intent(in) :: offsets(*)
             real(c_double), intent(in) :: values(*)
@@ -117,6 +138,13 @@ contains
         character(len=*), intent(in) :: options_json
         type(c_ptr), intent(out) :: solver
         mpmg_create = c_create(trim(options_json)//c_null_char, solver)
+    end function
+
+    integer(c_int) function mpmg_create_comm(options_json, comm, solver)
+        character(len=*), intent(in) :: options_json
+        integer, intent(in) :: comm
+        type(c_ptr), intent(out) :: solver
+        mpmg_create_comm = c_create_comm(trim(options_json)//c_null_char, int(comm, c_int), solver)
     end function
 
     subroutine mpmg_destroy(solver)
@@ -190,6 +218,22 @@ contains
         mpmg_setup_stencil = c_setup_stencil(solver, int(nx, c_int), int(ny, c_int), &
                                              int(nz, c_int), int(r, c_int), &
                                              int(size(offsets, 2), c_int), offsets, values)
+    end function
+
+    ! Under mpirun: this process's box of the grid, nx x ny x nz cells from first_cell (numbered
+    ! from `base`: 1 for Fortran's cells 1..n, 0 for 0..n-1), values as mpmg_setup_stencil's,
+    ! the entries towards the neighbours' cells included.
+    integer(c_int) function mpmg_setup_stencil_box(solver, first_cell, grid, nx, ny, nz, r, &
+                                                   offsets, values, base)
+        type(c_ptr), intent(in) :: solver
+        integer, intent(in) :: first_cell(3), grid(3), nx, ny, nz, r, base
+        integer(c_int), intent(in) :: offsets(:, :)
+        real(c_double), intent(in) :: values(:, :, :, :)
+        mpmg_setup_stencil_box = c_setup_stencil_box(solver, int(first_cell - base, c_int), &
+                                                     int(grid, c_int), int(nx, c_int), &
+                                                     int(ny, c_int), int(nz, c_int), &
+                                                     int(r, c_int), int(size(offsets, 2), c_int), &
+                                                     offsets, values)
     end function
 
     ! Solves A x = b from the initial guess in x; MPMG_OK when it converged.

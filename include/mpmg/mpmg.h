@@ -38,6 +38,13 @@ int mpmg_keep_freed_memory(void);
  * give only "grid" (and "components"): the grid a CSR matrix lives on, for the structured
  * path. On failure *solver is NULL. Call mpmg_solver_destroy when done. */
 int mpmg_solver_create(const char* options_json, mpmg_solver** solver);
+
+/* The same for the processes of an MPI communicator, given by its Fortran handle so that this
+ * header needs no mpi.h: MPI_Comm_c2f(comm) from C, the integer communicator from Fortran
+ * (comm%MPI_VAL with mpi_f08). mpmg_solver_create's is MPI_COMM_WORLD; one of one process
+ * (MPI_COMM_SELF) makes a serial solver under mpirun, which each process sets up with its own
+ * matrix. MPMG_INVALID_INPUT for MPI_COMM_NULL. */
+int mpmg_solver_create_comm(const char* options_json, int comm, mpmg_solver** solver);
 void mpmg_solver_destroy(mpmg_solver* solver);
 
 /* A: `rows` x `rows` CSR with 0-based indices, the columns of each row increasing; the arrays
@@ -49,16 +56,17 @@ int mpmg_solver_setup_csr(mpmg_solver* solver, int64_t rows, const int64_t* row_
 int mpmg_solver_setup_csr32(mpmg_solver* solver, int32_t rows, const int32_t* row_ptr,
                             const int32_t* col, const double* val);
 
-/* Under mpirun (MPI initialised by the caller; MPI_COMM_WORLD of more than one process): this
+/* On a communicator of several processes (the solver's; MPI initialised by the caller): this
  * process's rows first_row .. first_row + rows - 1 of the n x n matrix A, as hypre's IJ
  * interface and PETSc's MPIAIJ take a matrix: CSR with 0-based row pointers of its own rows and
- * A's global, 0-based column numbers; the arrays are copied. Rank 0's rows come first, then
- * rank 1's, and so on; a process may have none (rows 0; the arrays may then be NULL).
- * Collective: every process calls it, and then mpmg_solver_solve and mpmg_solver_apply
+ * A's global, 0-based column numbers; the arrays are copied. Rank 0's rows (in the communicator)
+ * come first, then rank 1's, and so on; a process may have none (rows 0; the arrays may then be
+ * NULL). Collective: every process calls it, and then mpmg_solver_solve and mpmg_solver_apply
  * together, each with its rows of b, x, r and z. The AMG path distributed over the processes,
  * in the caller's numbering (give rows with locality, as a mesh partitioner does). Every
- * process returns the same status and message. Without mpirun: mpmg_solver_setup_csr for
- * first_row 0 and rows = n, MPMG_INVALID_INPUT otherwise. */
+ * process returns the same status and message. On one process (no mpirun, or a communicator
+ * of one): mpmg_solver_setup_csr for first_row 0 and rows = n, MPMG_INVALID_INPUT
+ * otherwise. */
 int mpmg_solver_setup_rows(mpmg_solver* solver, int64_t first_row, int64_t rows, int64_t n,
                            const int64_t* row_ptr, const int64_t* col, const double* val);
 
@@ -69,6 +77,18 @@ int mpmg_solver_setup_rows(mpmg_solver* solver, int64_t first_row, int64_t rows,
  * whose neighbour lies outside the grid are ignored. The structured path. */
 int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r, int n_offsets,
                               const int* offsets, const double* values);
+
+/* On a communicator of several processes (Solver::setup(block, first_cell, grid), as hypre's
+ * Struct interface): this process's box of the grid[0] x grid[1] x grid[2] grid, nx x ny x nz
+ * cells from the global cell first_cell (0-based), with offsets and values as
+ * mpmg_solver_setup_stencil takes them for the box's cells, the entries towards the
+ * neighbours' cells included (those towards cells outside the grid are ignored). The boxes
+ * form a grid of boxes in rank order, x fastest (rank = cx + px (cy + py cz)). Collective;
+ * mpmg_solver_solve and mpmg_solver_apply then take the box's cells of the vectors. On one
+ * process: mpmg_solver_setup_stencil for first cell 0,0,0 and the whole grid. */
+int mpmg_solver_setup_stencil_box(mpmg_solver* solver, const int* first_cell, const int* grid,
+                                  int nx, int ny, int nz, int r, int n_offsets, const int* offsets,
+                                  const double* values);
 
 /* Solves A x = b from the initial guess in x (zeros for none; both of A's rows, or after
  * mpmg_solver_setup_rows this process's), the solution into x. iterations and

@@ -3,6 +3,7 @@
 // and the JSON contract (DESIGN.md) need.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "mpmg/communicator.hpp"
 #include "mpmg/csr_matrix.hpp"
 #include "mpmg/options.hpp"
 #include "mpmg/sgdia_matrix.hpp"
@@ -134,9 +136,10 @@ struct SetupResult {
 /// hierarchy is built by setup() and reused by every solve(). It runs the same paths, defaults,
 /// precision choices and runtime guard as mpmg::solve; a rebuild by the guard is kept for the
 /// next solves. setup() again with a new matrix (new values, or a new pattern) replaces the
-/// hierarchy. Under mpirun, each process gives its rows of A (setup(rows, first_row), the AMG
-/// path distributed over MPI_COMM_WORLD) and solves with its rows of b and x. Not thread-safe:
-/// one call at a time per Solver.
+/// hierarchy. On a communicator of several processes (MPI_COMM_WORLD under mpirun, by default),
+/// each process gives its rows of A (setup(rows, first_row), the AMG path distributed over the
+/// communicator) and solves with its rows of b and x. Not thread-safe: one call at a time per
+/// Solver.
 ///
 ///     mpmg::SolverOptions o;                 // precision auto, rtol 1e-10, ...
 ///     mpmg::Solver s(o);
@@ -148,6 +151,8 @@ public:
     /// problem and no file: the matrix comes from setup(). Its grid (and components) put a
     /// CsrMatrix on the structured path, as `--matrix A.mtx --grid NX,NY,NZ[,R]` does.
     explicit Solver(const SolverOptions& options = {});
+    /// The same on the processes of `comm` (InvalidInput for MPI_COMM_NULL).
+    Solver(const SolverOptions& options, Communicator comm);
     ~Solver();
     Solver(Solver&&) noexcept;
     Solver& operator=(Solver&&) noexcept;
@@ -160,15 +165,16 @@ public:
     /// The AMG path, or with options.problem.grid the structured path on that grid. Throws
     /// InvalidInput for a matrix that is not square, not well-formed CSR (row_ptr, columns
     /// sorted and in range) or holds a non-finite value (naming the row), NumericalError when
-    /// the hierarchy cannot be built.
+    /// the hierarchy cannot be built; Unsupported on a communicator of several processes (each
+    /// gives its rows there: the next call).
     SetupResult setup(CsrMatrix a);
-    /// Under mpirun (MPI initialised by the caller, MPI_COMM_WORLD of more than one process):
+    /// On a communicator of several processes (the Solver's; MPI initialised by the caller):
     /// this process's rows first_row .. first_row + rows.rows - 1 of A, with A's global column
     /// numbers (rows.cols = A's rows), as hypre's IJ interface and PETSc's MPIAIJ take a
-    /// matrix. The blocks follow each other in rank order (rank 0 from row 0; a process may
-    /// have none). Collective: every process calls it, and then solve(), apply() and setup()
-    /// together. The AMG path distributed (the CLI's under mpirun): the caller's partition and
-    /// numbering are kept (no renumbering: give the rows an order with locality, as a mesh
+    /// matrix. The blocks follow each other in the communicator's rank order (rank 0 from row 0;
+    /// a process may have none). Collective: every process calls it, and then solve(), apply() and
+    /// setup() together. The AMG path distributed (the CLI's under mpirun): the caller's partition
+    /// and numbering are kept (no renumbering: give the rows an order with locality, as a mesh
     /// partitioner's), aggregates inside each process's block, small coarse levels gathered
     /// onto rank 0. Afterwards rows() is this process's rows, and solve() and apply() take and
     /// give this process's rows of b, x, r and z. Every process throws the same error: an
@@ -178,9 +184,27 @@ public:
     /// structured path, smoothed aggregation or RCM reordering (not distributed). Afterwards
     /// update_values() takes this process's new values in the order of its rows' entries and
     /// keeps the aggregates (collective; the process keeps a copy of its pattern for it, 8
-    /// bytes an entry). On one process (no mpirun) this is setup(rows) for first_row 0 and a
-    /// square matrix, InvalidInput otherwise.
+    /// bytes an entry). On one process (no mpirun, or a communicator of one) this is setup(rows)
+    /// for first_row 0 and a square matrix, InvalidInput otherwise.
     SetupResult setup(CsrMatrix rows, std::int64_t first_row);
+    /// The structured path on a communicator of several processes, as hypre's Struct interface
+    /// takes a matrix: this process's box of the `grid` (its cells first_cell ..
+    /// first_cell + block.box() - 1), with the entries of its cells' rows, those towards the
+    /// neighbours' cells included (entries towards cells outside the grid are ignored). The
+    /// boxes form a grid of boxes (as MPI_Cart_create's coordinates give them), rank = cx + px
+    /// (cy + py cz) in the communicator (x fastest), covering the grid; every process gives the
+    /// same grid and unknowns per cell (the stencil may differ: the union is taken). Collective,
+    /// as setup(rows, first_row). The boxes are kept (nothing moved), so solve() and apply()
+    /// take and give this process's cells of b, x, r and z (block.rows() values, x fastest,
+    /// unknowns of a cell together), and rows() is their count. The hierarchy is the CLI's
+    /// under mpirun (hybrid smoothers across processes, coarse levels agglomerated), with
+    /// setup(SgDiaMatrix)'s choices made on the whole operator. Every process throws the same
+    /// error: InvalidInput naming the rank for a box outside the grid, a non-finite value,
+    /// boxes that do not form such a grid or a different grid, unknowns per cell or options;
+    /// Unsupported for method amg (the AMG path takes rows). update_values() does not apply
+    /// (the structured path). On one process this is setup(block) for first cell (0,0,0) and
+    /// the whole grid, InvalidInput otherwise.
+    SetupResult setup(SgDiaMatrix<double> block, std::array<int, 3> first_cell, Box grid);
     /// Solves A x = b from the initial guess in x (all zeros: none), writing the solution into
     /// x (never NaN). Both have rows() entries. The result's x is empty (the solution is in x);
     /// setup_s counts only rebuilds by the guard in this solve; error_vs_exact is unset.
@@ -211,8 +235,8 @@ public:
     void apply(std::span<const double> r, std::span<double> z);
     /// Whether setup() has succeeded.
     bool ready() const;
-    /// The rows of b and x that solve() takes: A's, or after setup(rows, first_row) under
-    /// mpirun this process's (0 before setup).
+    /// The rows of b and x that solve() takes: A's, or after setup(rows, first_row) on several
+    /// processes this process's (0 before setup).
     std::int64_t rows() const;
 
 private:
@@ -223,7 +247,8 @@ private:
 /// The JSON of DESIGN.md's contract (without x).
 nlohmann::json to_json(const SolveResult& r);
 /// The same keys for what a setup knows: rows, nnz, config, precision_notation, negated,
-/// input_scale_exponents (a), time_s (setup) and hierarchy.
+/// reused_aggregates, input_scale_exponents (a), time_s (setup), hierarchy and partition (null
+/// on one process).
 nlohmann::json to_json(const SetupResult& r);
 
 /// Asks the C library's allocator to keep the memory the process frees for the process's own

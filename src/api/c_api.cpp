@@ -62,9 +62,17 @@ void check_pointer(const void* p, const char* what) {
     if (p == nullptr) throw mpmg::InvalidInput(fmt::format("{} is NULL", what));
 }
 
-/// The SG-DIA matrix of mpmg_solver_setup_stencil's arguments.
+/// The options of an options_json argument (NULL or "": the defaults).
+mpmg::SolverOptions options_of(const char* options_json) {
+    if (options_json == nullptr || options_json[0] == '\0') return {};
+    return mpmg::options_from_json(nlohmann::json::parse(options_json));
+}
+
+/// The SG-DIA matrix of mpmg_solver_setup_stencil's arguments; with `outward`, the entries
+/// towards cells outside the box too (a process's box of a larger grid).
 mpmg::SgDiaMatrix<double> stencil_matrix(int nx, int ny, int nz, int r, int n_offsets,
-                                         const int* offsets, const double* values) {
+                                         const int* offsets, const double* values,
+                                         bool outward = false) {
     if (nx < 1 || ny < 1 || nz < 1 || 1.0 * nx * ny * nz > 2e9) {
         throw mpmg::InvalidInput(
             fmt::format("grid {} x {} x {}: every extent >= 1, at most 2e9 cells", nx, ny, nz));
@@ -90,6 +98,10 @@ mpmg::SgDiaMatrix<double> stencil_matrix(int nx, int ny, int nz, int r, int n_of
         const int d = stencil.find(given[static_cast<std::size_t>(g)]);
         const double* from = values + g * box.cells() * block;
         double* to = a.diagonal(d);
+        if (outward) {
+            std::memcpy(to, from, sizeof(double) * block * box.cells());
+            continue;
+        }
         a.for_each_inside(d, [&](std::int64_t c) {
             std::memcpy(to + c * block, from + c * block, sizeof(double) * block);
         });
@@ -109,11 +121,17 @@ int mpmg_solver_create(const char* options_json, mpmg_solver** solver) {
     if (solver != nullptr) *solver = nullptr;
     return guarded("mpmg_solver_create", [&] {
         check_pointer(solver, "solver");
-        mpmg::SolverOptions o;
-        if (options_json != nullptr && options_json[0] != '\0') {
-            o = mpmg::options_from_json(nlohmann::json::parse(options_json));
-        }
-        *solver = new mpmg_solver{mpmg::Solver(o), {}};
+        *solver = new mpmg_solver{mpmg::Solver(options_of(options_json)), {}};
+        return MPMG_OK;
+    });
+}
+
+int mpmg_solver_create_comm(const char* options_json, int comm, mpmg_solver** solver) {
+    if (solver != nullptr) *solver = nullptr;
+    return guarded("mpmg_solver_create_comm", [&] {
+        check_pointer(solver, "solver");
+        *solver = new mpmg_solver{
+            mpmg::Solver(options_of(options_json), mpmg::Communicator::from_fortran(comm)), {}};
         return MPMG_OK;
     });
 }
@@ -205,6 +223,23 @@ int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r
         solver->report = mpmg::to_json(solver->solver.setup(stencil_matrix(nx, ny, nz, r, n_offsets,
                                                                            offsets, values)))
                              .dump();
+        return MPMG_OK;
+    });
+}
+
+int mpmg_solver_setup_stencil_box(mpmg_solver* solver, const int* first_cell, const int* grid,
+                                  int nx, int ny, int nz, int r, int n_offsets, const int* offsets,
+                                  const double* values) {
+    return guarded("mpmg_solver_setup_stencil_box", [&] {
+        check_handle(solver, "solver");
+        check_pointer(first_cell, "first_cell");
+        check_pointer(grid, "grid");
+        solver->report =
+            mpmg::to_json(solver->solver.setup(
+                              stencil_matrix(nx, ny, nz, r, n_offsets, offsets, values, true),
+                              {first_cell[0], first_cell[1], first_cell[2]},
+                              {grid[0], grid[1], grid[2]}))
+                .dump();
         return MPMG_OK;
     });
 }

@@ -95,6 +95,46 @@ TEST(CInterface, CsrAndStencilSolveLikeTheSolver) {
 // the mistakes.
 // Without mpirun, a process's rows are all of A from row 0 (the code written for mpirun runs
 // unchanged), and part of A is an error.
+TEST(CInterface, BoxOnOneProcessIsTheWholeGrid) {
+    const StructuredProblem rhd = make_problem("rhd", 8);
+    std::vector<int> offsets;
+    std::vector<double> values;
+    const std::int64_t per_offset = rhd.a.box().cells();
+    for (int d = 0; d < rhd.a.stencil().size(); ++d) {
+        const Offset o = rhd.a.stencil()[d];
+        offsets.insert(offsets.end(), {o.dx, o.dy, o.dz});
+        values.insert(values.end(), rhd.a.diagonal(d), rhd.a.diagonal(d) + per_offset);
+    }
+    const int n = rhd.a.box().nx, count = rhd.a.stencil().size();
+    Handle reference, h;
+    ASSERT_EQ(mpmg_solver_create(nullptr, &reference.s), MPMG_OK);
+    ASSERT_EQ(
+        mpmg_solver_setup_stencil(reference.s, n, n, n, 1, count, offsets.data(), values.data()),
+        MPMG_OK);
+    std::vector<double> xr(rhd.b.size(), 0.0), x(rhd.b.size(), 0.0);
+    ASSERT_EQ(mpmg_solver_solve(reference.s, rhd.b.data(), xr.data(), nullptr, nullptr), MPMG_OK);
+    // A communicator's handle without MPI running: one process.
+    ASSERT_EQ(mpmg_solver_create_comm(nullptr, 3, &h.s), MPMG_OK) << mpmg_last_error();
+    const int first[3] = {0, 0, 0}, grid[3] = {n, n, n}, larger[3] = {n, n, n + 1};
+    ASSERT_EQ(mpmg_solver_setup_stencil_box(h.s, first, grid, n, n, n, 1, count, offsets.data(),
+                                            values.data()),
+              MPMG_OK)
+        << mpmg_last_error();
+    ASSERT_EQ(mpmg_solver_solve(h.s, rhd.b.data(), x.data(), nullptr, nullptr), MPMG_OK);
+    EXPECT_EQ(x, xr);
+    EXPECT_EQ(mpmg_solver_setup_stencil_box(h.s, first, larger, n, n, n, 1, count, offsets.data(),
+                                            values.data()),
+              MPMG_INVALID_INPUT);
+    EXPECT_TRUE(
+        last_error_has("mpmg_solver_setup_stencil_box: Solver::setup: cells (0,0,0) .. "
+                       "(7,7,7) of a 8x8x9 grid, on one process"))
+        << mpmg_last_error();
+    EXPECT_EQ(mpmg_solver_setup_stencil_box(h.s, nullptr, grid, n, n, n, 1, count, offsets.data(),
+                                            values.data()),
+              MPMG_INVALID_INPUT);
+    EXPECT_TRUE(last_error_has("first_cell is NULL")) << mpmg_last_error();
+}
+
 TEST(CInterface, RowsOnOneProcessAreTheWholeMatrix) {
     const StructuredProblem rhd = make_problem("rhd", 10);
     const CsrMatrix a = to_csr(rhd.a);

@@ -149,13 +149,13 @@ void scale_by_power_of_two(std::span<double> v, int e) {
 namespace {
 
 /// prepare_matrix for A's values, once `negative` (this process's rows) is known.
-PreparedMatrix prepare_values(std::span<double> values, bool negative) {
+PreparedMatrix prepare_values(std::span<double> values, bool negative, const Communicator& comm) {
     PreparedMatrix m;
-    m.negated = dist::all_ranks(negative);
+    m.negated = dist::all_ranks(negative, comm);
     if (m.negated) negate_values(values);
     const kernels::FiniteRange range =
         kernels::finite_range(values.data(), static_cast<std::int64_t>(values.size()));
-    m.a_exponent = normalising_exponent(dist::max_all_ranks(range.largest));
+    m.a_exponent = normalising_exponent(dist::max_all_ranks(range.largest, comm));
     scale_by_power_of_two(values, m.a_exponent);
     // The smallest nonzero magnitude as the scaling left it (the same ldexp); +Inf when none.
     m.a_normal = !range.nonfinite &&
@@ -165,29 +165,29 @@ PreparedMatrix prepare_values(std::span<double> values, bool negative) {
 
 }  // namespace
 
-PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a) {
-    return prepare_values(a.values(), diagonal_negative(a));
+PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a, const Communicator& comm) {
+    return prepare_values(a.values(), diagonal_negative(a), comm);
 }
 
-PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row) {
-    return prepare_values(a.val, diagonal_negative(a, first_row));
+PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row, const Communicator& comm) {
+    return prepare_values(a.val, diagonal_negative(a, first_row), comm);
 }
 
 void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
-                  std::int64_t first_row, std::int64_t rows) {
+                  std::int64_t first_row, std::int64_t rows, const Communicator& comm) {
     if (o.solver == SolverKind::automatic) o.solver = problem_solver;
     if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = SmootherKind::symgs;
     if (o.multigrid.cycle == CycleKind::automatic) {
         DiagonalExtremes e = diagonal_extremes(a, first_row);
-        e.largest = dist::max_all_ranks(e.largest);
-        e.smallest = 1.0 / dist::max_all_ranks(1.0 / e.smallest);
+        e.largest = dist::max_all_ranks(e.largest, comm);
+        e.smallest = 1.0 / dist::max_all_ranks(1.0 / e.smallest, comm);
         o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, true, rows, e.spread());
     }
 }
 
-int prepare_rhs(std::span<double> b, bool negated) {
+int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm) {
     if (negated) negate_values(b);
-    const int e = normalising_exponent(dist::max_all_ranks(largest_abs(b)));
+    const int e = normalising_exponent(dist::max_all_ranks(largest_abs(b), comm));
     scale_by_power_of_two(b, e);
     return e;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/problems.hpp"
+#include "mpmg/communicator.hpp"
 #include "mpmg/csr_matrix.hpp"
 #include "mpmg/options.hpp"
 
@@ -49,8 +50,8 @@ struct PreparedMatrix {
     bool a_normal = false;
 };
 
-/// The system the solve takes in place of A x = b (collective under mpirun; x and the relative
-/// residuals are those of A x = b):
+/// The system the solve takes in place of A x = b (collective over `comm`, MPI_COMM_WORLD by
+/// default, when it has several processes; x and the relative residuals are those of A x = b):
 ///  - -A x = -b when A's diagonal is negative on every process's rows (a negative definite
 ///    operator: Δ assembled for -Δ, or saylr3);
 ///  - A' = 2^ea A and b' = 2^eb b when the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]
@@ -58,15 +59,17 @@ struct PreparedMatrix {
 ///    ||b||^2 nonzero; then x = 2^(ea - eb) x'. Exact: powers of two.
 /// prepare_matrix does A's part (CSR rows numbered from first_row), prepare_rhs b's, returning
 /// eb; mpmg::solve calls both once, mpmg::Solver the first at setup and the second per solve.
-PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a);
-PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row = 0);
-int prepare_rhs(std::span<double> b, bool negated);
+PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a, const Communicator& comm = {});
+PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row = 0,
+                              const Communicator& comm = {});
+int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm = {});
 
 /// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
 /// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric), SymGS, the
-/// cycle (resolve_cycle, from all processes' diagonals; collective under mpirun).
+/// cycle (resolve_cycle, from all processes' diagonals; collective over `comm` when it has
+/// several processes).
 void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
-                  std::int64_t first_row, std::int64_t rows);
+                  std::int64_t first_row, std::int64_t rows, const Communicator& comm = {});
 
 /// Input magnitudes the solve takes as they are: [2^-64, 2^64], about [5.4e-20, 1.8e19]. Beyond
 /// them the FP64 setup and the FP32 preconditioner meet overflow (squares and products of

@@ -15,6 +15,7 @@
 #include "api/problem_input.hpp"
 #include "api/thread_scope.hpp"
 #include "distributed/dist_amg.hpp"
+#include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
@@ -82,8 +83,8 @@ void check_csr(const CsrMatrix& a) {
 }
 
 /// InvalidInput naming the first non-finite value of an SG-DIA matrix (its offset and cell).
-void check_finite(const SgDiaMatrix<double>& a) {
-    if (a.rows() < 1) throw InvalidInput("Solver::setup: A has no rows");
+void check_finite(const SgDiaMatrix<double>& a, const std::string& where = "Solver::setup") {
+    if (a.rows() < 1) throw InvalidInput(fmt::format("{}: A has no rows", where));
     const auto& v = a.values();
     const auto bad = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
     if (bad == v.end()) return;
@@ -92,9 +93,33 @@ void check_finite(const SgDiaMatrix<double>& a) {
     const std::int64_t cell = (at % a.diag_stride()) / (std::int64_t{a.block()} * a.block());
     const Offset& o = a.stencil()[d];
     throw InvalidInput(fmt::format(
-        "Solver::setup: A has the non-finite value {} at cell {} (offset {},{},{}): every value "
-        "must be finite",
-        *bad, cell, o.dx, o.dy, o.dz));
+        "{}: A has the non-finite value {} at cell {} (offset {},{},{}): every value must be "
+        "finite",
+        where, *bad, cell, o.dx, o.dy, o.dz));
+}
+
+/// Zeroes the entries of `a` (the box whose first cell is the global cell `first` of `grid`)
+/// whose neighbour lies outside the grid; those towards other cells of the grid stay.
+void zero_outside_grid(SgDiaMatrix<double>& a, const std::array<int, 3>& first, const Box& grid) {
+    const Box& box = a.box();
+    const std::int64_t block = std::int64_t{a.block()} * a.block();
+    for (int d = 0; d < a.stencil().size(); ++d) {
+        const Offset o = a.stencil()[d];
+        double* values = a.diagonal(d);
+        const auto outside = [](int g, int step, int n) { return g + step < 0 || g + step >= n; };
+        for (int k = 0; k < box.nz; ++k) {
+            const bool out_k = outside(first[2] + k, o.dz, grid.nz);
+            for (int j = 0; j < box.ny; ++j) {
+                const bool out_j = out_k || outside(first[1] + j, o.dy, grid.ny);
+                for (int i = 0; i < box.nx; ++i) {
+                    if (out_j || outside(first[0] + i, o.dx, grid.nx)) {
+                        const std::int64_t c = i + box.nx * (j + std::int64_t{box.ny} * k);
+                        std::fill_n(values + c * block, block, 0.0);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// InvalidInput unless v has `rows` finite entries.
@@ -115,6 +140,7 @@ void check_vector(std::span<const double> v, std::int64_t rows, const char* name
 
 struct Solver::Impl {
     SolverOptions given;     // as the constructor took them
+    Communicator comm;       // the processes of setup(rows, first_row); one process otherwise
     SolverOptions resolved;  // after setup's choices
     std::int64_t rows = 0, nnz = 0;
     PreparedMatrix prepared;  // -A and the power of two A was scaled by
@@ -144,6 +170,9 @@ struct Solver::Impl {
     // setup(rows, first_row) under mpirun: A's rows on the processes, its operator and builder
     // (rows above: this process's).
     std::unique_ptr<dist::RowBlockSystem> blocks;
+    // setup(block, first_cell, grid) on several processes: the structured path on the
+    // processes' boxes (rows above: this process's cells x unknowns).
+    std::unique_ptr<dist::GridBlockSystem> boxes;
     std::int64_t first_row = 0;  // of this process's rows in A (setup(rows, first_row))
     // For update_values on the processes' rows: the caller's pattern (row_ptr and col, no
     // values) and the hierarchy's aggregates.
@@ -152,13 +181,15 @@ struct Solver::Impl {
 
     /// "Solver::<call>", and under mpirun ": rank q" (the messages every process throws).
     std::string where(const char* call) const {
-        return blocks ? fmt::format("Solver::{}: rank {}", call, dist::world_rank())
-                      : fmt::format("Solver::{}", call);
+        return several() ? fmt::format("Solver::{}: rank {}", call, dist::rank(comm))
+                         : fmt::format("Solver::{}", call);
     }
     /// Who has the rows that vectors need.
-    const char* holder() const { return blocks ? "the process has" : "A has"; }
+    const char* holder() const { return several() ? "the process has" : "A has"; }
 
-    bool structured() const { return grid64 || grid32; }
+    /// Set up on several processes (each holding its rows or its box).
+    bool several() const { return blocks || boxes; }
+    bool structured() const { return grid64 || grid32 || boxes; }
 
     /// The caller's number of the solver's row i (renumbered on the AMG path by perm).
     std::size_t caller_row(std::size_t i) const {
@@ -174,6 +205,7 @@ struct Solver::Impl {
         csr32.reset();
         build = nullptr;
         blocks.reset();
+        boxes.reset();
         first_row = 0;
         rows_pattern = CsrMatrix();
         rows_aggregates = dist::KeptAggregates{};
@@ -191,7 +223,7 @@ struct Solver::Impl {
     void setup_grid(bool symmetric) {
         SolverOptions& o = resolved;
         o.method = MethodKind::structured;
-        prepared = prepare_matrix(grid_a);
+        prepared = prepare_matrix(grid_a, comm);
         if (o.solver == SolverKind::automatic) {
             o.solver = symmetric ? SolverKind::cg : SolverKind::gmres;
         }
@@ -276,7 +308,7 @@ struct Solver::Impl {
         }
         o.multigrid.cycle =
             resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
-        prepared = prepare_matrix(csr_a);
+        prepared = prepare_matrix(csr_a, 0, comm);
         TruncationCounts counts;
         csr64.reset();
         csr32.reset();
@@ -299,7 +331,7 @@ struct Solver::Impl {
     /// resolve_amg make, made over all processes (RowBlockSystem), with the kept aggregates.
     void setup_rows(CsrMatrix mine, BlockSizeChoice& block) {
         resolved.method = MethodKind::amg;
-        blocks = std::make_unique<dist::RowBlockSystem>(std::move(mine), first_row, resolved,
+        blocks = std::make_unique<dist::RowBlockSystem>(std::move(mine), first_row, comm, resolved,
                                                         prepared, block, &rows_aggregates);
         rows = blocks->local_rows();
         nnz = blocks->global_nnz();
@@ -313,20 +345,22 @@ struct Solver::Impl {
     /// make is made again; a value that is now zero, or no longer zero, changes nothing that
     /// the aggregates depend on (the rows).
     SetupResult update_rows(std::span<const double> values) {
-        dist::agreed([&] {
-            if (values.size() != rows_pattern.col.size()) {
-                throw InvalidInput(fmt::format(
-                    "{}: {} values; this process's rows of the last setup have {} entries",
-                    where("update_values"), values.size(), rows_pattern.col.size()));
-            }
-            for (std::size_t k = 0; k < values.size(); ++k) {
-                if (!std::isfinite(values[k])) {
-                    throw InvalidInput(
-                        fmt::format("{}: values[{}] = {}: every entry must be finite",
-                                    where("update_values"), k, values[k]));
+        dist::agreed(
+            [&] {
+                if (values.size() != rows_pattern.col.size()) {
+                    throw InvalidInput(fmt::format(
+                        "{}: {} values; this process's rows of the last setup have {} entries",
+                        where("update_values"), values.size(), rows_pattern.col.size()));
                 }
-            }
-        });
+                for (std::size_t k = 0; k < values.size(); ++k) {
+                    if (!std::isfinite(values[k])) {
+                        throw InvalidInput(
+                            fmt::format("{}: values[{}] = {}: every entry must be finite",
+                                        where("update_values"), k, values[k]));
+                    }
+                }
+            },
+            comm);
         const ThreadScope thread_scope(given.threads);
         const auto t0 = Clock::now();
         CsrMatrix mine = rows_pattern;
@@ -374,7 +408,9 @@ struct Solver::Impl {
     }
 };
 
-Solver::Solver(const SolverOptions& options) : impl_(std::make_unique<Impl>()) {
+Solver::Solver(const SolverOptions& options) : Solver(options, Communicator{}) {}
+
+Solver::Solver(const SolverOptions& options, Communicator comm) : impl_(std::make_unique<Impl>()) {
     const ProblemOptions& p = options.problem;
     if (!p.name.empty() || !p.matrix.empty() || !p.rhs.empty()) {
         throw InvalidInput(fmt::format(
@@ -385,7 +421,9 @@ Solver::Solver(const SolverOptions& options) : impl_(std::make_unique<Impl>()) {
                                 : fmt::format("the file '{}'", p.rhs)));
     }
     validate_settings(options);
+    dist::check_communicator(comm, "Solver");
     impl_->given = options;
+    impl_->comm = comm;
 }
 
 Solver::~Solver() = default;
@@ -397,19 +435,26 @@ bool Solver::ready() const { return impl_ && impl_->state.has_value(); }
 std::int64_t Solver::rows() const { return ready() ? impl_->rows : 0; }
 
 namespace {
-/// What either setup needs first: a Solver not moved from, and one process.
+/// What either setup needs first: a Solver not moved from.
 void check_can_set_up(const void* impl) {
     if (impl == nullptr) throw InvalidInput("Solver::setup: this Solver was moved from");
-    if (dist::distributed()) {
-        throw Unsupported(
-            "Solver::setup: under mpirun each process gives its rows of A (setup(rows, "
-            "first_row)); a whole matrix or grid is set up on one process");
+}
+
+/// A whole matrix or grid: a Solver of one process.
+void check_one_process(const Communicator& comm) {
+    if (dist::distributed(comm)) {
+        throw Unsupported(fmt::format(
+            "Solver::setup: the Solver's communicator has {} processes, each of which gives its "
+            "rows of A (setup(rows, first_row)); a whole matrix or grid is set up by a Solver "
+            "of one process (mpmg::Communicator::self() under mpirun)",
+            dist::size(comm)));
     }
 }
 }  // namespace
 
 SetupResult Solver::setup(SgDiaMatrix<double> a) {
     check_can_set_up(impl_.get());
+    check_one_process(impl_->comm);
     zero_outside_box(a);  // whatever the caller left there is not A's (SG-DIA's convention)
     check_finite(a);
     Impl& s = *impl_;
@@ -430,6 +475,7 @@ SetupResult Solver::setup(SgDiaMatrix<double> a) {
 
 SetupResult Solver::setup(CsrMatrix a) {
     check_can_set_up(impl_.get());
+    check_one_process(impl_->comm);
     check_csr(a);
     Impl& s = *impl_;
     const ProblemOptions& p = s.given.problem;
@@ -457,7 +503,7 @@ SetupResult Solver::setup(CsrMatrix a) {
 
 SetupResult Solver::setup(CsrMatrix rows, std::int64_t first_row) {
     if (impl_ == nullptr) throw InvalidInput("Solver::setup: this Solver was moved from");
-    if (!dist::distributed()) {
+    if (!dist::distributed(impl_->comm)) {
         if (first_row != 0 || rows.rows != rows.cols) {
             throw InvalidInput(fmt::format(
                 "Solver::setup: rows {} .. {} of a matrix with {} columns, on one process: "
@@ -470,11 +516,12 @@ SetupResult Solver::setup(CsrMatrix rows, std::int64_t first_row) {
     Impl& s = *impl_;
     if (s.given.method == MethodKind::structured || s.given.problem.grid[0] != 0) {
         throw Unsupported(
-            "Solver::setup: the processes' rows take the AMG path; the structured path under "
-            "mpirun is mpmg::solve's (a built-in problem, or a file with a grid)");
+            "Solver::setup: the processes' rows take the AMG path; for the structured path each "
+            "process gives its box of the grid (setup(block, first_cell, grid))");
     }
     dist::agreed(
-        [&] { check_csr_rows(rows, first_row, fmt::format("rank {}: ", dist::world_rank())); });
+        [&] { check_csr_rows(rows, first_row, fmt::format("rank {}: ", dist::rank(s.comm))); },
+        s.comm);
     s.restart();
     const ThreadScope thread_scope(s.given.threads);
     const auto t0 = Clock::now();
@@ -490,16 +537,78 @@ SetupResult Solver::setup(CsrMatrix rows, std::int64_t first_row) {
     return s.finish_rows_setup(t0);
 }
 
+SetupResult Solver::setup(SgDiaMatrix<double> block, std::array<int, 3> first_cell, Box grid) {
+    check_can_set_up(impl_.get());
+    Impl& s = *impl_;
+    const Box box = block.box();
+    const auto cells = [&] {
+        return fmt::format("cells ({},{},{}) .. ({},{},{}) of a {}x{}x{} grid", first_cell[0],
+                           first_cell[1], first_cell[2], first_cell[0] + box.nx - 1,
+                           first_cell[1] + box.ny - 1, first_cell[2] + box.nz - 1, grid.nx, grid.ny,
+                           grid.nz);
+    };
+    if (!dist::distributed(s.comm)) {
+        if (first_cell != std::array<int, 3>{0, 0, 0} || !(box == grid)) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: {}, on one process: without mpirun the process gives the whole "
+                "grid (first cell 0,0,0)",
+                cells()));
+        }
+        return setup(std::move(block));
+    }
+    if (s.given.method == MethodKind::amg) {
+        throw Unsupported(
+            "Solver::setup: method amg with the processes' boxes; the AMG path takes each "
+            "process's CSR rows (setup(rows, first_row))");
+    }
+    dist::agreed(
+        [&] {
+            const std::string where = fmt::format("Solver::setup: rank {}", dist::rank(s.comm));
+            bool inside = grid.nx >= 1 && grid.ny >= 1 && grid.nz >= 1;
+            for (int d = 0; d < 3; ++d) {
+                const int lo = first_cell[static_cast<std::size_t>(d)];
+                inside = inside && lo >= 0 && box.extent(d) >= 1 &&
+                         std::int64_t{lo} + box.extent(d) <= grid.extent(d);
+            }
+            if (!inside) {
+                throw InvalidInput(fmt::format(
+                    "{}: its block holds {}: every process gives a box of at least one cell "
+                    "inside the grid",
+                    where, cells()));
+            }
+            zero_outside_grid(block, first_cell, grid);  // the neighbours' cells stay
+            check_finite(block, where);
+        },
+        s.comm);
+    s.restart();
+    const ThreadScope thread_scope(s.given.threads);
+    const auto t0 = Clock::now();
+    s.boxes = std::make_unique<dist::GridBlockSystem>(std::move(block), first_cell, grid, s.comm,
+                                                      s.resolved, s.prepared);
+    s.rows = s.boxes->local_rows();
+    s.nnz = s.boxes->global_nnz();
+    s.build = s.boxes->build();
+    s.fallbacks = s.boxes->fallbacks();
+    s.boxes->reset_comm();
+    s.finish_setup(t0);
+    s.setup_info.rows = s.boxes->global_rows();
+    s.setup_info.partition = s.boxes->partition();
+    return s.setup_info;
+}
+
 SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     if (!ready()) throw InvalidInput("Solver::solve: no matrix yet; call setup() first");
     Impl& s = *impl_;
-    dist::agreed([&] {  // under mpirun: every process throws what one process found
-        check_vector(b, s.rows, "b", s.where("solve"), s.holder());
-        check_vector(x, s.rows, "x", s.where("solve"), s.holder());
-    });
+    dist::agreed(
+        [&] {  // under mpirun: every process throws what one process found
+            check_vector(b, s.rows, "b", s.where("solve"), s.holder());
+            check_vector(x, s.rows, "x", s.where("solve"), s.holder());
+        },
+        s.comm);
     const ThreadScope thread_scope(s.given.threads);
     const auto t0 = Clock::now();
     if (s.blocks) s.blocks->reset_comm();
+    if (s.boxes) s.boxes->reset_comm();
     SolveResult out;
     // A hierarchy that the guard could not rebuild in the last solve is built again as first.
     if (!s.state->m) s.state = guarded_setup(s.build, s.resolved, out);
@@ -513,10 +622,10 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
         s.x_work[i] = x[s.caller_row(i)];
     }
     const int ea = s.prepared.a_exponent;
-    out.b_exponent = prepare_rhs(s.b_work, s.prepared.negated);
+    out.b_exponent = prepare_rhs(s.b_work, s.prepared.negated, s.comm);
     scale_by_power_of_two(s.x_work, out.b_exponent - ea);
     const bool x_given = !dist::all_ranks(
-        std::none_of(s.x_work.begin(), s.x_work.end(), [](double v) { return v != 0.0; }));
+        std::none_of(s.x_work.begin(), s.x_work.end(), [](double v) { return v != 0.0; }), s.comm);
     out.x.swap(s.x_work);
     try {
         if (s.grid64) s.run(*s.grid64, x_given, out);
@@ -525,6 +634,8 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
         if (s.csr32) s.run(*s.csr32, x_given, out);
         if (s.blocks && s.blocks->op64()) s.run(*s.blocks->op64(), x_given, out);
         if (s.blocks && s.blocks->op32()) s.run(*s.blocks->op32(), x_given, out);
+        if (s.boxes && s.boxes->op64()) s.run(*s.boxes->op64(), x_given, out);
+        if (s.boxes && s.boxes->op32()) s.run(*s.boxes->op32(), x_given, out);
     } catch (...) {
         out.x.swap(s.x_work);
         throw;
@@ -535,10 +646,11 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.x.clear();
     out.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
     out.other_s = std::max(0.0, out.total_s - out.setup_s - out.preconditioner_s);
-    out.problem = s.structured() ? "structured (Solver)"
-                  : s.blocks     ? "csr rows (Solver)"
-                                 : "csr (Solver)";
-    out.rows = s.blocks ? s.blocks->global_rows() : s.rows;
+    out.problem = s.boxes          ? "structured boxes (Solver)"
+                  : s.structured() ? "structured (Solver)"
+                  : s.blocks       ? "csr rows (Solver)"
+                                   : "csr (Solver)";
+    out.rows = s.blocks ? s.blocks->global_rows() : s.boxes ? s.boxes->global_rows() : s.rows;
     out.nnz = s.nnz;
     out.options = s.resolved;
     out.negated = s.prepared.negated;
@@ -549,7 +661,9 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.operator_storage = s.resolved.precision.krylov;  // the AMG path's; the structured below
     if (s.grid64) s.grid64->report(out);
     if (s.grid32) s.grid32->report(out);
+    if (s.boxes) s.boxes->report(out);
     if (s.blocks) out.partition = s.blocks->partition(out.levels.size());
+    if (s.boxes) out.partition = s.boxes->partition();
     return out;
 }
 
@@ -560,13 +674,15 @@ namespace mpmg {
 void Solver::apply(std::span<const double> r, std::span<double> z) {
     if (!ready()) throw InvalidInput("Solver::apply: no matrix yet; call setup() first");
     Impl& s = *impl_;
-    dist::agreed([&] {
-        check_vector(r, s.rows, "r", s.where("apply"), s.holder());
-        if (static_cast<std::int64_t>(z.size()) != s.rows) {
-            throw InvalidInput(fmt::format("{}: z has {} entries; {} {} rows", s.where("apply"),
-                                           z.size(), s.holder(), s.rows));
-        }
-    });
+    dist::agreed(
+        [&] {
+            check_vector(r, s.rows, "r", s.where("apply"), s.holder());
+            if (static_cast<std::int64_t>(z.size()) != s.rows) {
+                throw InvalidInput(fmt::format("{}: z has {} entries; {} {} rows", s.where("apply"),
+                                               z.size(), s.holder(), s.rows));
+            }
+        },
+        s.comm);
     const ThreadScope thread_scope(s.given.threads);
     if (!s.state->m) {
         SolveResult ignored;
@@ -578,19 +694,22 @@ void Solver::apply(std::span<const double> r, std::span<double> z) {
     s.b_work.resize(n);
     s.x_work.resize(n);
     for (std::size_t i = 0; i < n; ++i) s.b_work[i] = r[s.caller_row(i)];
-    const int eb = prepare_rhs(s.b_work, s.prepared.negated);
+    const int eb = prepare_rhs(s.b_work, s.prepared.negated, s.comm);
     s.state->m->apply(s.b_work.data(), s.x_work.data());
-    dist::agreed([&] {
-        const auto bad = std::find_if(s.x_work.begin(), s.x_work.end(),
-                                      [](double v) { return !std::isfinite(v); });
-        if (bad != s.x_work.end()) {
-            throw NumericalError(fmt::format(
-                "Solver::apply: one cycle of the hierarchy gave a non-finite value at row {}; its "
-                "solve would have rebuilt it (Solver::solve)",
-                s.first_row + static_cast<std::int64_t>(
-                                  s.caller_row(static_cast<std::size_t>(bad - s.x_work.begin())))));
-        }
-    });
+    dist::agreed(
+        [&] {
+            const auto bad = std::find_if(s.x_work.begin(), s.x_work.end(),
+                                          [](double v) { return !std::isfinite(v); });
+            if (bad != s.x_work.end()) {
+                throw NumericalError(fmt::format(
+                    "Solver::apply: one cycle of the hierarchy gave a non-finite value at row {}; "
+                    "its "
+                    "solve would have rebuilt it (Solver::solve)",
+                    s.first_row + static_cast<std::int64_t>(s.caller_row(
+                                      static_cast<std::size_t>(bad - s.x_work.begin())))));
+            }
+        },
+        s.comm);
     const int shift = s.prepared.a_exponent - eb;
     for (std::size_t i = 0; i < n; ++i) z[s.caller_row(i)] = std::ldexp(s.x_work[i], shift);
 }

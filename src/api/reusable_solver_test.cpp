@@ -383,6 +383,49 @@ TEST(Solver, RowsOnOneProcessAreTheWholeMatrix) {
     EXPECT_FALSE(part.ready());
 }
 
+TEST(Solver, BoxOnOneProcessIsTheWholeGrid) {
+    const StructuredProblem p = make_problem("rhd", 10);
+    const SolverOptions o = options("K64P32D16");
+    Solver whole(o), box(o);
+    whole.setup(p.a);
+    const SetupResult setup = box.setup(p.a, {0, 0, 0}, p.a.box());
+    EXPECT_FALSE(setup.partition.has_value());
+    std::vector<double> x1(p.b.size(), 0.0), x2(p.b.size(), 0.0);
+    const SolveResult r1 = whole.solve(p.b, x1), r2 = box.solve(p.b, x2);
+    ASSERT_TRUE(r2.converged) << r2.message;
+    EXPECT_EQ(r2.iterations, r1.iterations);
+    EXPECT_EQ(x2, x1);
+    // Part of the grid, or all of it from another cell.
+    Solver part(o);
+    EXPECT_NE(message_of([&] {
+                  part.setup(p.a, {0, 0, 0}, Box{10, 10, 11});
+              }).find("cells (0,0,0) .. (9,9,9) of a 10x10x11 grid, on one process"),
+              std::string::npos);
+    EXPECT_NE(message_of([&] {
+                  part.setup(p.a, {1, 0, 0}, p.a.box());
+              }).find("cells (1,0,0)"),
+              std::string::npos);
+    EXPECT_FALSE(part.ready());
+}
+
+// One process: every communicator is one process (Communicator::self(), or any handle without
+// MPI running), and a Solver of it is the serial Solver.
+TEST(Solver, CommunicatorOfOneProcessIsSerial) {
+    const StructuredProblem p = make_problem("oil", 8);
+    const CsrMatrix a = to_csr(p.a);
+    const SolverOptions o = options("K64P32D16");
+    Solver plain(o), self(o, Communicator::self()), handle(o, Communicator::from_fortran(7));
+    std::vector<double> want(p.b.size(), 0.0);
+    plain.setup(a);
+    ASSERT_TRUE(plain.solve(p.b, want).converged);
+    for (Solver* s : {&self, &handle}) {
+        s->setup(a);
+        std::vector<double> x(p.b.size(), 0.0);
+        EXPECT_TRUE(s->solve(p.b, x).converged);
+        EXPECT_EQ(x, want);
+    }
+}
+
 TEST(Solver, BadInputIsNamed) {
     EXPECT_NE(message_of([] {
                   SolverOptions o;

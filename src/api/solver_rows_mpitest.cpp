@@ -3,7 +3,8 @@
 // matrix with the same partition (the same hierarchy and iterations, x bit for bit), against
 // the true residual on uneven and empty blocks, and every process throwing the same error for
 // what one process got wrong. Run by ctest under mpirun -np 2, 3 and 4
-// (tests/mpi_unit_main.cpp).
+// (tests/mpi_unit_main.cpp). Solvers on other communicators than MPI_COMM_WORLD: groups of
+// processes solving their own systems side by side, and MPI_COMM_SELF's serial Solver.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -20,6 +21,7 @@
 #include "distributed/dist_csr.hpp"
 #include "distributed/mpi_test_util.hpp"
 #include "mpmg/errors.hpp"
+#include "mpmg/mpi.hpp"
 #include "mpmg/mpmg.h"
 #include "mpmg/solver.hpp"
 
@@ -50,8 +52,9 @@ std::vector<double> slice(const std::vector<double>& v, std::int64_t first, std:
     return {v.begin() + first, v.begin() + first + count};
 }
 
-/// Every process's rows of v, whole on every process.
-std::vector<double> gathered(const std::vector<double>& mine, const RowPartition& p) {
+/// Every process's rows of v, whole on every process (of comm).
+std::vector<double> gathered(const std::vector<double>& mine, const RowPartition& p,
+                             MPI_Comm comm = MPI_COMM_WORLD) {
     std::vector<int> counts(static_cast<std::size_t>(p.size())), at(counts.size());
     for (int q = 0; q < p.size(); ++q) {
         counts[static_cast<std::size_t>(q)] = static_cast<int>(p.rows(q));
@@ -59,7 +62,7 @@ std::vector<double> gathered(const std::vector<double>& mine, const RowPartition
     }
     std::vector<double> all(static_cast<std::size_t>(p.global_rows()));
     MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
-                   counts.data(), at.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+                   counts.data(), at.data(), MPI_DOUBLE, comm);
     return all;
 }
 
@@ -327,6 +330,10 @@ std::string thrown(F&& f) {
     return "";
 }
 
+bool contains(const std::string& m, const std::string& part) {
+    return m.find(part) != std::string::npos;
+}
+
 TEST(SolverRows, EveryProcessThrowsTheSameError) {
     SolverOptions o = amg_options();
     o.problem.name = "laplace27";
@@ -337,9 +344,6 @@ TEST(SolverRows, EveryProcessThrowsTheSameError) {
     const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
     o.problem = ProblemOptions{};
     const auto mine = [&] { return block_of(p.a, first, rows); };
-    const auto contains = [](const std::string& m, const std::string& part) {
-        return m.find(part) != std::string::npos;
-    };
     Solver s(o);
     // The last process starts a row late.
     std::string m = thrown<InvalidInput>(
@@ -407,6 +411,165 @@ TEST(SolverRows, EveryProcessThrowsTheSameError) {
     const SolveResult r = s.solve(b, x);
     EXPECT_TRUE(r.converged);
     EXPECT_LT(true_residual(p.a, p.b, gathered(x, rp)), 1e-8);
+}
+
+/// A with its diagonal times `factor` (another system on A's pattern).
+CsrMatrix heavier(CsrMatrix a, double factor) {
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            if (a.col[static_cast<std::size_t>(k)] == i)
+                a.val[static_cast<std::size_t>(k)] *= factor;
+        }
+    }
+    return a;
+}
+
+// The processes split into groups (even and odd ranks), each a Solver of its communicator on
+// a system of its own, set up and solved at the same time as the other group's: no message
+// of one reaches the other, each x solves its group's matrix, and a group of one process is
+// the serial Solver.
+TEST(SolverComm, GroupsOfProcessesSolveTheirOwnSystems) {
+    const int color = rank() % 2;
+    MPI_Comm group = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank(), &group);
+    int group_rank = 0, group_size = 1;
+    MPI_Comm_rank(group, &group_rank);
+    MPI_Comm_size(group, &group_size);
+    SolverOptions o = amg_options();
+    o.problem.name = "rhd";
+    o.problem.n = 24;
+    const CsrProblem p = load_csr(o.problem);
+    const CsrMatrix a = heavier(p.a, color == 0 ? 1.0 : 2.0);  // the odd ranks' system
+    const RowPartition rp(a.row_ptr, group_size);
+    const std::int64_t first = rp.first(group_rank), rows = rp.rows(group_rank);
+    o.problem = ProblemOptions{};
+    Solver s(o, communicator(group));
+    const SetupResult setup = s.setup(block_of(a, first, rows), first);
+    EXPECT_EQ(setup.partition.has_value(), group_size > 1);
+    if (setup.partition) {
+        EXPECT_EQ(setup.partition->ranks, group_size);
+    }
+    EXPECT_EQ(s.rows(), rows);
+    const std::vector<double> b = slice(p.b, first, rows);
+    std::vector<double> x(b.size(), 0.0);
+    const SolveResult r = s.solve(b, x);
+    ASSERT_TRUE(r.converged);
+    const std::vector<double> all = gathered(x, rp, group);
+    EXPECT_LT(true_residual(a, p.b, all), 1e-8);
+    EXPECT_GT(true_residual(heavier(p.a, color == 0 ? 2.0 : 1.0), p.b, all), 1e-3);
+    // The iterations are one count over the group.
+    int fewest = r.iterations, most = r.iterations;
+    MPI_Allreduce(MPI_IN_PLACE, &fewest, 1, MPI_INT, MPI_MIN, group);
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, group);
+    EXPECT_EQ(fewest, most);
+    if (group_size == 1) {  // the serial Solver's solve, bit for bit
+        Solver serial(o, Communicator::self());
+        serial.setup(a);
+        std::vector<double> xs(b.size(), 0.0);
+        EXPECT_EQ(serial.solve(b, xs).iterations, r.iterations);
+        EXPECT_EQ(xs, x);
+    }
+    MPI_Comm_free(&group);
+}
+
+// A duplicate of MPI_COMM_WORLD, given by its Fortran handle, is MPI_COMM_WORLD: the default
+// Solver's solve bit for bit, through C++ and C.
+TEST(SolverComm, DuplicateOfTheWorldIsTheWorld) {
+    SolverOptions o = amg_options();
+    o.problem.name = "laplace27";
+    o.problem.n = 20;
+    const CsrProblem p = load_csr(o.problem);
+    const RowPartition rp(p.a.row_ptr, size());
+    const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+    const CsrMatrix mine = block_of(p.a, first, rows);
+    const std::vector<double> b = slice(p.b, first, rows);
+    o.problem = ProblemOptions{};
+    Solver world(o);
+    world.setup(mine, first);
+    std::vector<double> want(b.size(), 0.0);
+    const SolveResult r = world.solve(b, want);
+    ASSERT_TRUE(r.converged);
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    Solver s(o, communicator(dup));
+    s.setup(mine, first);
+    std::vector<double> x(b.size(), 0.0);
+    EXPECT_EQ(s.solve(b, x).iterations, r.iterations);
+    EXPECT_EQ(x, want);
+
+    mpmg_solver* h = nullptr;
+    const std::string json = to_json(o).dump();
+    ASSERT_EQ(mpmg_solver_create_comm(json.c_str(), MPI_Comm_c2f(dup), &h), MPMG_OK)
+        << mpmg_last_error();
+    ASSERT_EQ(mpmg_solver_setup_rows(h, first, rows, p.a.rows, mine.row_ptr.data(), mine.col.data(),
+                                     mine.val.data()),
+              MPMG_OK)
+        << mpmg_last_error();
+    std::vector<double> xc(b.size(), 0.0);
+    ASSERT_EQ(mpmg_solver_solve(h, b.data(), xc.data(), nullptr, nullptr), MPMG_OK)
+        << mpmg_last_error();
+    EXPECT_EQ(xc, want);
+    mpmg_solver_destroy(h);
+    MPI_Comm_free(&dup);
+}
+
+// MPI_COMM_SELF under mpirun: every process sets up and solves a matrix of its own, of its own
+// size, as many times as it likes (no collective call over the others: with one, the
+// processes' different counts of solves and setups would leave them waiting); the default Solver
+// (MPI_COMM_WORLD) refuses a whole matrix and names the way.
+TEST(SolverComm, SelfIsASerialSolverOnEveryProcess) {
+    SolverOptions o = amg_options();
+    o.problem.name = "oil";
+    o.problem.n = 12 + 2 * rank();
+    const CsrProblem p = load_csr(o.problem);
+    o.problem = ProblemOptions{};
+    Solver s(o, Communicator::self());
+    const SetupResult setup = s.setup(p.a);
+    EXPECT_FALSE(setup.partition.has_value());
+    EXPECT_EQ(s.rows(), p.a.rows);
+    std::vector<double> x(p.b.size(), 0.0);
+    for (int k = 0; k <= 2 * rank(); ++k) {  // rank q solves 2q + 1 times
+        std::fill(x.begin(), x.end(), 0.0);
+        ASSERT_TRUE(s.solve(p.b, x).converged);
+    }
+    EXPECT_LT(true_residual(p.a, p.b, x), 1e-8);
+    if (rank() == 0) {
+        const CsrMatrix heavy = heavier(p.a, 2.0);
+        s.update_values(heavy.val);
+        std::fill(x.begin(), x.end(), 0.0);
+        ASSERT_TRUE(s.solve(p.b, x).converged);
+        EXPECT_LT(true_residual(heavy, p.b, x), 1e-8);
+    }
+    // The C interface on MPI_COMM_SELF.
+    mpmg_solver* h = nullptr;
+    ASSERT_EQ(mpmg_solver_create_comm(nullptr, MPI_Comm_c2f(MPI_COMM_SELF), &h), MPMG_OK);
+    ASSERT_EQ(
+        mpmg_solver_setup_csr(h, p.a.rows, p.a.row_ptr.data(), p.a.col.data(), p.a.val.data()),
+        MPMG_OK)
+        << mpmg_last_error();
+    std::vector<double> xc(p.b.size(), 0.0);
+    ASSERT_EQ(mpmg_solver_solve(h, p.b.data(), xc.data(), nullptr, nullptr), MPMG_OK)
+        << mpmg_last_error();
+    EXPECT_LT(true_residual(p.a, p.b, xc), 1e-8);
+    mpmg_solver_destroy(h);
+
+    Solver world(o);
+    const std::string m = thrown<Unsupported>([&] { world.setup(p.a); });
+    EXPECT_TRUE(contains(m, fmt::format("communicator has {} processes", size()))) << m;
+    EXPECT_TRUE(contains(m, "Communicator::self()")) << m;
+}
+
+TEST(SolverComm, NotACommunicatorIsInvalidInput) {
+    for (const int handle : {-5, static_cast<int>(MPI_Comm_c2f(MPI_COMM_NULL))}) {
+        SCOPED_TRACE(handle);
+        const std::string m = thrown<InvalidInput>(
+            [&] { Solver s(SolverOptions{}, Communicator::from_fortran(handle)); });
+        EXPECT_TRUE(contains(m, "MPI_COMM_NULL or not a communicator")) << m;
+        mpmg_solver* h = nullptr;
+        EXPECT_EQ(mpmg_solver_create_comm(nullptr, handle, &h), MPMG_INVALID_INPUT);
+        EXPECT_EQ(h, nullptr);
+        EXPECT_NE(std::string(mpmg_last_error()).find("not a communicator"), std::string::npos);
+    }
 }
 
 }  // namespace

@@ -866,27 +866,6 @@ RowPartition given_blocks(const CsrMatrix& mine, std::int64_t first_row, MPI_Com
     return RowPartition::from_counts(counts);
 }
 
-/// InvalidInput on every process unless every process was given the options of rank 0 (the
-/// same JSON, the thread count aside): processes that resolve different solvers or cycles
-/// would wait for each other.
-void check_same_options(SolverOptions o, MPI_Comm comm) {
-    o.threads = 0;  // each process may run its own number of threads
-    const std::string text = to_json(o).dump();
-    const std::uint64_t mine = std::hash<std::string>{}(text);
-    int size = 1;
-    MPI_Comm_size(comm, &size);
-    std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
-    MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm);
-    for (int q = 1; q < size; ++q) {
-        if (all[static_cast<std::size_t>(q)] != all[0]) {
-            throw InvalidInput(fmt::format(
-                "Solver::setup: rank {}'s options differ from rank 0's; every process gives the "
-                "Solver the same options",
-                q));
-        }
-    }
-}
-
 /// The block size of the row blocks: `requested` (> 0; every block boundary a node boundary),
 /// or, for 0, choose_block_size on each process's diagonal block, kept when every process with
 /// rows found the same and its boundaries fit; 1 otherwise (collective).
@@ -937,6 +916,24 @@ BlockSizeChoice block_size_of(const DistCsr& a, int requested) {
 
 }  // namespace
 
+void check_same_options(SolverOptions o, MPI_Comm comm) {
+    o.threads = 0;  // each process may run its own number of threads
+    const std::string text = to_json(o).dump();
+    const std::uint64_t mine = std::hash<std::string>{}(text);
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
+    MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm);
+    for (int q = 1; q < size; ++q) {
+        if (all[static_cast<std::size_t>(q)] != all[0]) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {}'s options differ from rank 0's; every process gives the "
+                "Solver the same options",
+                q));
+        }
+    }
+}
+
 struct RowBlockSystem::Impl {
     explicit Impl(DistCsr a) : a0(std::move(a)) {}
     DistCsr a0;
@@ -949,10 +946,10 @@ struct RowBlockSystem::Impl {
     int distributed_levels = 0;
 };
 
-RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOptions& o,
-                               PreparedMatrix& prepared, BlockSizeChoice& block,
+RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Communicator& c,
+                               SolverOptions& o, PreparedMatrix& prepared, BlockSizeChoice& block,
                                KeptAggregates* kept) {
-    const MPI_Comm comm = MPI_COMM_WORLD;
+    const MPI_Comm comm = mpi_comm(c);
     check_same_options(o, comm);
     const RowPartition rp = given_blocks(mine, first_row, comm);
     const std::int64_t n = rp.global_rows();
@@ -964,10 +961,10 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOpt
     }
     double largest = kernels::largest_finite_abs(mine.val.data(), mine.nnz());
     MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    const bool symmetric_a = rows_symmetric(mine, rp, largest);
+    const bool symmetric_a = rows_symmetric(mine, rp, largest, comm);
     drop_zeros(mine, first_row);  // after the symmetry test, which compares stored patterns
-    amg_defaults(o, symmetric_a ? SolverKind::cg : SolverKind::gmres, mine, first_row, n);
-    prepared = prepare_matrix(mine, first_row);
+    amg_defaults(o, symmetric_a ? SolverKind::cg : SolverKind::gmres, mine, first_row, n, c);
+    prepared = prepare_matrix(mine, first_row, c);
     impl_ = std::make_unique<Impl>(DistCsr(mine, 0, rp, comm));
     mine = CsrMatrix();
     Impl& s = *impl_;
@@ -1049,8 +1046,8 @@ bool solve_amg(CsrRows&, const SolverOptions&, SolveResult&) { return false; }
 
 struct RowBlockSystem::Impl {};
 
-RowBlockSystem::RowBlockSystem(CsrMatrix, std::int64_t, SolverOptions&, PreparedMatrix&,
-                               BlockSizeChoice&, KeptAggregates*) {
+RowBlockSystem::RowBlockSystem(CsrMatrix, std::int64_t, const Communicator&, SolverOptions&,
+                               PreparedMatrix&, BlockSizeChoice&, KeptAggregates*) {
     throw Unsupported("Solver::setup with a first row: this build of mpmg has no MPI");
 }
 RowBlockSystem::~RowBlockSystem() = default;

@@ -31,6 +31,7 @@
 #include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
 #include "distributed/dist_read.hpp"
+#include "distributed/mpi_env.hpp"
 #include "krylov/krylov.hpp"
 #include "mpmg/solver.hpp"
 #include "unstructured/nodes.hpp"
@@ -61,23 +62,31 @@ struct KeptAggregates {
 /// them (mpmg::Solver::setup(rows, first_row), like hypre's IJ interface): the caller's
 /// partition and numbering are kept (no renumbering, no rows moved), so b and x are this
 /// process's rows as the caller holds them. Built once, applied to many right-hand sides; every
-/// call is collective over MPI_COMM_WORLD. Only in a build with MPI: elsewhere the constructor
-/// throws Unsupported.
+/// call is collective over the Solver's communicator. Only in a build with MPI: elsewhere the
+/// constructor throws Unsupported.
+#ifdef MPMG_HAVE_MPI
+/// InvalidInput on every process unless every process was given the options of rank 0 (the
+/// same JSON, the thread count aside): processes that resolve different solvers or cycles
+/// would wait for each other (collective).
+void check_same_options(SolverOptions o, MPI_Comm comm);
+#endif
+
 class RowBlockSystem {
 public:
     /// Checks (every process throws the same InvalidInput, naming the rank, the row and what is
-    /// wrong) that `mine` is this process's block of A: well-formed CSR (row_ptr, columns
-    /// sorted, in 0 .. mine.cols - 1, finite values), mine.cols the same on every process, and
-    /// the blocks contiguous in rank order (rank q's first_row the rows of ranks < q), covering
-    /// mine.cols rows. Then decides what solve() decides for a matrix (CG when A is symmetric,
-    /// SymGS, the cycle from the diagonals' spread, -A and the input scale: `o` resolved,
-    /// `prepared`), the block size (multigrid.block_size, or detected on each process's block
-    /// and agreed; every block boundary a node boundary) and sets up A's operator in K. The
+    /// wrong) that `mine` is this process's block of A, the processes those of `comm`: well-formed
+    /// CSR (row_ptr, columns sorted, in 0 .. mine.cols - 1, finite values), mine.cols the same on
+    /// every process, and the blocks contiguous in rank order (rank q's first_row the rows of ranks
+    /// < q), covering mine.cols rows. Then decides what solve() decides for a matrix (CG when A is
+    /// symmetric, SymGS, the cycle from the diagonals' spread, -A and the input scale: `o`
+    /// resolved, `prepared`), the block size (multigrid.block_size, or detected on each process's
+    /// block and agreed; every block boundary a node boundary) and sets up A's operator in K. The
     /// hierarchy is built by build().
     /// `kept` (not owned; null for none): the hierarchy's aggregates, used where it holds some
     /// (a setup of the same pattern) and filled by the first build.
-    RowBlockSystem(CsrMatrix mine, std::int64_t first_row, SolverOptions& o,
-                   PreparedMatrix& prepared, BlockSizeChoice& block, KeptAggregates* kept);
+    RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Communicator& comm,
+                   SolverOptions& o, PreparedMatrix& prepared, BlockSizeChoice& block,
+                   KeptAggregates* kept);
     ~RowBlockSystem();
     RowBlockSystem(const RowBlockSystem&) = delete;
     RowBlockSystem& operator=(const RowBlockSystem&) = delete;

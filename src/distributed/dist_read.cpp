@@ -206,13 +206,10 @@ void for_each_own_cell(const GhostedRows& g, const Partition& p, F&& f) {
     }
 }
 
-/// Whether the matrix is symmetric as is_symmetric() decides it for the whole CSR matrix: the
-/// same pattern, and |a_ij - a_ji| <= 1e-12 max |a| (collective). The mirror of an own row's
-/// entry lies in a row of g's box (its neighbour), its pattern in `present` (rows with the
-/// same margin: 1 where an entry is stored), or, when null, taken as where the values are
-/// nonzero (exact when no stored entry is zero).
-bool symmetric(const GhostedRows& g, const GhostedRows* present, const Partition& p, double scale,
-               MPI_Comm comm) {
+}  // namespace
+
+bool ghosted_symmetric(const GhostedRows& g, const GhostedRows* present, const Partition& p,
+                       double scale, MPI_Comm comm) {
     const SgDiaMatrix<double>& a = g.a;
     const Stencil& s = a.stencil();
     const Box& box = a.box();
@@ -249,8 +246,6 @@ bool symmetric(const GhostedRows& g, const GhostedRows* present, const Partition
     MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, comm);
     return flag != 0;
 }
-
-}  // namespace
 
 std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
                                                  std::optional<Partition>& part) {
@@ -334,7 +329,7 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
         fill_ghost_rows(*pattern, *part, kGalerkinMargin, comm);
     }
     present = std::vector<std::uint8_t>();
-    const bool sym = symmetric(g, pattern ? &*pattern : nullptr, *part, scale, comm);
+    const bool sym = ghosted_symmetric(g, pattern ? &*pattern : nullptr, *part, scale, comm);
     pattern.reset();
     // b: the file's, or A 1 (A x with x_i = 1 + (i mod 10) / 10 when 1 is in A's null space),
     // as right_hand_side() (api/problem_input.cpp) makes it: the row sums of the CSR product.
@@ -427,8 +422,8 @@ bool symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale, MPI_
 
 }  // namespace
 
-bool rows_symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale) {
-    return symmetric(mine, rp, scale, MPI_COMM_WORLD);
+bool rows_symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale, MPI_Comm comm) {
+    return symmetric(mine, rp, scale, comm);
 }
 
 std::optional<CsrRows> load_csr(const ProblemOptions& po) {

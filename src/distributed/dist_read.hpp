@@ -50,10 +50,23 @@ struct CsrRows {
 /// Otherwise returns nothing (the file is then read whole on every process).
 std::optional<CsrRows> load_csr(const ProblemOptions& po);
 
-/// Whether the matrix whose rows the processes hold in `mine` (partition rp of MPI_COMM_WORLD,
-/// global columns) is symmetric as is_symmetric() decides it for the whole matrix: the same
-/// stored pattern as its transpose and |a_ij - a_ji| <= 1e-12 `scale` (max |a| over all
-/// processes). Collective; a build with MPI only.
-bool rows_symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale);
+#ifdef MPMG_HAVE_MPI
+struct GhostedRows;
+
+/// Whether the operator whose rows the processes of `comm` hold in `g` (partition p, ghost
+/// rows filled) is symmetric as is_symmetric() decides it for the whole CSR matrix: the same
+/// pattern, and |a_ij - a_ji| <= 1e-12 `scale` (0: exactly). The mirror of an own row's entry
+/// lies in a row of g's box (its neighbour), its pattern in `present` (rows with the same
+/// margin: 1 where an entry is stored), or, when null, taken as where the values are nonzero
+/// (exact when no stored entry is zero). Collective.
+bool ghosted_symmetric(const GhostedRows& g, const GhostedRows* present, const Partition& p,
+                       double scale, MPI_Comm comm);
+
+/// Whether the matrix whose rows the processes of `comm` hold in `mine` (partition rp, global
+/// columns) is symmetric as is_symmetric() decides it for the whole matrix: the same stored
+/// pattern as its transpose and |a_ij - a_ji| <= 1e-12 `scale` (max |a| over all processes).
+/// Collective.
+bool rows_symmetric(const CsrMatrix& mine, const RowPartition& rp, double scale, MPI_Comm comm);
+#endif
 
 }  // namespace mpmg::dist

@@ -1,6 +1,7 @@
 #include "distributed/dist_solve.hpp"
 
 #include "distributed/mpi_env.hpp"
+#include "mpmg/errors.hpp"
 
 #ifdef MPMG_HAVE_MPI
 
@@ -8,6 +9,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -15,8 +17,10 @@
 #include <optional>
 
 #include "api/guarded_solve.hpp"
+#include "distributed/dist_amg.hpp"
 #include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_hierarchy.hpp"
+#include "distributed/dist_read.hpp"
 #include "krylov/vector_ops.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/truncate.hpp"
@@ -273,6 +277,33 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
     out.x = std::move(all);
 }
 
+/// The partition report of a distributed structured hierarchy of `shape` on `part`, with the
+/// communication counted since the last reset (but `input`).
+PartitionInfo grid_info(const Partition& part, const HierarchyShape& shape) {
+    PartitionInfo info;
+    info.ranks = part.size();
+    info.threads_per_rank = omp_get_max_threads();
+    info.dims = part.dims();
+    for (int r = 0; r < part.size(); ++r) {
+        const auto lo = part.lo(r);
+        const Box b = part.box(r);
+        info.boxes.push_back({lo[0], lo[1], lo[2], b.nx, b.ny, b.nz});
+    }
+    info.distributed_levels = shape.distributed_levels;
+    info.level_ranks = shape.level_ranks;
+    report_comm(info);
+    info.smoother =
+        "hybrid: the smoother runs inside each rank's block; across rank boundaries it uses the "
+        "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";
+    info.setup =
+        "distributed: every rank holds only its own rows with a margin, coarsens its own blocks "
+        "(with a margin of its neighbours' rows), and each level's storage decision combines all "
+        "ranks' measures; coarse levels with small blocks are gathered onto 1/8 of the ranks "
+        "(2x2x2 blocks into one) while the merged blocks stay large, then onto rank 0 "
+        "(level_ranks)";
+    return info;
+}
+
 GridWindow window_of(const Partition& p) {
     const auto [lo, box] = grown_box(p, p.rank(), kGalerkinMargin);
     return GridWindow{lo, box};
@@ -312,27 +343,7 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
     } else {
         run<float>(p, part, o, out, &shape, started);
     }
-    PartitionInfo info;
-    info.ranks = part.size();
-    info.threads_per_rank = omp_get_max_threads();
-    info.dims = part.dims();
-    for (int r = 0; r < part.size(); ++r) {
-        const auto lo = part.lo(r);
-        const Box b = part.box(r);
-        info.boxes.push_back({lo[0], lo[1], lo[2], b.nx, b.ny, b.nz});
-    }
-    info.distributed_levels = shape.distributed_levels;
-    info.level_ranks = shape.level_ranks;
-    report_comm(info);
-    info.smoother =
-        "hybrid: the smoother runs inside each rank's block; across rank boundaries it uses the "
-        "neighbours' values from before the sweep (Jacobi-like); residuals and transfers are exact";
-    info.setup =
-        "distributed: every rank holds only its own rows with a margin, coarsens its own blocks "
-        "(with a margin of its neighbours' rows), and each level's storage decision combines all "
-        "ranks' measures; coarse levels with small blocks are gathered onto 1/8 of the ranks "
-        "(2x2x2 blocks into one) while the merged blocks stay large, then onto rank 0 "
-        "(level_ranks)";
+    PartitionInfo info = grid_info(part, shape);
     const bool file = !o.problem.matrix.empty();
     info.input = !own_rows ? (file ? "file read whole by every rank (array format)"
                                    : "problem generated whole by every rank")
@@ -341,6 +352,201 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& give
                            : "every rank generated only its own rows with a margin";
     out.partition = info;
     return true;
+}
+
+namespace {
+
+/// The processes' boxes as a Partition (collective): every process checks the same gathered
+/// corners and extents, so each throws the same InvalidInput.
+Partition caller_boxes(const SgDiaMatrix<double>& mine, const std::array<int, 3>& first,
+                       const Box& grid, MPI_Comm comm, Stencil& stencil) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    // Per process: first cell, extents, grid, unknowns per cell, and its stencil's slots.
+    constexpr int kFields = 11;
+    int slots = 0;
+    for (const Offset& o : mine.stencil().offsets()) {
+        slots |= 1 << ((o.dx + 1) + 3 * (o.dy + 1) + 9 * (o.dz + 1));
+    }
+    const Box& box = mine.box();
+    const std::array<int, kFields> head{first[0], first[1], first[2], box.nx,       box.ny, box.nz,
+                                        grid.nx,  grid.ny,  grid.nz,  mine.block(), slots};
+    std::vector<int> all(static_cast<std::size_t>(kFields) * size);
+    MPI_Allgather(head.data(), kFields, MPI_INT, all.data(), kFields, MPI_INT, comm);
+    const auto field = [&](int q, int f) { return all[static_cast<std::size_t>(q * kFields + f)]; };
+    int union_slots = 0;
+    bool same_stencil = true;
+    for (int q = 0; q < size; ++q) {
+        if (field(q, 6) != grid.nx || field(q, 7) != grid.ny || field(q, 8) != grid.nz) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {} gave the grid {}x{}x{}, rank {} {}x{}x{}; every process "
+                "gives the same grid",
+                q, field(q, 6), field(q, 7), field(q, 8), rank, grid.nx, grid.ny, grid.nz));
+        }
+        if (field(q, 9) != field(0, 9)) {
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {}'s block has {} unknowns per cell, rank 0's {}; every "
+                "process gives the same",
+                q, field(q, 9), field(0, 9)));
+        }
+        union_slots |= field(q, 10);
+        same_stencil = same_stencil && field(q, 10) == slots;
+    }
+    if (!same_stencil) {  // the union: each process's missing offsets hold zeros
+        std::vector<Offset> offsets;
+        for (int t = 0; t < 27; ++t) {
+            if ((union_slots >> t & 1) != 0)
+                offsets.push_back(Offset{t % 3 - 1, t / 3 % 3 - 1, t / 9 - 1});
+        }
+        stencil = Stencil(offsets);
+    } else {
+        stencil = mine.stencil();
+    }
+    // The cuts along each direction: the boxes' first cells there, and the grid's end.
+    std::array<std::vector<int>, 3> cuts;
+    for (int d = 0; d < 3; ++d) {
+        std::vector<int>& c = cuts[static_cast<std::size_t>(d)];
+        for (int q = 0; q < size; ++q) c.push_back(field(q, d));
+        c.push_back(grid.extent(d));
+        std::sort(c.begin(), c.end());
+        c.erase(std::unique(c.begin(), c.end()), c.end());
+    }
+    const auto boxes = [&](int q) {
+        return fmt::format("cells ({},{},{}) .. ({},{},{})", field(q, 0), field(q, 1), field(q, 2),
+                           field(q, 0) + field(q, 3) - 1, field(q, 1) + field(q, 4) - 1,
+                           field(q, 2) + field(q, 5) - 1);
+    };
+    const std::size_t dims[3] = {cuts[0].size() - 1, cuts[1].size() - 1, cuts[2].size() - 1};
+    if (cuts[0][0] != 0 || cuts[1][0] != 0 || cuts[2][0] != 0 ||
+        dims[0] * dims[1] * dims[2] != static_cast<std::size_t>(size)) {
+        throw InvalidInput(fmt::format(
+            "Solver::setup: the {} processes' boxes do not form a grid of boxes covering the "
+            "{}x{}x{} grid (their first cells cut it into {}x{}x{} pieces from ({},{},{})); rank "
+            "0 holds {}",
+            size, grid.nx, grid.ny, grid.nz, dims[0], dims[1], dims[2], cuts[0][0], cuts[1][0],
+            cuts[2][0], boxes(0)));
+    }
+    const Partition part = Partition::from_cuts(grid, cuts, rank);
+    for (int q = 0; q < size; ++q) {
+        const auto lo = part.lo(q);
+        const Box b = part.box(q);
+        if (lo[0] != field(q, 0) || lo[1] != field(q, 1) || lo[2] != field(q, 2) ||
+            b.nx != field(q, 3) || b.ny != field(q, 4) || b.nz != field(q, 5)) {
+            const auto c = part.coord(q);
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {} holds {}; the boxes form a {}x{}x{} grid of boxes, whose "
+                "box ({},{},{}) is rank {}'s (rank = cx + {} (cy + {} cz), x fastest): cells "
+                "({},{},{}) .. ({},{},{})",
+                q, boxes(q), dims[0], dims[1], dims[2], c[0], c[1], c[2], q, dims[0], dims[1],
+                lo[0], lo[1], lo[2], lo[0] + b.nx - 1, lo[1] + b.ny - 1, lo[2] + b.nz - 1));
+        }
+    }
+    return part;
+}
+
+}  // namespace
+
+struct GridBlockSystem::Impl {
+    MPI_Comm comm = MPI_COMM_NULL;
+    Partition part;
+    GhostedRows rows0;
+    std::unique_ptr<DistOperator<double>> op64;
+    std::unique_ptr<DistOperator<float>> op32;
+    BuildFn build;
+    GuardFallbacks fallbacks;
+    HierarchyShape shape;
+    std::int64_t nnz = 0;
+};
+
+GridBlockSystem::GridBlockSystem(SgDiaMatrix<double> mine, std::array<int, 3> first_cell, Box grid,
+                                 const Communicator& c, SolverOptions& o, PreparedMatrix& prepared)
+    : impl_(std::make_unique<Impl>()) {
+    Impl& s = *impl_;
+    s.comm = mpi_comm(c);
+    check_same_options(o, s.comm);
+    Stencil stencil;
+    s.part = caller_boxes(mine, first_cell, grid, s.comm, stencil);
+    // This process's rows with the setup's margin: its own from `mine`, the margin's from the
+    // processes that own them.
+    const int r = mine.block();
+    const auto [lo, box] = grown_box(s.part, s.part.rank(), kGalerkinMargin);
+    s.rows0 = GhostedRows{lo, SgDiaMatrix<double>(box, stencil, r)};
+    for (int d = 0; d < mine.stencil().size(); ++d) {
+        copy_cells(mine.diagonal(d), mine.box(), first_cell,
+                   s.rows0.a.diagonal(stencil.find(mine.stencil()[d])), box, lo, first_cell,
+                   mine.box(), std::int64_t{r} * r);
+    }
+    mine = SgDiaMatrix<double>();
+    zero_outside_box(s.rows0.a);  // the own rows' entries beyond the grid
+    fill_ghost_rows(s.rows0, s.part, kGalerkinMargin, s.comm);
+    // The choices of setup(SgDiaMatrix), from the whole operator.
+    const bool symmetric = ghosted_symmetric(s.rows0, nullptr, s.part, 0.0, s.comm);
+    o.method = MethodKind::structured;
+    prepared = prepare_matrix(s.rows0.a, c);
+    if (o.solver == SolverKind::automatic) {
+        o.solver = symmetric ? SolverKind::cg : SolverKind::gmres;
+    }
+    if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = SmootherKind::symgs;
+    if (o.multigrid.interpolation == InterpolationKind::automatic) {
+        o.multigrid.interpolation = InterpolationKind::linear;
+    }
+    o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, false, 0);
+    s.nnz = dist::global_nnz(s.rows0, s.part, s.comm);
+    TruncationCounts local;
+    ExactHalfSource half;
+    Fp64BlockSource block0;
+    if (o.precision.krylov == Precision::fp64) {
+        s.op64 = std::make_unique<DistOperator<double>>(s.rows0, s.part, s.comm, local);
+        half = [op = s.op64.get()] { return op->exact_half(); };
+        block0 = [op = s.op64.get()] { return op->fp64_block(); };
+    } else {
+        s.op32 = std::make_unique<DistOperator<float>>(s.rows0, s.part, s.comm, local);
+        half = [op = s.op32.get()] { return op->exact_half(); };
+    }
+    const TruncationCounts counts = allreduce(local, s.comm);
+    if (counts.overflow > 0) {
+        throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
+                                         counts.overflow, to_string(o.precision.krylov)));
+    }
+    s.build = [&s, half, block0, a_normal = prepared.a_normal](const PrecisionPlan& plan,
+                                                               const MultigridOptions& mg) {
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
+            s.rows0, s.part, mg, plan, s.comm, &s.shape, block0, half, a_normal));
+    };
+    s.fallbacks = structured_fallbacks(0);  // no direct solve of A whole
+}
+
+GridBlockSystem::~GridBlockSystem() = default;
+
+std::int64_t GridBlockSystem::local_rows() const {
+    return impl_->part.local().cells() * impl_->rows0.a.block();
+}
+std::int64_t GridBlockSystem::global_rows() const {
+    return impl_->part.global().cells() * impl_->rows0.a.block();
+}
+std::int64_t GridBlockSystem::global_nnz() const { return impl_->nnz; }
+const LinearOperator<double>* GridBlockSystem::op64() const { return impl_->op64.get(); }
+const LinearOperator<float>* GridBlockSystem::op32() const { return impl_->op32.get(); }
+const BuildFn& GridBlockSystem::build() const { return impl_->build; }
+const GuardFallbacks& GridBlockSystem::fallbacks() const { return impl_->fallbacks; }
+void GridBlockSystem::reset_comm() const { comm_stats() = CommStats{}; }
+
+void GridBlockSystem::report(SolveResult& out) const {
+    const auto fill = [&out](const auto& a) {
+        out.operator_storage = a.storage();  // this process's (each decides for its block)
+        out.operator_storage_from = a.storage_from_product();
+        out.operator_mirrored_from = a.mirrored_from_product();
+        out.operator_scale = a.storage_scale();
+    };
+    if (impl_->op64) fill(*impl_->op64);
+    if (impl_->op32) fill(*impl_->op32);
+}
+
+PartitionInfo GridBlockSystem::partition() const {
+    PartitionInfo info = grid_info(impl_->part, impl_->shape);
+    info.input = "boxes given by each process (Solver::setup with a first cell)";
+    return info;
 }
 
 }  // namespace mpmg::dist
@@ -357,6 +563,24 @@ bool solve_structured(StructuredProblem&, const std::optional<Partition>&, const
                       SolveResult&, std::chrono::steady_clock::time_point) {
     return false;
 }
+
+struct GridBlockSystem::Impl {};
+
+GridBlockSystem::GridBlockSystem(SgDiaMatrix<double>, std::array<int, 3>, Box, const Communicator&,
+                                 SolverOptions&, PreparedMatrix&) {
+    throw Unsupported("Solver::setup with a first cell: this build of mpmg has no MPI");
+}
+GridBlockSystem::~GridBlockSystem() = default;
+std::int64_t GridBlockSystem::local_rows() const { return 0; }
+std::int64_t GridBlockSystem::global_rows() const { return 0; }
+std::int64_t GridBlockSystem::global_nnz() const { return 0; }
+const LinearOperator<double>* GridBlockSystem::op64() const { return nullptr; }
+const LinearOperator<float>* GridBlockSystem::op32() const { return nullptr; }
+const BuildFn& GridBlockSystem::build() const { throw Unsupported("no MPI"); }
+const GuardFallbacks& GridBlockSystem::fallbacks() const { throw Unsupported("no MPI"); }
+void GridBlockSystem::report(SolveResult&) const {}
+PartitionInfo GridBlockSystem::partition() const { return {}; }
+void GridBlockSystem::reset_comm() const {}
 
 }  // namespace mpmg::dist
 

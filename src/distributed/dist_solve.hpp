@@ -1,11 +1,18 @@
 // The distributed structured solve (issue #8): the entry point solve() calls first.
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstdint>
+#include <memory>
 #include <optional>
 
+#include "api/guarded_solve.hpp"
+#include "api/problem_input.hpp"
 #include "distributed/partition.hpp"
 #include "io/problems.hpp"
+#include "krylov/krylov.hpp"
+#include "mpmg/communicator.hpp"
 #include "mpmg/solver.hpp"
 
 namespace mpmg::dist {
@@ -29,5 +36,48 @@ std::optional<StructuredProblem> generate(const ProblemOptions& opt,
 bool solve_structured(StructuredProblem& p, const std::optional<Partition>& part,
                       const SolverOptions& o, SolveResult& out,
                       std::chrono::steady_clock::time_point started);
+
+/// The distributed structured path on the boxes of the grid that each process holds, as the
+/// caller decomposed it (mpmg::Solver::setup(block, first_cell, grid), like hypre's Struct
+/// interface): the boxes are kept (no rows moved), so b and x are this process's box as the
+/// caller holds it. Built once, applied to many right-hand sides; every call is collective over
+/// the Solver's communicator. Only in a build with MPI: elsewhere the constructor throws
+/// Unsupported.
+class GridBlockSystem {
+public:
+    /// `mine`: this process's cells of A, the box whose first cell is the global cell
+    /// `first_cell` of `grid`; its entries towards cells of other processes are kept (the
+    /// coupling), those towards cells outside the grid ignored. Checks (every process throws
+    /// the same InvalidInput, naming the rank) that the boxes form a grid of boxes in rank
+    /// order (x fastest) covering `grid`, with the same grid and unknowns per cell on every
+    /// process and the same options (threads aside). The stencil is the union of the
+    /// processes'. Then decides what setup(SgDiaMatrix) decides (CG when A is exactly
+    /// symmetric, SymGS, linear interpolation, the cycle, -A and the input scale: `o`
+    /// resolved, `prepared`) and sets up A's operator in K. The hierarchy is built by build().
+    GridBlockSystem(SgDiaMatrix<double> mine, std::array<int, 3> first_cell, Box grid,
+                    const Communicator& comm, SolverOptions& o, PreparedMatrix& prepared);
+    ~GridBlockSystem();
+    GridBlockSystem(const GridBlockSystem&) = delete;
+    GridBlockSystem& operator=(const GridBlockSystem&) = delete;
+
+    std::int64_t local_rows() const;
+    std::int64_t global_rows() const;
+    std::int64_t global_nnz() const;
+    /// A's operator in K = FP64 or FP32: one of them is set.
+    const LinearOperator<double>* op64() const;
+    const LinearOperator<float>* op32() const;
+    /// The distributed hierarchy (DistHierarchy) for a plan and options; the guard's builder.
+    const BuildFn& build() const;
+    const GuardFallbacks& fallbacks() const;
+    /// The storage the operator's products read (this process's), into `out`.
+    void report(SolveResult& out) const;
+    /// The partition with the communication since the last reset_comm().
+    PartitionInfo partition() const;
+    void reset_comm() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace mpmg::dist

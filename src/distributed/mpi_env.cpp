@@ -1,6 +1,11 @@
 #include "distributed/mpi_env.hpp"
 
 #include <cstdlib>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "mpmg/errors.hpp"
 
 #ifdef MPMG_HAVE_MPI
 #include <mpi.h>
@@ -45,23 +50,50 @@ Session::~Session() {
     if (finalised == 0) MPI_Finalize();
 }
 
-int world_rank() {
+namespace {
+bool mpi_running() {
     int initialised = 0, finalised = 0;
     MPI_Initialized(&initialised);
     MPI_Finalized(&finalised);
-    if (initialised == 0 || finalised != 0) return 0;
+    return initialised != 0 && finalised == 0;
+}
+}  // namespace
+
+MPI_Comm mpi_comm(const Communicator& c) {
+    switch (c.kind()) {
+        case Communicator::Kind::world:
+            return MPI_COMM_WORLD;
+        case Communicator::Kind::self:
+            return MPI_COMM_SELF;
+        case Communicator::Kind::fortran:
+            break;
+    }
+    return MPI_Comm_f2c(c.fortran_handle());
+}
+
+void check_communicator(const Communicator& c, const char* who) {
+    if (!mpi_running()) return;
+    const MPI_Comm m = mpi_comm(c);
+    bool known = m != MPI_COMM_NULL;
+    // Open MPI's MPI_Comm_f2c gives a null pointer for a handle it does not know.
+    if constexpr (std::is_pointer_v<MPI_Comm>) known = known && m != nullptr;
+    if (known) return;
+    throw InvalidInput(fmt::format(
+        "{}: the communicator (Fortran handle {}) is MPI_COMM_NULL or not a communicator", who,
+        c.fortran_handle()));
+}
+
+int rank(const Communicator& c) {
+    if (!mpi_running()) return 0;
     int r = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_rank(mpi_comm(c), &r);
     return r;
 }
 
-int world_size() {
-    int initialised = 0, finalised = 0;
-    MPI_Initialized(&initialised);
-    MPI_Finalized(&finalised);
-    if (initialised == 0 || finalised != 0) return 1;
+int size(const Communicator& c) {
+    if (!mpi_running()) return 1;
     int s = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &s);
+    MPI_Comm_size(mpi_comm(c), &s);
     return s;
 }
 
@@ -69,40 +101,41 @@ int world_size() {
 
 Session::Session(int* /*argc*/, char*** /*argv*/) {}
 Session::~Session() = default;
-int world_rank() { return 0; }
-int world_size() { return 1; }
+void check_communicator(const Communicator&, const char*) {}
+int rank(const Communicator&) { return 0; }
+int size(const Communicator&) { return 1; }
 
 #endif
 
-bool distributed() { return world_size() > 1; }
+bool distributed(const Communicator& c) { return size(c) > 1; }
 
-bool all_ranks(bool mine) {
+bool all_ranks(bool mine, const Communicator& c) {
 #ifdef MPMG_HAVE_MPI
-    if (distributed()) {
+    if (distributed(c)) {
         int flag = mine ? 1 : 0;
-        MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, mpi_comm(c));
         return flag != 0;
     }
 #endif
     return mine;
 }
 
-double max_all_ranks(double mine) {
+double max_all_ranks(double mine, const Communicator& c) {
 #ifdef MPMG_HAVE_MPI
-    if (distributed()) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (distributed(c)) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, mpi_comm(c));
 #endif
     return mine;
 }
 
-void agreed(const std::function<void()>& f) {
+void agreed(const std::function<void()>& f, const Communicator& c) {
 #ifdef MPMG_HAVE_MPI
-    if (distributed()) {
+    if (distributed(c)) {
         run_agreed(
             [&] {
                 f();
                 return 0;
             },
-            MPI_COMM_WORLD);
+            mpi_comm(c));
         return;
     }
 #endif

@@ -4,6 +4,12 @@
 
 #include <functional>
 
+#include "mpmg/communicator.hpp"
+
+#ifdef MPMG_HAVE_MPI
+#include <mpi.h>
+#endif
+
 namespace mpmg::dist {
 
 /// Initialises MPI (MPI_THREAD_FUNNELED: only the main thread calls MPI, OpenMP inside each
@@ -23,23 +29,35 @@ private:
 
 /// True when the environment says an MPI launcher started this process with more than one rank.
 bool launched_in_parallel();
-/// Rank and size in MPI_COMM_WORLD; 0 and 1 when MPI is not initialised or not built in.
-int world_rank();
-int world_size();
-/// More than one process takes part (MPI initialised, world size > 1).
-bool distributed();
+/// Rank and size in `c` (MPI_COMM_WORLD by default); 0 and 1 when MPI is not initialised or
+/// not built in.
+int rank(const Communicator& c = {});
+int size(const Communicator& c = {});
+inline int world_rank() { return rank(); }
+inline int world_size() { return size(); }
+/// InvalidInput naming `who` when MPI is running and `c` is not a communicator (MPI_COMM_NULL,
+/// or a Fortran handle MPI does not know).
+void check_communicator(const Communicator& c, const char* who);
+/// More than one process of `c` takes part (MPI initialised, its size > 1).
+bool distributed(const Communicator& c = {});
 
-/// `mine` on every process, combined with a logical and (collective when distributed(); `mine`
-/// itself otherwise).
-bool all_ranks(bool mine);
+/// `mine` on every process of `c`, combined with a logical and (collective when
+/// distributed(c); `mine` itself otherwise).
+bool all_ranks(bool mine, const Communicator& c = {});
 
-/// The largest of `mine` over the processes (collective when distributed()).
-double max_all_ranks(double mine);
+/// The largest of `mine` over the processes of `c` (collective when distributed(c)).
+double max_all_ranks(double mine, const Communicator& c = {});
 
-/// f() on every process; when it throws an mpmg::Error on some, every process throws the error
-/// of the lowest such process, of its type and with its message (collective when
-/// distributed(): checks of what one process was given, which must not leave the others
+/// f() on every process of `c`; when it throws an mpmg::Error on some, every process throws the
+/// error of the lowest such process, of its type and with its message (collective when
+/// distributed(c): checks of what one process was given, which must not leave the others
 /// waiting in their next collective call). Otherwise f().
-void agreed(const std::function<void()>& f);
+void agreed(const std::function<void()>& f, const Communicator& c = {});
+
+#ifdef MPMG_HAVE_MPI
+/// `c` as an MPI_Comm (MPI initialised): MPI_COMM_WORLD, MPI_COMM_SELF or MPI_Comm_f2c of the
+/// handle.
+MPI_Comm mpi_comm(const Communicator& c);
+#endif
 
 }  // namespace mpmg::dist

@@ -66,6 +66,29 @@ Partition::Partition(Box global, int size, int rank, std::array<double, 3> stren
     }
 }
 
+Partition Partition::from_cuts(Box global, std::array<std::vector<int>, 3> cuts, int rank) {
+    Partition p;
+    p.global_ = global;
+    for (std::size_t d = 0; d < 3; ++d) {
+        const std::vector<int>& c = cuts[d];
+        bool rising =
+            c.size() >= 2 && c.front() == 0 && c.back() == global.extent(static_cast<int>(d));
+        for (std::size_t q = 0; q + 1 < c.size(); ++q) rising = rising && c[q] < c[q + 1];
+        if (!rising) {
+            throw InvalidInput(fmt::format(
+                "partition: the cuts along {} do not rise from 0 to the grid's {} cells", "xyz"[d],
+                global.extent(static_cast<int>(d))));
+        }
+        p.dims_[d] = static_cast<int>(c.size()) - 1;
+    }
+    p.cuts_ = std::move(cuts);
+    if (rank < 0 || rank >= p.size()) {
+        throw InvalidInput(fmt::format("partition: rank {} of {} processes", rank, p.size()));
+    }
+    p.rank_ = rank;
+    return p;
+}
+
 std::array<int, 3> Partition::coord(int rank) const {
     return {rank % dims_[0], (rank / dims_[0]) % dims_[1], rank / (dims_[0] * dims_[1])};
 }

@@ -29,6 +29,12 @@ public:
     /// when it does not divide). Throws InvalidInput when no split fits the grid.
     Partition(Box global, int size, int rank, std::array<double, 3> strength = {1.0, 1.0, 1.0});
 
+    /// A process grid given by its cuts: cuts[d] rises strictly from 0 to the grid's extent
+    /// along d, process coordinate p owning cells cuts[d][p] .. cuts[d][p + 1] - 1, so dims[d]
+    /// = cuts[d].size() - 1 (the caller's decomposition, Solver::setup with a first cell).
+    /// InvalidInput for cuts that do not rise so or a rank outside the grid of processes.
+    static Partition from_cuts(Box global, std::array<std::vector<int>, 3> cuts, int rank);
+
     const Box& global() const { return global_; }
     const std::array<int, 3>& dims() const { return dims_; }
     int size() const { return dims_[0] * dims_[1] * dims_[2]; }

@@ -106,5 +106,30 @@ TEST(Partition, MergedBlocksAreUnionsOfUpToEightBlocks) {
     }
 }
 
+TEST(Partition, FromCutsIsTheCallersProcessGrid) {
+    const Box grid{10, 7, 5};
+    const std::array<std::vector<int>, 3> cuts{std::vector<int>{0, 1, 10}, {0, 7}, {0, 2, 3, 5}};
+    for (int r = 0; r < 6; ++r) {
+        const Partition p = Partition::from_cuts(grid, cuts, r);
+        EXPECT_EQ(p.dims(), (std::array<int, 3>{2, 1, 3}));
+        EXPECT_EQ(p.size(), 6);
+        const auto c = p.coord(r);  // x fastest
+        EXPECT_EQ(c, (std::array<int, 3>{r % 2, 0, r / 2}));
+        EXPECT_EQ(p.lo(), (std::array<int, 3>{cuts[0][static_cast<std::size_t>(c[0])], 0,
+                                              cuts[2][static_cast<std::size_t>(c[2])]}));
+        EXPECT_EQ(p.local().nx, c[0] == 0 ? 1 : 9);
+        EXPECT_EQ(p.local().nz, c[2] == 1 ? 1 : 2);
+    }
+    EXPECT_EQ(Partition::from_cuts(grid, cuts, 0).min_extent(), 1);
+    // Cuts that do not rise from 0 to the extent, and a rank outside the process grid.
+    EXPECT_THROW(Partition::from_cuts(grid, {std::vector<int>{0, 10}, {0, 7}, {0, 3, 3, 5}}, 0),
+                 InvalidInput);
+    EXPECT_THROW(Partition::from_cuts(grid, {std::vector<int>{1, 10}, {0, 7}, {0, 5}}, 0),
+                 InvalidInput);
+    EXPECT_THROW(Partition::from_cuts(grid, {std::vector<int>{0, 9}, {0, 7}, {0, 5}}, 0),
+                 InvalidInput);
+    EXPECT_THROW(Partition::from_cuts(grid, cuts, 6), InvalidInput);
+}
+
 }  // namespace
 }  // namespace mpmg::dist
