@@ -25,8 +25,10 @@
 namespace mpmg {
 namespace {
 
+using dist::testing::contains;
 using dist::testing::rank;
 using dist::testing::size;
+using dist::testing::thrown;
 
 /// The cells of `box` (first cell `lo`) of the whole-grid matrix `a`, with their entries
 /// towards every cell of the grid (the neighbours' included).
@@ -201,21 +203,6 @@ TEST(SolverBoxes, CInterfaceTakesEachProcesssBox) {
               std::string::npos)
         << mpmg_last_error();
     mpmg_solver_destroy(h);
-}
-
-/// The message of the mpmg::Error of type E that f throws ("" when none).
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& m, const std::string& part) {
-    return m.find(part) != std::string::npos;
 }
 
 TEST(SolverBoxes, EveryProcessThrowsTheSameError) {

@@ -29,8 +29,10 @@ namespace mpmg {
 namespace {
 
 using dist::RowPartition;
+using dist::testing::contains;
 using dist::testing::rank;
 using dist::testing::size;
+using dist::testing::thrown;
 
 /// Rows first .. first + count - 1 of a (global columns).
 CsrMatrix block_of(const CsrMatrix& a, std::int64_t first, std::int64_t count) {
@@ -317,21 +319,6 @@ TEST(SolverRows, UpdateValuesKeepsTheAggregates) {
     for (double& v : minus_b) v = -v;
     ASSERT_TRUE(s.solve(minus_b, x3).converged);
     EXPECT_LT(true_residual(p.a, p.b, gathered(x3, rp)), 1e-8);
-}
-
-/// The message of the mpmg::Error that f throws, on every process ("" when none).
-template <class E, class F>
-std::string thrown(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "";
-}
-
-bool contains(const std::string& m, const std::string& part) {
-    return m.find(part) != std::string::npos;
 }
 
 TEST(SolverRows, EveryProcessThrowsTheSameError) {
