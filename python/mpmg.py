@@ -13,6 +13,15 @@ without x.
 
     x, info = mpmg.solve(A, b, rtol=1e-8)   # set up and solve once
 
+Under mpirun with mpi4py (Debian's python3-mpi4py), a Solver of a communicator takes each
+process's rows (setup_rows) or its box of a structured grid (setup_box), and solves for its
+part of b and x:
+
+    from mpi4py import MPI
+    solver = mpmg.Solver(comm=MPI.COMM_WORLD)
+    solver.setup_rows(first_row, n, my_rows)    # my_rows: SciPy sparse, global columns
+    x_mine, info = solver.solve(b_mine)
+
 Where libmpmg.so is: $MPMG_LIBRARY, else beside this file or up to three folders above it, in
 lib, lib64 or the multiarch lib folder there (`cmake --install` puts this file in
 PREFIX/lib/python3/dist-packages and the library in PREFIX/lib), else the system's library path.
@@ -140,6 +149,14 @@ def _declare(lib):
     lib.mpmg_keep_freed_memory.argtypes = []
     lib.mpmg_solver_create.restype = c.c_int
     lib.mpmg_solver_create.argtypes = [c.c_char_p, c.POINTER(c.c_void_p)]
+    lib.mpmg_solver_create_comm.restype = c.c_int
+    lib.mpmg_solver_create_comm.argtypes = [c.c_char_p, c.c_int, c.POINTER(c.c_void_p)]
+    lib.mpmg_solver_setup_rows.restype = c.c_int
+    lib.mpmg_solver_setup_rows.argtypes = [
+        c.c_void_p, c.c_int64, c.c_int64, c.c_int64, p_int64, p_int64, p_double]
+    lib.mpmg_solver_setup_stencil_box.restype = c.c_int
+    lib.mpmg_solver_setup_stencil_box.argtypes = [
+        c.c_void_p, p_int, p_int, c.c_int, c.c_int, c.c_int, c.c_int, c.c_int, p_int, p_double]
     lib.mpmg_solver_destroy.restype = None
     lib.mpmg_solver_destroy.argtypes = [c.c_void_p]
     lib.mpmg_solver_setup_csr.restype = c.c_int
@@ -192,11 +209,35 @@ def _vector(v, n: int, what: str) -> np.ndarray:
     return a
 
 
-def _csr_arrays(a):
-    """(rows, indptr, indices, data) of a square sparse matrix, columns sorted, no duplicates."""
+def _stencil_arrays(grid, offsets, values):
+    """(nx, ny, nz, r, offsets, values) of a stencil on the grid (nx, ny, nz), checked."""
+    nx, ny, nz = (int(v) for v in grid)
+    off = np.ascontiguousarray(np.asarray(offsets, dtype=np.intc))
+    if off.ndim != 2 or off.shape[1] != 3:
+        raise InvalidInput(f"offsets has shape {off.shape}; it must be (n_offsets, 3)", _INVALID)
+    vals = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+    cells = nx * ny * nz
+    if vals.ndim == 2:
+        r = 1
+    elif vals.ndim == 4 and vals.shape[2] == vals.shape[3]:
+        r = vals.shape[2]
+    else:
+        raise InvalidInput(
+            f"values has shape {vals.shape}; it must be (n_offsets, cells) or "
+            "(n_offsets, cells, r, r)", _INVALID)
+    if vals.shape[0] != off.shape[0] or vals.shape[1] != cells:
+        raise InvalidInput(
+            f"values has shape {vals.shape}; the grid has {cells} cells and offsets "
+            f"{off.shape[0]} rows", _INVALID)
+    return nx, ny, nz, r, off, vals
+
+
+def _csr_arrays(a, square: bool = True):
+    """(rows, indptr, indices, data) of a square sparse matrix (or with square False, of any
+    shape), columns sorted, no duplicates."""
     if hasattr(a, "tocsr"):
         m = a.tocsr()
-        if m.shape[0] != m.shape[1]:
+        if square and m.shape[0] != m.shape[1]:
             raise InvalidInput(f"A is {m.shape[0]} x {m.shape[1]}; it must be square", _INVALID)
         if not m.has_canonical_format:  # a copy: the caller's matrix stays as it was
             m = m.copy()
@@ -221,7 +262,11 @@ class Solver:
     max_iter, restart, threads, multigrid: {...}, problem: {grid: [nx, ny, nz], components: r}).
     """
 
-    def __init__(self, options: dict | None = None, **kwargs):
+    def __init__(self, options: dict | None = None, comm=None, **kwargs):
+        """`comm`: the processes that set up and solve together (an mpi4py communicator, or
+        its Fortran handle as an int); None for MPI_COMM_WORLD, which is one process unless
+        MPI was initialised (by mpi4py) under mpirun. A communicator of one process
+        (MPI.COMM_SELF) is a serial solver on each process."""
         lib = _load()
         opts = dict(options or {})
         opts.update(kwargs)
@@ -230,7 +275,11 @@ class Solver:
         self._rows = 0
         self._pattern = None  # (indptr, indices) of the last setup(a)
         text = json.dumps(opts).encode("utf-8")
-        _check(lib.mpmg_solver_create(text, ctypes.byref(self._handle)))
+        if comm is None:
+            _check(lib.mpmg_solver_create(text, ctypes.byref(self._handle)))
+        else:
+            handle = comm.py2f() if hasattr(comm, "py2f") else int(comm)
+            _check(lib.mpmg_solver_create_comm(text, handle, ctypes.byref(self._handle)))
 
     def close(self) -> None:
         """Frees the hierarchy now (otherwise when the object is collected)."""
@@ -319,6 +368,42 @@ class Solver:
                                                    _ptr(data, ctypes.c_double)))
         return self.report
 
+    def setup_rows(self, first_row: int, n: int, rows) -> dict:
+        """On a communicator of several processes (collective): this process's rows
+        first_row .. first_row + rows.shape[0] - 1 of the n x n matrix A, with A's global column
+        numbers (a SciPy sparse matrix of n columns, or (indptr, indices, data) CSR arrays),
+        rank 0's rows first (README "Under mpirun, from your own program"). solve() and
+        apply() then take this process's rows of the vectors. On one process: setup(A) for
+        first_row 0 and all of A. Returns the setup's report."""
+        count, indptr, indices, data = _csr_arrays(rows, square=False)
+        ip = np.ascontiguousarray(indptr, dtype=np.int64)
+        ix = np.ascontiguousarray(indices, dtype=np.int64)
+        data = np.ascontiguousarray(data, dtype=np.float64)
+        _check(self._lib.mpmg_solver_setup_rows(
+            self._live(), int(first_row), count, int(n), _ptr(ip, ctypes.c_int64),
+            _ptr(ix, ctypes.c_int64), _ptr(data, ctypes.c_double)))
+        self._rows = count
+        self._pattern = (indptr, indices)
+        return self.report
+
+    def setup_box(self, first_cell, grid, box, offsets, values) -> dict:
+        """On a communicator of several processes (collective): this process's box of the grid
+        `grid` = (NX, NY, NZ), `box` = (nx, ny, nz) cells from the global cell `first_cell`
+        (0-based), with `offsets` and `values` as setup_stencil takes them for the box's cells,
+        the entries towards the neighbours' cells included. The boxes form a grid of boxes in
+        rank order, x fastest (README "A structured grid in boxes"); solve() and apply() then
+        take the box's cells of the vectors. On one process: setup_stencil for first cell
+        (0, 0, 0) and the whole grid. Returns the setup's report."""
+        nx, ny, nz, r, off, vals = _stencil_arrays(box, offsets, values)
+        first = np.ascontiguousarray(np.asarray(first_cell, dtype=np.intc).reshape(3))
+        whole = np.ascontiguousarray(np.asarray(grid, dtype=np.intc).reshape(3))
+        _check(self._lib.mpmg_solver_setup_stencil_box(
+            self._live(), _ptr(first, ctypes.c_int), _ptr(whole, ctypes.c_int), nx, ny, nz, r,
+            off.shape[0], _ptr(off, ctypes.c_int), _ptr(vals, ctypes.c_double)))
+        self._rows = nx * ny * nz * r
+        self._pattern = None
+        return self.report
+
     def setup_stencil(self, grid, offsets, values) -> dict:
         """Builds the hierarchy for A on the grid `grid` = (nx, ny, nz) of cells, cell
         (i, j, k) = i + nx (j + ny k), from its stencil: `offsets`, n_offsets triples (dx, dy, dz)
@@ -326,25 +411,8 @@ class Solver:
         unknown per cell, or (n_offsets, cells, r, r) for r (values[d, c] couples cell c to
         cell c + offsets[d]; entries whose neighbour lies outside the grid are ignored). The
         structured path. Returns the setup's report."""
-        nx, ny, nz = (int(v) for v in grid)
-        off = np.ascontiguousarray(np.asarray(offsets, dtype=np.intc))
-        if off.ndim != 2 or off.shape[1] != 3:
-            raise InvalidInput(f"offsets has shape {off.shape}; it must be (n_offsets, 3)",
-                               _INVALID)
-        vals = np.ascontiguousarray(np.asarray(values, dtype=np.float64))
+        nx, ny, nz, r, off, vals = _stencil_arrays(grid, offsets, values)
         cells = nx * ny * nz
-        if vals.ndim == 2:
-            r = 1
-        elif vals.ndim == 4 and vals.shape[2] == vals.shape[3]:
-            r = vals.shape[2]
-        else:
-            raise InvalidInput(
-                f"values has shape {vals.shape}; it must be (n_offsets, cells) or "
-                "(n_offsets, cells, r, r)", _INVALID)
-        if vals.shape[0] != off.shape[0] or vals.shape[1] != cells:
-            raise InvalidInput(
-                f"values has shape {vals.shape}; the grid has {cells} cells and offsets "
-                f"{off.shape[0]} rows", _INVALID)
         _check(self._lib.mpmg_solver_setup_stencil(
             self._live(), nx, ny, nz, r, off.shape[0], _ptr(off, ctypes.c_int),
             _ptr(vals, ctypes.c_double)))

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
 #include <new>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 struct mpmg_solver {
     mpmg::Solver solver;
     std::string report;
+    mpmg::Communicator comm;  // the solver's processes, which agree on each call's checks
 };
 
 namespace {
@@ -56,6 +58,12 @@ int guarded(const char* call, F&& f) {
 
 void check_handle(const mpmg_solver* s, const char* what) {
     if (s == nullptr) throw mpmg::InvalidInput(fmt::format("{} is NULL", what));
+}
+
+/// The processes of a solver's calls: its communicator's, MPI_COMM_WORLD's for a NULL handle
+/// (each process then reports it).
+mpmg::Communicator processes(const mpmg_solver* s) {
+    return s != nullptr ? s->comm : mpmg::Communicator{};
 }
 
 void check_pointer(const void* p, const char* what) {
@@ -121,7 +129,7 @@ int mpmg_solver_create(const char* options_json, mpmg_solver** solver) {
     if (solver != nullptr) *solver = nullptr;
     return guarded("mpmg_solver_create", [&] {
         check_pointer(solver, "solver");
-        *solver = new mpmg_solver{mpmg::Solver(options_of(options_json)), {}};
+        *solver = new mpmg_solver{mpmg::Solver(options_of(options_json)), {}, {}};
         return MPMG_OK;
     });
 }
@@ -130,8 +138,8 @@ int mpmg_solver_create_comm(const char* options_json, int comm, mpmg_solver** so
     if (solver != nullptr) *solver = nullptr;
     return guarded("mpmg_solver_create_comm", [&] {
         check_pointer(solver, "solver");
-        *solver = new mpmg_solver{
-            mpmg::Solver(options_of(options_json), mpmg::Communicator::from_fortran(comm)), {}};
+        const auto c = mpmg::Communicator::from_fortran(comm);
+        *solver = new mpmg_solver{mpmg::Solver(options_of(options_json), c), {}, c};
         return MPMG_OK;
     });
 }
@@ -203,14 +211,16 @@ int mpmg_solver_setup_rows(mpmg_solver* solver, int64_t first_row, int64_t rows,
     return guarded("mpmg_solver_setup_rows", [&] {
         mpmg::CsrMatrix a;
         // What one process was given wrong, every process reports (the others would wait).
-        mpmg::dist::agreed([&] {
-            check_handle(solver, "solver");
-            if (rows < 0 || n < 1) {
-                throw mpmg::InvalidInput(
-                    fmt::format("rows = {} of n = {}: rows must be >= 0 and n >= 1", rows, n));
-            }
-            a = copied_csr(rows, n, row_ptr, col, val);
-        });
+        mpmg::dist::agreed(
+            [&] {
+                check_handle(solver, "solver");
+                if (rows < 0 || n < 1) {
+                    throw mpmg::InvalidInput(
+                        fmt::format("rows = {} of n = {}: rows must be >= 0 and n >= 1", rows, n));
+                }
+                a = copied_csr(rows, n, row_ptr, col, val);
+            },
+            processes(solver));
         solver->report = mpmg::to_json(solver->solver.setup(std::move(a), first_row)).dump();
         return MPMG_OK;
     });
@@ -231,15 +241,20 @@ int mpmg_solver_setup_stencil_box(mpmg_solver* solver, const int* first_cell, co
                                   int nx, int ny, int nz, int r, int n_offsets, const int* offsets,
                                   const double* values) {
     return guarded("mpmg_solver_setup_stencil_box", [&] {
-        check_handle(solver, "solver");
-        check_pointer(first_cell, "first_cell");
-        check_pointer(grid, "grid");
-        solver->report =
-            mpmg::to_json(solver->solver.setup(
-                              stencil_matrix(nx, ny, nz, r, n_offsets, offsets, values, true),
-                              {first_cell[0], first_cell[1], first_cell[2]},
-                              {grid[0], grid[1], grid[2]}))
-                .dump();
+        mpmg::SgDiaMatrix<double> a;
+        std::array<int, 3> first{};
+        mpmg::Box whole;
+        mpmg::dist::agreed(  // what one process was given wrong, every process reports
+            [&] {
+                check_handle(solver, "solver");
+                check_pointer(first_cell, "first_cell");
+                check_pointer(grid, "grid");
+                a = stencil_matrix(nx, ny, nz, r, n_offsets, offsets, values, true);
+                first = {first_cell[0], first_cell[1], first_cell[2]};
+                whole = mpmg::Box{grid[0], grid[1], grid[2]};
+            },
+            processes(solver));
+        solver->report = mpmg::to_json(solver->solver.setup(std::move(a), first, whole)).dump();
         return MPMG_OK;
     });
 }
@@ -252,10 +267,12 @@ int mpmg_solver_solve(mpmg_solver* solver, const double* b, double* x, int* iter
             throw mpmg::InvalidInput("no matrix yet; call a mpmg_solver_setup_* first");
         }
         const auto n = static_cast<std::size_t>(solver->solver.rows());
-        mpmg::dist::agreed([&] {  // under mpirun, every process reports what one found
-            if (n > 0) check_pointer(b, "b");
-            if (n > 0) check_pointer(x, "x");
-        });
+        mpmg::dist::agreed(
+            [&] {  // under mpirun, every process reports what one found
+                if (n > 0) check_pointer(b, "b");
+                if (n > 0) check_pointer(x, "x");
+            },
+            solver->comm);
         const mpmg::SolveResult r =
             solver->solver.solve(std::span<const double>(b, n), std::span<double>(x, n));
         solver->report = mpmg::to_json(r).dump();
@@ -286,10 +303,12 @@ int mpmg_solver_apply(mpmg_solver* solver, const double* r, double* z) {
             throw mpmg::InvalidInput("no matrix yet; call a mpmg_solver_setup_* first");
         }
         const auto n = static_cast<std::size_t>(solver->solver.rows());
-        mpmg::dist::agreed([&] {
-            if (n > 0) check_pointer(r, "r");
-            if (n > 0) check_pointer(z, "z");
-        });
+        mpmg::dist::agreed(
+            [&] {
+                if (n > 0) check_pointer(r, "r");
+                if (n > 0) check_pointer(z, "z");
+            },
+            solver->comm);
         solver->solver.apply(std::span<const double>(r, n), std::span<double>(z, n));
         return MPMG_OK;
     });

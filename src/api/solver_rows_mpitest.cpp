@@ -527,16 +527,22 @@ TEST(SolverComm, SelfIsASerialSolverOnEveryProcess) {
         ASSERT_TRUE(s.solve(p.b, x).converged);
         EXPECT_LT(true_residual(heavy, p.b, x), 1e-8);
     }
-    // The C interface on MPI_COMM_SELF.
+    // The C interface on MPI_COMM_SELF, its calls as many on each process as it likes too.
     mpmg_solver* h = nullptr;
     ASSERT_EQ(mpmg_solver_create_comm(nullptr, MPI_Comm_c2f(MPI_COMM_SELF), &h), MPMG_OK);
     ASSERT_EQ(
         mpmg_solver_setup_csr(h, p.a.rows, p.a.row_ptr.data(), p.a.col.data(), p.a.val.data()),
         MPMG_OK)
         << mpmg_last_error();
-    std::vector<double> xc(p.b.size(), 0.0);
-    ASSERT_EQ(mpmg_solver_solve(h, p.b.data(), xc.data(), nullptr, nullptr), MPMG_OK)
-        << mpmg_last_error();
+    std::vector<double> xc(p.b.size(), 0.0), zc(p.b.size());
+    for (int k = 0; k <= rank(); ++k) {
+        ASSERT_EQ(mpmg_solver_apply(h, p.b.data(), zc.data()), MPMG_OK) << mpmg_last_error();
+    }
+    for (int k = 0; k <= 2 * rank(); ++k) {
+        std::fill(xc.begin(), xc.end(), 0.0);
+        ASSERT_EQ(mpmg_solver_solve(h, p.b.data(), xc.data(), nullptr, nullptr), MPMG_OK)
+            << mpmg_last_error();
+    }
     EXPECT_LT(true_residual(p.a, p.b, xc), 1e-8);
     mpmg_solver_destroy(h);
 

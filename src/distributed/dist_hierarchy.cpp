@@ -396,7 +396,11 @@ void DistHierarchy::build_tail(GalerkinLevels& g, const SgDiaMatrix<double>& fir
 
 DistHierarchy::~DistHierarchy() {
     nested_.reset();  // its levels and communicators first
-    if (sub_ != MPI_COMM_NULL) MPI_Comm_free(&sub_);
+    // A Solver may outlive MPI (a Python object collected at exit, a static): nothing of MPI's
+    // is freed after MPI_Finalize.
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (sub_ != MPI_COMM_NULL && finalised == 0) MPI_Comm_free(&sub_);
 }
 
 int DistHierarchy::distributed_levels() const {

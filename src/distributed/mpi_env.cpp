@@ -109,7 +109,7 @@ int size(const Communicator&) { return 1; }
 
 bool distributed(const Communicator& c) { return size(c) > 1; }
 
-bool all_ranks(bool mine, const Communicator& c) {
+bool all_ranks(bool mine, [[maybe_unused]] const Communicator& c) {
 #ifdef MPMG_HAVE_MPI
     if (distributed(c)) {
         int flag = mine ? 1 : 0;
@@ -120,14 +120,14 @@ bool all_ranks(bool mine, const Communicator& c) {
     return mine;
 }
 
-double max_all_ranks(double mine, const Communicator& c) {
+double max_all_ranks(double mine, [[maybe_unused]] const Communicator& c) {
 #ifdef MPMG_HAVE_MPI
     if (distributed(c)) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_MAX, mpi_comm(c));
 #endif
     return mine;
 }
 
-void agreed(const std::function<void()>& f, const Communicator& c) {
+void agreed(const std::function<void()>& f, [[maybe_unused]] const Communicator& c) {
 #ifdef MPMG_HAVE_MPI
     if (distributed(c)) {
         run_agreed(
