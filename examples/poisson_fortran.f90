@@ -86,6 +86,16 @@ program poisson_fortran
     call solve_twice('stencil')
     call mpmg_destroy(s)
 
+    ! The stencil as the box of one process, on the communicator of that process alone
+    ! (MPI_COMM_SELF's handle where MPI runs; any handle is one process without it): the box
+    ! from cell (1, 1, 1), 1-based, is the whole grid.
+    status = mpmg_create_comm('', 1, s)
+    if (status /= MPMG_OK) call fail('mpmg_create_comm')
+    status = mpmg_setup_stencil_box(s, [1, 1, 1], [n, n, n], n, n, n, 1, offsets, values, 1)
+    if (status /= MPMG_OK) call fail('mpmg_setup_stencil_box')
+    call solve_twice('stencil, box of one process')
+    call mpmg_destroy(s)
+
     status = mpmg_create('{"max_iter": 0}', s)
     print '(a, i0, 3a)', 'bad options: status ', status, ' "', mpmg_last_error(), '"'
     if (status /= MPMG_INVALID_INPUT) bad = .true.
