@@ -167,12 +167,11 @@ struct Solver::Impl {
     bool setup_symmetric = false;  // the caller's matrix at setup()
     std::vector<bool> kept_entry;
     std::vector<std::int64_t> value_source;
-    // setup(rows, first_row) under mpirun: A's rows on the processes, its operator and builder
-    // (rows above: this process's).
-    std::unique_ptr<dist::RowBlockSystem> blocks;
-    // setup(block, first_cell, grid) on several processes: the structured path on the
-    // processes' boxes (rows above: this process's cells x unknowns).
-    std::unique_ptr<dist::GridBlockSystem> boxes;
+    // A setup on several processes: their rows (setup(rows, first_row), RowBlockSystem) or
+    // their boxes of a grid (setup(block, first_cell, grid), GridBlockSystem, `boxes`), A's
+    // operator and the hierarchy's builder (rows above: this process's).
+    std::unique_ptr<dist::DistSystem> processes;
+    bool boxes = false;
     std::int64_t first_row = 0;  // of this process's rows in A (setup(rows, first_row))
     // For update_values on the processes' rows: the caller's pattern (row_ptr and col, no
     // values) and the hierarchy's aggregates.
@@ -188,7 +187,7 @@ struct Solver::Impl {
     const char* holder() const { return several() ? "the process has" : "A has"; }
 
     /// Set up on several processes (each holding its rows or its box).
-    bool several() const { return blocks || boxes; }
+    bool several() const { return processes != nullptr; }
     bool structured() const { return grid64 || grid32 || boxes; }
 
     /// The caller's number of the solver's row i (renumbered on the AMG path by perm).
@@ -204,8 +203,8 @@ struct Solver::Impl {
         csr64.reset();
         csr32.reset();
         build = nullptr;
-        blocks.reset();
-        boxes.reset();
+        processes.reset();
+        boxes = false;
         first_row = 0;
         rows_pattern = CsrMatrix();
         rows_aggregates = dist::KeptAggregates{};
@@ -331,13 +330,18 @@ struct Solver::Impl {
     /// resolve_amg make, made over all processes (RowBlockSystem), with the kept aggregates.
     void setup_rows(CsrMatrix mine, BlockSizeChoice& block) {
         resolved.method = MethodKind::amg;
-        blocks = std::make_unique<dist::RowBlockSystem>(std::move(mine), first_row, comm, resolved,
-                                                        prepared, block, &rows_aggregates);
-        rows = blocks->local_rows();
-        nnz = blocks->global_nnz();
-        build = blocks->build();
-        fallbacks = blocks->fallbacks();
-        blocks->reset_comm();
+        take(std::make_unique<dist::RowBlockSystem>(std::move(mine), first_row, comm, resolved,
+                                                    prepared, block, &rows_aggregates));
+    }
+
+    /// The operator and builder of a setup on several processes.
+    void take(std::unique_ptr<dist::DistSystem> system) {
+        processes = std::move(system);
+        rows = processes->local_rows();
+        nnz = processes->global_nnz();
+        build = processes->build();
+        fallbacks = processes->fallbacks();
+        processes->reset_comm();
     }
 
     /// update_values after setup(rows, first_row): the caller's pattern with the new values,
@@ -366,21 +370,21 @@ struct Solver::Impl {
         CsrMatrix mine = rows_pattern;
         mine.val.assign(values.begin(), values.end());
         state.reset();
-        blocks.reset();
+        processes.reset();
         resolved = given;
         resolved.multigrid.block_size = setup_info.block_size;  // the setup's; its reason stays
         BlockSizeChoice asked;
         setup_rows(std::move(mine), asked);
-        SetupResult out = finish_rows_setup(t0);
+        SetupResult out = finish_processes_setup(t0);
         out.reused_aggregates = true;
         return out;
     }
 
-    /// finish_setup for the processes' rows: A's rows and the partition in the report.
-    SetupResult finish_rows_setup(Clock::time_point t0) {
+    /// finish_setup on several processes: A's rows and the partition in the report.
+    SetupResult finish_processes_setup(Clock::time_point t0) {
         finish_setup(t0);
-        setup_info.rows = blocks->global_rows();
-        setup_info.partition = blocks->partition(setup_info.levels.size());
+        setup_info.rows = processes->global_rows();
+        setup_info.partition = processes->partition(setup_info.levels.size());
         return setup_info;
     }
 
@@ -534,7 +538,7 @@ SetupResult Solver::setup(CsrMatrix rows, std::int64_t first_row) {
     s.setup_rows(std::move(rows), block);
     s.setup_info.block_size = block.block;
     s.setup_info.block_size_reason = block.why;
-    return s.finish_rows_setup(t0);
+    return s.finish_processes_setup(t0);
 }
 
 SetupResult Solver::setup(SgDiaMatrix<double> block, std::array<int, 3> first_cell, Box grid) {
@@ -583,17 +587,10 @@ SetupResult Solver::setup(SgDiaMatrix<double> block, std::array<int, 3> first_ce
     s.restart();
     const ThreadScope thread_scope(s.given.threads);
     const auto t0 = Clock::now();
-    s.boxes = std::make_unique<dist::GridBlockSystem>(std::move(block), first_cell, grid, s.comm,
-                                                      s.resolved, s.prepared);
-    s.rows = s.boxes->local_rows();
-    s.nnz = s.boxes->global_nnz();
-    s.build = s.boxes->build();
-    s.fallbacks = s.boxes->fallbacks();
-    s.boxes->reset_comm();
-    s.finish_setup(t0);
-    s.setup_info.rows = s.boxes->global_rows();
-    s.setup_info.partition = s.boxes->partition();
-    return s.setup_info;
+    s.take(std::make_unique<dist::GridBlockSystem>(std::move(block), first_cell, grid, s.comm,
+                                                   s.resolved, s.prepared));
+    s.boxes = true;
+    return s.finish_processes_setup(t0);
 }
 
 SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
@@ -607,8 +604,7 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
         s.comm);
     const ThreadScope thread_scope(s.given.threads);
     const auto t0 = Clock::now();
-    if (s.blocks) s.blocks->reset_comm();
-    if (s.boxes) s.boxes->reset_comm();
+    if (s.processes) s.processes->reset_comm();
     SolveResult out;
     // A hierarchy that the guard could not rebuild in the last solve is built again as first.
     if (!s.state->m) s.state = guarded_setup(s.build, s.resolved, out);
@@ -632,10 +628,8 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
         if (s.grid32) s.run(*s.grid32, x_given, out);
         if (s.csr64) s.run(*s.csr64, x_given, out);
         if (s.csr32) s.run(*s.csr32, x_given, out);
-        if (s.blocks && s.blocks->op64()) s.run(*s.blocks->op64(), x_given, out);
-        if (s.blocks && s.blocks->op32()) s.run(*s.blocks->op32(), x_given, out);
-        if (s.boxes && s.boxes->op64()) s.run(*s.boxes->op64(), x_given, out);
-        if (s.boxes && s.boxes->op32()) s.run(*s.boxes->op32(), x_given, out);
+        if (s.processes && s.processes->op64()) s.run(*s.processes->op64(), x_given, out);
+        if (s.processes && s.processes->op32()) s.run(*s.processes->op32(), x_given, out);
     } catch (...) {
         out.x.swap(s.x_work);
         throw;
@@ -648,9 +642,9 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.other_s = std::max(0.0, out.total_s - out.setup_s - out.preconditioner_s);
     out.problem = s.boxes          ? "structured boxes (Solver)"
                   : s.structured() ? "structured (Solver)"
-                  : s.blocks       ? "csr rows (Solver)"
+                  : s.processes    ? "csr rows (Solver)"
                                    : "csr (Solver)";
-    out.rows = s.blocks ? s.blocks->global_rows() : s.boxes ? s.boxes->global_rows() : s.rows;
+    out.rows = s.processes ? s.processes->global_rows() : s.rows;
     out.nnz = s.nnz;
     out.options = s.resolved;
     out.negated = s.prepared.negated;
@@ -661,9 +655,10 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.operator_storage = s.resolved.precision.krylov;  // the AMG path's; the structured below
     if (s.grid64) s.grid64->report(out);
     if (s.grid32) s.grid32->report(out);
-    if (s.boxes) s.boxes->report(out);
-    if (s.blocks) out.partition = s.blocks->partition(out.levels.size());
-    if (s.boxes) out.partition = s.boxes->partition();
+    if (s.processes) {
+        s.processes->report(out);
+        out.partition = s.processes->partition(out.levels.size());
+    }
     return out;
 }
 
@@ -726,7 +721,7 @@ SetupResult Solver::update_values(std::span<const double> values) {
             "Solver::update_values: the last setup took the structured path, which has no "
             "aggregates to keep; call setup() with the new matrix");
     }
-    if (s.blocks) return s.update_rows(values);
+    if (s.processes) return s.update_rows(values);
     if (s.user_nnz < 0) {
         throw InvalidInput(
             "Solver::update_values: the last setup took an SgDiaMatrix, whose entries have no "

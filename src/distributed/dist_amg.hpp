@@ -31,6 +31,7 @@
 #include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
 #include "distributed/dist_read.hpp"
+#include "distributed/dist_system.hpp"
 #include "distributed/mpi_env.hpp"
 #include "krylov/krylov.hpp"
 #include "mpmg/solver.hpp"
@@ -71,7 +72,7 @@ struct KeptAggregates {
 void check_same_options(SolverOptions o, MPI_Comm comm);
 #endif
 
-class RowBlockSystem {
+class RowBlockSystem final : public DistSystem {
 public:
     /// Checks (every process throws the same InvalidInput, naming the rank, the row and what is
     /// wrong) that `mine` is this process's block of A, the processes those of `comm`: well-formed
@@ -87,23 +88,20 @@ public:
     RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Communicator& comm,
                    SolverOptions& o, PreparedMatrix& prepared, BlockSizeChoice& block,
                    KeptAggregates* kept);
-    ~RowBlockSystem();
+    ~RowBlockSystem() override;
     RowBlockSystem(const RowBlockSystem&) = delete;
     RowBlockSystem& operator=(const RowBlockSystem&) = delete;
 
-    std::int64_t local_rows() const;
-    std::int64_t global_rows() const;
-    std::int64_t global_nnz() const;
-    /// A's operator in K = FP64 or FP32: one of them is set.
-    const LinearOperator<double>* op64() const;
-    const LinearOperator<float>* op32() const;
-    /// The distributed hierarchy (DistAmg) for a plan and options; the guard's builder.
-    const BuildFn& build() const;
-    const GuardFallbacks& fallbacks() const;
-    /// The partition of a hierarchy of `levels` levels, with the communication since the last
-    /// reset_comm().
-    PartitionInfo partition(std::size_t levels) const;
-    void reset_comm() const;
+    std::int64_t local_rows() const override;
+    std::int64_t global_rows() const override;
+    std::int64_t global_nnz() const override;
+    const LinearOperator<double>* op64() const override;
+    const LinearOperator<float>* op32() const override;
+    /// Builds DistAmg.
+    const BuildFn& build() const override;
+    const GuardFallbacks& fallbacks() const override;
+    PartitionInfo partition(std::size_t levels) const override;
+    void reset_comm() const override;
 
 private:
     struct Impl;

@@ -543,7 +543,7 @@ void GridBlockSystem::report(SolveResult& out) const {
     if (impl_->op32) fill(*impl_->op32);
 }
 
-PartitionInfo GridBlockSystem::partition() const {
+PartitionInfo GridBlockSystem::partition(std::size_t) const {
     PartitionInfo info = grid_info(impl_->part, impl_->shape);
     info.input = "boxes given by each process (Solver::setup with a first cell)";
     return info;
@@ -579,7 +579,7 @@ const LinearOperator<float>* GridBlockSystem::op32() const { return nullptr; }
 const BuildFn& GridBlockSystem::build() const { throw Unsupported("no MPI"); }
 const GuardFallbacks& GridBlockSystem::fallbacks() const { throw Unsupported("no MPI"); }
 void GridBlockSystem::report(SolveResult&) const {}
-PartitionInfo GridBlockSystem::partition() const { return {}; }
+PartitionInfo GridBlockSystem::partition(std::size_t) const { return {}; }
 void GridBlockSystem::reset_comm() const {}
 
 }  // namespace mpmg::dist

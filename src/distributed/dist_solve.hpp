@@ -9,6 +9,7 @@
 
 #include "api/guarded_solve.hpp"
 #include "api/problem_input.hpp"
+#include "distributed/dist_system.hpp"
 #include "distributed/partition.hpp"
 #include "io/problems.hpp"
 #include "krylov/krylov.hpp"
@@ -43,7 +44,7 @@ bool solve_structured(StructuredProblem& p, const std::optional<Partition>& part
 /// caller holds it. Built once, applied to many right-hand sides; every call is collective over
 /// the Solver's communicator. Only in a build with MPI: elsewhere the constructor throws
 /// Unsupported.
-class GridBlockSystem {
+class GridBlockSystem final : public DistSystem {
 public:
     /// `mine`: this process's cells of A, the box whose first cell is the global cell
     /// `first_cell` of `grid`; its entries towards cells of other processes are kept (the
@@ -56,24 +57,22 @@ public:
     /// resolved, `prepared`) and sets up A's operator in K. The hierarchy is built by build().
     GridBlockSystem(SgDiaMatrix<double> mine, std::array<int, 3> first_cell, Box grid,
                     const Communicator& comm, SolverOptions& o, PreparedMatrix& prepared);
-    ~GridBlockSystem();
+    ~GridBlockSystem() override;
     GridBlockSystem(const GridBlockSystem&) = delete;
     GridBlockSystem& operator=(const GridBlockSystem&) = delete;
 
-    std::int64_t local_rows() const;
-    std::int64_t global_rows() const;
-    std::int64_t global_nnz() const;
-    /// A's operator in K = FP64 or FP32: one of them is set.
-    const LinearOperator<double>* op64() const;
-    const LinearOperator<float>* op32() const;
-    /// The distributed hierarchy (DistHierarchy) for a plan and options; the guard's builder.
-    const BuildFn& build() const;
-    const GuardFallbacks& fallbacks() const;
-    /// The storage the operator's products read (this process's), into `out`.
-    void report(SolveResult& out) const;
-    /// The partition with the communication since the last reset_comm().
-    PartitionInfo partition() const;
-    void reset_comm() const;
+    std::int64_t local_rows() const override;
+    std::int64_t global_rows() const override;
+    std::int64_t global_nnz() const override;
+    const LinearOperator<double>* op64() const override;
+    const LinearOperator<float>* op32() const override;
+    /// Builds DistHierarchy.
+    const BuildFn& build() const override;
+    const GuardFallbacks& fallbacks() const override;
+    /// The storage this process's products read (each process decides for its block).
+    void report(SolveResult& out) const override;
+    PartitionInfo partition(std::size_t levels) const override;
+    void reset_comm() const override;
 
 private:
     struct Impl;
