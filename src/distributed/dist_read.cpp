@@ -213,35 +213,48 @@ bool ghosted_symmetric(const GhostedRows& g, const GhostedRows* present, const P
     const SgDiaMatrix<double>& a = g.a;
     const Stencil& s = a.stencil();
     const Box& box = a.box();
+    const Box own = p.local();
+    const auto lo = p.lo();
     const int r = a.block();
-    const auto stored = [&](int d, std::int64_t c, int i, int j) {
-        return present != nullptr ? present->a.value(d, c, i, j) != 0.0
-                                  : a.value(d, c, i, j) != 0.0;
-    };
+    const std::int64_t rr = std::int64_t{r} * r;
+    const double tol = 1e-12 * scale;
     bool ok = true;
-    for_each_own_cell(g, p, [&](std::int64_t c) {
-        for (int d = 0; d < s.size() && ok; ++d) {
-            const Offset o = s[d];
-            const int m = s.find(Offset{-o.dx, -o.dy, -o.dz});
-            // The neighbour, in the box: own cells lie at least kGalerkinMargin inside it
-            // unless on the grid's face, where an entry outwards is never stored.
-            const std::int64_t ci = c % box.nx, cj = c / box.nx % box.ny,
-                               ck = c / (std::int64_t{box.nx} * box.ny);
-            if (ci + o.dx < 0 || ci + o.dx >= box.nx || cj + o.dy < 0 || cj + o.dy >= box.ny ||
-                ck + o.dz < 0 || ck + o.dz >= box.nz) {
-                continue;
-            }
-            const std::int64_t q = c + o.dx + box.nx * (o.dy + std::int64_t{box.ny} * o.dz);
-            for (int i = 0; i < r; ++i) {
-                for (int j = 0; j < r; ++j) {
-                    const double v = a.value(d, c, i, j);
-                    const double w = m >= 0 ? a.value(m, q, j, i) : 0.0;
-                    const bool sv = stored(d, c, i, j), sw = m >= 0 && stored(m, q, j, i);
-                    if (sv != sw || std::fabs(v - w) > 1e-12 * scale) ok = false;
+    // Offset by offset, x-line by x-line of the own cells: entry (i, j) of cell c at offset d
+    // against entry (j, i) of its neighbour q = c + d at the mirrored offset. The neighbour
+    // lies in the box (own cells lie at least kGalerkinMargin inside it unless on the grid's
+    // face, where an entry outwards is never stored), or the entry is skipped.
+    for (int d = 0; d < s.size() && ok; ++d) {
+        const Offset o = s[d];
+        const int m = s.find(Offset{-o.dx, -o.dy, -o.dz});
+        const double* vd = a.diagonal(d);
+        const double* vm = m >= 0 ? a.diagonal(m) : nullptr;
+        const double* sd = present != nullptr ? present->a.diagonal(d) : vd;  // stored where != 0
+        const double* sm = m < 0 ? nullptr : present != nullptr ? present->a.diagonal(m) : vm;
+        const std::int64_t shift = o.dx + box.nx * (o.dy + std::int64_t{box.ny} * o.dz);
+        // The own cells' x-range in the box whose neighbour along x stays in it.
+        const int i0 = std::max(lo[0] - g.lo[0], -o.dx);
+        const int i1 = std::min(lo[0] - g.lo[0] + own.nx, box.nx - o.dx);
+        for (int k = lo[2] - g.lo[2]; k < lo[2] - g.lo[2] + own.nz && ok; ++k) {
+            if (k + o.dz < 0 || k + o.dz >= box.nz) continue;
+            for (int j = lo[1] - g.lo[1]; j < lo[1] - g.lo[1] + own.ny && ok; ++j) {
+                if (j + o.dy < 0 || j + o.dy >= box.ny) continue;
+                const std::int64_t line = box.nx * (j + std::int64_t{box.ny} * k);
+                for (std::int64_t c = line + i0; c < line + i1; ++c) {
+                    const std::int64_t q = c + shift;
+                    for (int bi = 0; bi < r; ++bi) {
+                        for (int bj = 0; bj < r; ++bj) {
+                            const std::int64_t at = c * rr + bi * r + bj,
+                                               mirror = q * rr + bj * r + bi;
+                            const double v = vd[at];
+                            const double w = vm != nullptr ? vm[mirror] : 0.0;
+                            const bool sv = sd[at] != 0.0, sw = sm != nullptr && sm[mirror] != 0.0;
+                            ok = ok && sv == sw && !(std::fabs(v - w) > tol);
+                        }
+                    }
                 }
             }
         }
-    });
+    }
     int flag = ok ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LAND, comm);
     return flag != 0;
