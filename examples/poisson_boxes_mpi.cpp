@@ -31,8 +31,8 @@ int run(int n, MPI_Comm cart) {
     int rank = 0, size = 1;
     MPI_Comm_rank(cart, &rank);
     MPI_Comm_size(cart, &size);
-    // MPI_Cart_create numbers the last dimension fastest: it is x here, so that rank =
-    // cx + px (cy + py cz) as mpmg takes the boxes.
+    // MPI_Cart_create numbers the last dimension fastest: it is x here, so that the ranks are in
+    // the boxes' order, x fastest, and mpmg needs no renumbering (any order would do).
     int dims[3] = {0, 0, 0}, periods[3] = {0, 0, 0}, coords[3] = {0, 0, 0};
     MPI_Cart_get(cart, 3, dims, periods, coords);
     const std::array<int, 3> process{coords[2], coords[1], coords[0]};  // x, y, z

@@ -391,7 +391,7 @@ class Solver:
         `grid` = (NX, NY, NZ), `box` = (nx, ny, nz) cells from the global cell `first_cell`
         (0-based), with `offsets` and `values` as setup_stencil takes them for the box's cells,
         the entries towards the neighbours' cells included. The boxes form a grid of boxes in
-        rank order, x fastest (README "A structured grid in boxes"); solve() and apply() then
+        any rank order (README "A structured grid in boxes"); solve() and apply() then
         take the box's cells of the vectors. On one process: setup_stencil for first cell
         (0, 0, 0) and the whole grid. Returns the setup's report."""
         nx, ny, nz, r, off, vals = _stencil_arrays(box, offsets, values)

@@ -83,7 +83,7 @@ int mpmg_solver_setup_stencil(mpmg_solver* solver, int nx, int ny, int nz, int r
  * cells from the global cell first_cell (0-based), with offsets and values as
  * mpmg_solver_setup_stencil takes them for the box's cells, the entries towards the
  * neighbours' cells included (those towards cells outside the grid are ignored). The boxes
- * form a grid of boxes in rank order, x fastest (rank = cx + px (cy + py cz)). Collective;
+ * form a grid of boxes covering the grid, in any rank order. Collective;
  * mpmg_solver_solve and mpmg_solver_apply then take the box's cells of the vectors. On one
  * process: mpmg_solver_setup_stencil for first cell 0,0,0 and the whole grid. */
 int mpmg_solver_setup_stencil_box(mpmg_solver* solver, const int* first_cell, const int* grid,

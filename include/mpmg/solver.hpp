@@ -191,9 +191,9 @@ public:
     /// takes a matrix: this process's box of the `grid` (its cells first_cell ..
     /// first_cell + block.box() - 1), with the entries of its cells' rows, those towards the
     /// neighbours' cells included (entries towards cells outside the grid are ignored). The
-    /// boxes form a grid of boxes (as MPI_Cart_create's coordinates give them), rank = cx + px
-    /// (cy + py cz) in the communicator (x fastest), covering the grid; every process gives the
-    /// same grid and unknowns per cell (the stencil may differ: the union is taken). Collective,
+    /// boxes form a grid of boxes covering the grid (as MPI_Cart_create lays them out), in any
+    /// rank order; every process gives the same grid and unknowns per cell (the stencil may
+    /// differ: the union is taken). Collective,
     /// as setup(rows, first_row). The boxes are kept (nothing moved), so solve() and apply()
     /// take and give this process's cells of b, x, r and z (block.rows() values, x fastest,
     /// unknowns of a cell together), and rows() is their count. The hierarchy is the CLI's

@@ -359,7 +359,7 @@ namespace {
 /// The processes' boxes as a Partition (collective): every process checks the same gathered
 /// corners and extents, so each throws the same InvalidInput.
 Partition caller_boxes(const SgDiaMatrix<double>& mine, const std::array<int, 3>& first,
-                       const Box& grid, MPI_Comm comm, Stencil& stencil) {
+                       const Box& grid, MPI_Comm comm, Stencil& stencil, bool* in_order) {
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -427,28 +427,53 @@ Partition caller_boxes(const SgDiaMatrix<double>& mine, const std::array<int, 3>
             size, grid.nx, grid.ny, grid.nz, dims[0], dims[1], dims[2], cuts[0][0], cuts[1][0],
             cuts[2][0], boxes(0)));
     }
-    const Partition part = Partition::from_cuts(grid, cuts, rank);
+    // Each box's place in the grid of boxes (x fastest), checked against its extents.
+    std::vector<int> place(static_cast<std::size_t>(size), -1), holder(place.size(), -1);
     for (int q = 0; q < size; ++q) {
-        const auto lo = part.lo(q);
-        const Box b = part.box(q);
-        if (lo[0] != field(q, 0) || lo[1] != field(q, 1) || lo[2] != field(q, 2) ||
-            b.nx != field(q, 3) || b.ny != field(q, 4) || b.nz != field(q, 5)) {
-            const auto c = part.coord(q);
-            throw InvalidInput(fmt::format(
-                "Solver::setup: rank {} holds {}; the boxes form a {}x{}x{} grid of boxes, whose "
-                "box ({},{},{}) is rank {}'s (rank = cx + {} (cy + {} cz), x fastest): cells "
-                "({},{},{}) .. ({},{},{})",
-                q, boxes(q), dims[0], dims[1], dims[2], c[0], c[1], c[2], q, dims[0], dims[1],
-                lo[0], lo[1], lo[2], lo[0] + b.nx - 1, lo[1] + b.ny - 1, lo[2] + b.nz - 1));
+        std::array<int, 3> c{};
+        for (std::size_t d = 0; d < 3; ++d) {
+            const std::vector<int>& cd = cuts[d];
+            c[d] = static_cast<int>(
+                std::lower_bound(cd.begin(), cd.end(), field(q, static_cast<int>(d))) - cd.begin());
         }
+        const int at = c[0] + static_cast<int>(dims[0]) * (c[1] + static_cast<int>(dims[1]) * c[2]);
+        bool fits = true;
+        for (std::size_t d = 0; d < 3; ++d) {
+            const auto i = static_cast<std::size_t>(c[d]);
+            fits = fits && cuts[d][i + 1] - cuts[d][i] == field(q, static_cast<int>(d) + 3);
+        }
+        const int other = holder[static_cast<std::size_t>(at)];
+        if (!fits || other >= 0) {
+            const auto i = [&](std::size_t d) { return static_cast<std::size_t>(c[d]); };
+            throw InvalidInput(fmt::format(
+                "Solver::setup: rank {} holds {}; the boxes' first cells cut the grid into "
+                "{}x{}x{} boxes, and the one from its first cell is cells ({},{},{}) .. "
+                "({},{},{}){}",
+                q, boxes(q), dims[0], dims[1], dims[2], cuts[0][i(0)], cuts[1][i(1)], cuts[2][i(2)],
+                cuts[0][i(0) + 1] - 1, cuts[1][i(1) + 1] - 1, cuts[2][i(2) + 1] - 1,
+                other >= 0 ? fmt::format(", which rank {} holds too", other) : std::string()));
+        }
+        holder[static_cast<std::size_t>(at)] = q;
+        place[static_cast<std::size_t>(q)] = at;
     }
-    return part;
+    *in_order = true;
+    for (int q = 0; q < size; ++q) *in_order = *in_order && place[static_cast<std::size_t>(q)] == q;
+    return Partition::from_cuts(grid, cuts, place[static_cast<std::size_t>(rank)]);
 }
 
 }  // namespace
 
 struct GridBlockSystem::Impl {
-    MPI_Comm comm = MPI_COMM_NULL;
+    Impl() = default;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
+    ~Impl() {
+        int finalised = 0;
+        MPI_Finalized(&finalised);
+        if (renumbered != MPI_COMM_NULL && finalised == 0) MPI_Comm_free(&renumbered);
+    }
+    MPI_Comm comm = MPI_COMM_NULL;        // the processes in the boxes' order (x fastest)
+    MPI_Comm renumbered = MPI_COMM_NULL;  // owned: comm, when the caller's ranks are in another
     Partition part;
     GhostedRows rows0;
     std::unique_ptr<DistOperator<double>> op64;
@@ -466,7 +491,12 @@ GridBlockSystem::GridBlockSystem(SgDiaMatrix<double> mine, std::array<int, 3> fi
     s.comm = mpi_comm(c);
     check_same_options(o, s.comm);
     Stencil stencil;
-    s.part = caller_boxes(mine, first_cell, grid, s.comm, stencil);
+    bool in_order = true;
+    s.part = caller_boxes(mine, first_cell, grid, s.comm, stencil, &in_order);
+    if (!in_order) {  // the same processes numbered by their boxes' places, x fastest
+        MPI_Comm_split(s.comm, 0, s.part.rank(), &s.renumbered);
+        s.comm = s.renumbered;
+    }
     // This process's rows with the setup's margin: its own from `mine`, the margin's from the
     // processes that own them.
     const int r = mine.block();

@@ -49,9 +49,10 @@ public:
     /// `mine`: this process's cells of A, the box whose first cell is the global cell
     /// `first_cell` of `grid`; its entries towards cells of other processes are kept (the
     /// coupling), those towards cells outside the grid ignored. Checks (every process throws
-    /// the same InvalidInput, naming the rank) that the boxes form a grid of boxes in rank
-    /// order (x fastest) covering `grid`, with the same grid and unknowns per cell on every
-    /// process and the same options (threads aside). The stencil is the union of the
+    /// the same InvalidInput, naming the rank) that the boxes form a grid of boxes covering
+    /// `grid` (in any rank order: the hierarchy then runs on the processes renumbered by their
+    /// boxes' places, x fastest, a communicator of its own), with the same grid and unknowns per
+    /// cell on every process and the same options (threads aside). The stencil is the union of the
     /// processes'. Then decides what setup(SgDiaMatrix) decides (CG when A is exactly
     /// symmetric, SymGS, linear interpolation, the cycle, -A and the input scale: `o`
     /// resolved, `prepared`) and sets up A's operator in K. The hierarchy is built by build().
