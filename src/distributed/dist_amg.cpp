@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "api/guarded_solve.hpp"
+#include "api/operators.hpp"
 #include "distributed/agree.hpp"
 #include "distributed/dist_csr.hpp"
 #include "distributed/dist_ops.hpp"
@@ -515,11 +516,7 @@ void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::v
          const SolverOptions& o, bool symmetric_a, SolveResult& out, int* distributed_levels) {
     TruncationCounts local;
     const RowBlockOperator<K> a(a0, local);
-    const TruncationCounts counts = allreduce(local, a0.comm());
-    if (counts.overflow > 0) {
-        throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
-                                         counts.overflow, to_string(o.precision.krylov)));
-    }
+    check_k(allreduce(local, a0.comm()), o.precision.krylov);
     const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{},
@@ -982,11 +979,7 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Com
     } else {
         s.op32 = std::make_unique<RowBlockOperator<float>>(s.a0, local);
     }
-    const TruncationCounts counts = allreduce(local, comm);
-    if (counts.overflow > 0) {
-        throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
-                                         counts.overflow, to_string(o.precision.krylov)));
-    }
+    check_k(allreduce(local, comm), o.precision.krylov);
     const bool cg = o.solver == SolverKind::cg;
     s.build = [&s, cg, symmetric_a, kept](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(std::make_unique<DistAmg>(

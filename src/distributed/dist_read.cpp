@@ -239,29 +239,21 @@ bool ghosted_symmetric(const GhostedRows& g, const GhostedRows* present, const P
             for (int j = lo[1] - g.lo[1]; j < lo[1] - g.lo[1] + own.ny && ok; ++j) {
                 if (j + o.dy < 0 || j + o.dy >= box.ny) continue;
                 const std::int64_t line = box.nx * (j + std::int64_t{box.ny} * k);
-                if (r == 1 && vm != nullptr) {  // one unknown a cell: a branch-free line
-                    unsigned differ = 0;
-                    for (std::int64_t c = line + i0; c < line + i1; ++c) {
-                        const double v = vd[c], w = vm[c + shift];
-                        differ |= static_cast<unsigned>((sd[c] != 0.0) != (sm[c + shift] != 0.0)) |
-                                  static_cast<unsigned>(std::fabs(v - w) > tol);
-                    }
-                    ok = ok && differ == 0;
-                    continue;
-                }
+                unsigned differ = 0;  // branch-free over the line
                 for (std::int64_t c = line + i0; c < line + i1; ++c) {
                     const std::int64_t q = c + shift;
                     for (int bi = 0; bi < r; ++bi) {
                         for (int bj = 0; bj < r; ++bj) {
                             const std::int64_t at = c * rr + bi * r + bj,
                                                mirror = q * rr + bj * r + bi;
-                            const double v = vd[at];
                             const double w = vm != nullptr ? vm[mirror] : 0.0;
-                            const bool sv = sd[at] != 0.0, sw = sm != nullptr && sm[mirror] != 0.0;
-                            ok = ok && sv == sw && !(std::fabs(v - w) > tol);
+                            const bool sw = sm != nullptr && sm[mirror] != 0.0;
+                            differ |= static_cast<unsigned>((sd[at] != 0.0) != sw) |
+                                      static_cast<unsigned>(std::fabs(vd[at] - w) > tol);
                         }
                     }
                 }
+                ok = ok && differ == 0;
             }
         }
     }

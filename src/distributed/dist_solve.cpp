@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "api/guarded_solve.hpp"
+#include "api/operators.hpp"
 #include "distributed/dist_amg.hpp"
 #include "distributed/dist_galerkin.hpp"
 #include "distributed/dist_hierarchy.hpp"
@@ -223,6 +224,21 @@ private:
     DistHierarchy h_;
 };
 
+/// The guard's builder of the distributed hierarchy on `rows0` (level 0 reading A's FP64 block
+/// or exact FP16 copy from the Krylov operator `a`); rows0, part, a and shape must outlive it.
+template <class K>
+BuildFn dist_builder(const GhostedRows& rows0, const Partition& part, MPI_Comm comm,
+                     HierarchyShape* shape, const DistOperator<K>& a, bool a_normal) {
+    return [&rows0, &part, comm, shape, &a, a_normal](const PrecisionPlan& plan,
+                                                      const MultigridOptions& mg) {
+        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
+            rows0, part, mg, plan, comm, shape,
+            std::is_same_v<K, double> ? Fp64BlockSource([&a] { return a.fp64_block(); })
+                                      : Fp64BlockSource{},
+            [&a] { return a.exact_half(); }, a_normal));
+    };
+}
+
 template <class K>
 void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, SolveResult& out,
          HierarchyShape* shape, std::chrono::steady_clock::time_point started) {
@@ -247,18 +263,8 @@ void run(StructuredProblem& p, const Partition& part, const SolverOptions& o, So
     out.nnz = global_nnz(rows0, part, comm);
     TruncationCounts local;
     const DistOperator<K> a(rows0, part, comm, local);
-    const TruncationCounts counts = allreduce(local, comm);
-    if (counts.overflow > 0) {
-        throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
-                                         counts.overflow, to_string(o.precision.krylov)));
-    }
-    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
-        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
-            rows0, part, mg, plan, comm, shape,
-            std::is_same_v<K, double> ? Fp64BlockSource([&a] { return a.fp64_block(); })
-                                      : Fp64BlockSource{},
-            [&a] { return a.exact_half(); }, p.a_normal));
-    };
+    check_k(allreduce(local, comm), o.precision.krylov);
+    const BuildFn build = dist_builder(rows0, part, comm, shape, a, p.a_normal);
     run_guarded<K>(a, b, build, o, structured_fallbacks(0), out);  // no direct solve of A whole
     out.operator_storage = a.storage();  // rank 0's (each process decides for its block)
     out.operator_storage_from = a.storage_from_product();
@@ -508,7 +514,6 @@ GridBlockSystem::GridBlockSystem(SgDiaMatrix<double> mine, std::array<int, 3> fi
                    mine.box(), std::int64_t{r} * r);
     }
     mine = SgDiaMatrix<double>();
-    zero_outside_box(s.rows0.a);  // the own rows' entries beyond the grid
     fill_ghost_rows(s.rows0, s.part, kGalerkinMargin, s.comm);
     // The choices of setup(SgDiaMatrix), from the whole operator.
     const bool symmetric = ghosted_symmetric(s.rows0, nullptr, s.part, 0.0, s.comm);
@@ -524,26 +529,14 @@ GridBlockSystem::GridBlockSystem(SgDiaMatrix<double> mine, std::array<int, 3> fi
     o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, false, 0);
     s.nnz = dist::global_nnz(s.rows0, s.part, s.comm);
     TruncationCounts local;
-    ExactHalfSource half;
-    Fp64BlockSource block0;
     if (o.precision.krylov == Precision::fp64) {
         s.op64 = std::make_unique<DistOperator<double>>(s.rows0, s.part, s.comm, local);
-        half = [op = s.op64.get()] { return op->exact_half(); };
-        block0 = [op = s.op64.get()] { return op->fp64_block(); };
+        s.build = dist_builder(s.rows0, s.part, s.comm, &s.shape, *s.op64, prepared.a_normal);
     } else {
         s.op32 = std::make_unique<DistOperator<float>>(s.rows0, s.part, s.comm, local);
-        half = [op = s.op32.get()] { return op->exact_half(); };
+        s.build = dist_builder(s.rows0, s.part, s.comm, &s.shape, *s.op32, prepared.a_normal);
     }
-    const TruncationCounts counts = allreduce(local, s.comm);
-    if (counts.overflow > 0) {
-        throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
-                                         counts.overflow, to_string(o.precision.krylov)));
-    }
-    s.build = [&s, half, block0, a_normal = prepared.a_normal](const PrecisionPlan& plan,
-                                                               const MultigridOptions& mg) {
-        return std::unique_ptr<BuiltPreconditioner>(std::make_unique<BuiltDist>(
-            s.rows0, s.part, mg, plan, s.comm, &s.shape, block0, half, a_normal));
-    };
+    check_k(allreduce(local, s.comm), o.precision.krylov);
     s.fallbacks = structured_fallbacks(0);  // no direct solve of A whole
 }
 

@@ -48,7 +48,8 @@ class GridBlockSystem final : public DistSystem {
 public:
     /// `mine`: this process's cells of A, the box whose first cell is the global cell
     /// `first_cell` of `grid`; its entries towards cells of other processes are kept (the
-    /// coupling), those towards cells outside the grid ignored. Checks (every process throws
+    /// coupling), those towards cells outside the grid must be zero (Solver::setup zeroes
+    /// them). Checks (every process throws
     /// the same InvalidInput, naming the rank) that the boxes form a grid of boxes covering
     /// `grid` (in any rank order: the hierarchy then runs on the processes renumbered by their
     /// boxes' places, x fastest, a communicator of its own), with the same grid and unknowns per

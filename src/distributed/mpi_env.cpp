@@ -1,16 +1,15 @@
 #include "distributed/mpi_env.hpp"
 
 #include <cstdlib>
-#include <type_traits>
-
-#include <fmt/format.h>
-
-#include "mpmg/errors.hpp"
 
 #ifdef MPMG_HAVE_MPI
+#include <fmt/format.h>
 #include <mpi.h>
 
+#include <type_traits>
+
 #include "distributed/agree.hpp"
+#include "mpmg/errors.hpp"
 #endif
 
 namespace mpmg::dist {
