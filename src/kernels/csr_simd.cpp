@@ -73,37 +73,57 @@ HWY_INLINE std::int64_t column(const CsrView<S>& a, std::int64_t p, std::int32_t
 /// ../shared/data (11-14M entries, one thread, ns per entry, this kernel with gathers -> with
 /// loads; scratch driver, medians of 11, two rounds): FP64 values and vectors 1.3-2.1 ->
 /// 1.0-1.4, FP16/FP64 1.2-2.0 -> 0.5-1.0, FP16/FP32 0.53-0.92 -> 0.40-0.66. AVX-512 keeps its
-/// gathers.
+/// gathers for FP64 (RowTag).
 template <class D>
 constexpr bool kLoadLanes = (sizeof(hn::TFromD<D>) == 8 &&
                              (hn::MaxLanes(D()) == 2 || hn::MaxLanes(D()) == 4)) ||
                             (sizeof(hn::TFromD<D>) == 4 &&
                              (hn::MaxLanes(D()) == 4 || hn::MaxLanes(D()) == 8));
 
+#if HWY_TARGET != HWY_SCALAR  // (one lane there: no block operations)
+/// One 128-bit block of x[col_q], x[col_q+1] .. in every block of a D vector (kLoadLanes).
+/// Functions rather than lambdas: GCC left a lambda here out of line in some builds (an
+/// out-of-line call per block made the FP16 residual 1.3x slower).
+template <Cols K, class D, class S, class C>
+HWY_INLINE hn::Vec<D> x_block(D d, const CsrView<S>& a, std::int64_t q, std::int32_t base,
+                              const C* HWY_RESTRICT x) {
+    const auto at = [&](std::int64_t r) HWY_ATTR { return hn::Set(d, x[column<K>(a, r, base)]); };
+    const auto pair = hn::InterleaveLower(d, at(q), at(q + 1));  // (q, q+1, q, q+1 ..)
+    if constexpr (sizeof(C) == 8) {
+        return pair;
+    } else {
+        const hn::RepartitionToWide<D> dw;  // 64-bit lanes: (q, q+1) pairs as one
+        const auto next = hn::InterleaveLower(d, at(q + 2), at(q + 3));
+        return hn::BitCast(d,
+                           hn::InterleaveLower(dw, hn::BitCast(dw, pair), hn::BitCast(dw, next)));
+    }
+}
+#endif
+
+/// The vectors of a row's dot product: full width for FP64 compute, at most 256 bits (8 lanes,
+/// x loaded lane by lane as kLoadLanes says) for FP32 compute. On the AMD EPYC (Zen 5) VM of
+/// docs/bench-amg.md, one thread, one sweep or residual over a whole matrix (FP16 values, FP32
+/// vectors; medians of 11 a run, 3 alternating runs), 16-lane AVX-512 gathers took 1.2-2.0x the
+/// time of these: laplace27 96^3 (27 entries a row) Gauss-Seidel 24.2 -> 12.9 ms, residual
+/// 14.6 -> 9.1 ms; mfem L-shape o3 r7 (25 a row) 10.3 -> 5.8 ms and 9.5 -> 4.7 ms; mfem beam o3
+/// r3 (117 a row) 6.0 -> 5.2 ms and 5.7 -> 4.7 ms; jump7 96^3 (7 a row) equal and 5.0 -> 4.4 ms.
+/// FP64 was mixed (4 lanes: L-shape 10.3 -> 8.5 ms, beam 8.3 -> 9.3 ms, jump7 10.5 -> 12.3 ms
+/// Gauss-Seidel), so it keeps the full width.
+template <class C>
+using RowTag = std::conditional_t<sizeof(C) == 4, hn::CappedTag<C, 8>, hn::ScalableTag<C>>;
+
 /// x[col_p] for the entries p .. p+N-1.
 template <Cols K, class D, class S, class C>
 HWY_INLINE hn::Vec<D> gather_x(D d, const CsrView<S>& a, std::int64_t p, std::int32_t base,
                                const C* HWY_RESTRICT x) {
-#if HWY_TARGET != HWY_SCALAR  // (one lane there: no block operations)
+#if HWY_TARGET != HWY_SCALAR
     if constexpr (kLoadLanes<D>) {
-        const auto at = [&](std::int64_t q) { return hn::Set(d, x[column<K>(a, q, base)]); };
-        // One 128-bit block of x[col_q ..] in every block of the vector.
-        const auto block = [&](std::int64_t q) {
-            const auto pair = hn::InterleaveLower(d, at(q), at(q + 1));  // (q, q+1, q, q+1 ..)
-            if constexpr (sizeof(C) == 8) {
-                return pair;
-            } else {
-                const hn::RepartitionToWide<D> dw;  // 64-bit lanes: (q, q+1) pairs as one
-                const auto next = hn::InterleaveLower(d, at(q + 2), at(q + 3));
-                return hn::BitCast(
-                    d, hn::InterleaveLower(dw, hn::BitCast(dw, pair), hn::BitCast(dw, next)));
-            }
-        };
         constexpr std::int64_t kBlock = 16 / sizeof(C);
         if constexpr (hn::MaxLanes(D()) == kBlock) {
-            return block(p);
+            return x_block<K>(d, a, p, base, x);
         } else {
-            return hn::ConcatUpperLower(d, block(p + kBlock), block(p));
+            return hn::ConcatUpperLower(d, x_block<K>(d, a, p + kBlock, base, x),
+                                        x_block<K>(d, a, p, base, x));
         }
     }
 #endif
@@ -141,7 +161,7 @@ HWY_INLINE C row_dot(D d, const CsrView<S>& a, std::int64_t p0, std::int64_t p1,
 
 template <Cols K, CsrOp Op, class S, class C>
 void apply_rows(const CsrApplyArgs<S, C>& q) {
-    const hn::ScalableTag<C> d;
+    const RowTag<C> d;
     const CsrView<S>& a = q.a;
     for (std::int64_t i = q.row_begin; i < q.row_end; ++i) {
         const std::int32_t base = K == Cols::u16 ? a.base[i] : 0;
@@ -196,7 +216,7 @@ HWY_INLINE std::int64_t lower(const CsrView<S>& a, std::int64_t p0, std::int64_t
 
 template <Cols K, class S, class C>
 void gs_rows(const CsrGsArgs<S, C>& q) {
-    const hn::ScalableTag<C> d;
+    const RowTag<C> d;
     const CsrView<S>& a = q.a;
     const bool split = q.outside != q.x;
     const bool unit = q.inv_d == nullptr;
