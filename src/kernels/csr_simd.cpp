@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "kernels/csr_simd.hpp"
+#include "kernels/lambda_inline.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace mpmg::kernels::csr {
@@ -82,12 +83,13 @@ constexpr bool kLoadLanes = (sizeof(hn::TFromD<D>) == 8 &&
 
 #if HWY_TARGET != HWY_SCALAR  // (one lane there: no block operations)
 /// One 128-bit block of x[col_q], x[col_q+1] .. in every block of a D vector (kLoadLanes).
-/// Functions rather than lambdas: GCC left a lambda here out of line in some builds (an
-/// out-of-line call per block made the FP16 residual 1.3x slower).
+/// An inline function, not a lambda: GCC 12 compiled the lambda out of line in some builds (a
+/// call per block: the 256-bit FP16 residual 1.3x slower; see lambda_inline.hpp).
 template <Cols K, class D, class S, class C>
 HWY_INLINE hn::Vec<D> x_block(D d, const CsrView<S>& a, std::int64_t q, std::int32_t base,
                               const C* HWY_RESTRICT x) {
-    const auto at = [&](std::int64_t r) HWY_ATTR { return hn::Set(d, x[column<K>(a, r, base)]); };
+    const auto at = [&](std::int64_t r)
+                        MPMG_LAMBDA_INLINE { return hn::Set(d, x[column<K>(a, r, base)]); };
     const auto pair = hn::InterleaveLower(d, at(q), at(q + 1));  // (q, q+1, q, q+1 ..)
     if constexpr (sizeof(C) == 8) {
         return pair;
