@@ -583,7 +583,11 @@ template <bool Fwd, class S, class C>
 void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs, const int* gb,
                  int groups, int trail, std::int64_t line) {
     const SgDiaGeom& g = *p.g;
-    const hn::ScalableTag<C> d;
+    // At most 256-bit vectors: with AVX-512's 16 FP32 / 8 FP64 lanes (a longer scan, across
+    // four blocks), whole solves on the AMD EPYC (Zen 5) VM spent more in the preconditioner,
+    // one thread, 2 alternating runs: laplace27 n = 160 K64P32D16 0.50 -> 0.43 s, Full64 1.65
+    // -> 1.51 s; rhd n = 160 0.30 -> 0.29 s and 0.73-0.74 -> 0.67 s (forty-fifth session).
+    const hn::CappedTag<C, 32 / sizeof(C)> d;
     using V = hn::Vec<decltype(d)>;
     const int n = static_cast<int>(hn::Lanes(d));
     constexpr int step = Fwd ? -1 : 1;
