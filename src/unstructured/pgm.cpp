@@ -102,9 +102,17 @@ Aggregation one_pass(const CsrMatrix& a) {
     }
     g.isolated = isolated;
     for (int round = 0; round < kMatchRounds; ++round) {
+        // A row's strongest unaggregated neighbour stays its pick while that neighbour is
+        // unaggregated: the candidates only leave, and the first maximum of (weight, key) over
+        // the row is still the first maximum of what is left. Only rows whose pick was matched
+        // away are scanned again (the same picks as a scan of every row).
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
         for (std::int64_t i = 0; i < n; ++i) {
-            pick[i] = g.agg[i] < 0 ? strongest(w, i, g.agg, true) : -1;
+            if (g.agg[i] >= 0 || g.agg[i] == kIsolated) {
+                pick[i] = -1;
+            } else if (round == 0 || (pick[i] >= 0 && g.agg[pick[i]] >= 0)) {
+                pick[i] = strongest(w, i, g.agg, true);
+            }
         }
         std::int64_t paired = 0;
 #pragma omp parallel for schedule(static) reduction(+ : paired) if (n > kParallelRows)
