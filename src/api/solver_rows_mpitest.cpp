@@ -81,6 +81,14 @@ double true_residual(const CsrMatrix& a, const std::vector<double>& b,
     return std::sqrt(r2 / b2);
 }
 
+/// Built-in problem `name` on the n^3 grid as CSR (load_csr), for each process to take its rows.
+CsrProblem built_in(const char* name, int n) {
+    ProblemOptions po;
+    po.name = name;
+    po.n = n;
+    return load_csr(po);
+}
+
 SolverOptions amg_options() {
     SolverOptions o;
     o.method = MethodKind::amg;
@@ -143,9 +151,7 @@ TEST(SolverRows, EqualsTheDistributedSolveOfTheWholeMatrix) {
 
 TEST(SolverRows, UnevenAndEmptyBlocksSolveTheirSystem) {
     SolverOptions o = amg_options();
-    o.problem.name = "oil";  // nonsymmetric: GMRES
-    o.problem.n = 24;
-    const CsrProblem p = load_csr(o.problem);
+    const CsrProblem p = built_in("oil", 24);  // nonsymmetric: GMRES
     const std::int64_t n = p.a.rows;
     // Rank q holds a share growing with q; with three or more processes rank 1 holds none.
     std::vector<std::int64_t> counts(static_cast<std::size_t>(size()));
@@ -159,7 +165,6 @@ TEST(SolverRows, UnevenAndEmptyBlocksSolveTheirSystem) {
     }
     const RowPartition rp = RowPartition::from_counts(counts);
     const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
-    o.problem = ProblemOptions{};
     Solver s(o);
     const SetupResult setup = s.setup(block_of(p.a, first, rows), first);
     EXPECT_EQ(setup.options.solver, SolverKind::gmres);
@@ -184,12 +189,9 @@ TEST(SolverRows, UnevenAndEmptyBlocksSolveTheirSystem) {
 
 TEST(SolverRows, ApplyIsOneCycleOfTheDistributedHierarchy) {
     SolverOptions o = amg_options();
-    o.problem.name = "laplace27";
-    o.problem.n = 24;
-    const CsrProblem p = load_csr(o.problem);
+    const CsrProblem p = built_in("laplace27", 24);
     const RowPartition rp(p.a.row_ptr, size());
     const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
-    o.problem = ProblemOptions{};
     o.multigrid.cycle = CycleKind::v;
     Solver s(o);
     s.setup(block_of(p.a, first, rows), first);
@@ -211,9 +213,7 @@ TEST(SolverRows, ApplyIsOneCycleOfTheDistributedHierarchy) {
 // Solver's solve, and a mistake on one process is every process's status and message.
 TEST(SolverRows, CInterfaceTakesEachProcesssRows) {
     SolverOptions o = amg_options();
-    o.problem.name = "rhd";
-    o.problem.n = 20;
-    const CsrProblem p = load_csr(o.problem);
+    const CsrProblem p = built_in("rhd", 20);
     // With three or more processes, rank 1 holds no rows.
     std::vector<std::int64_t> counts(static_cast<std::size_t>(size()), 0);
     const int holders = size() >= 3 ? size() - 1 : size();
@@ -226,7 +226,6 @@ TEST(SolverRows, CInterfaceTakesEachProcesssRows) {
     const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
     const CsrMatrix mine = block_of(p.a, first, rows);
     const std::vector<double> b = slice(p.b, first, rows);
-    o.problem = ProblemOptions{};
     o.rtol = 1e-10;  // the C interface's default options
     Solver s(SolverOptions{});
     s.setup(mine, first);
@@ -270,12 +269,10 @@ TEST(SolverRows, CInterfaceTakesEachProcesssRows) {
 // made again.
 TEST(SolverRows, UpdateValuesKeepsTheAggregates) {
     SolverOptions o = amg_options();
-    o.problem.name = "rhd";
-    o.problem.n = 32;  // 32,768 rows: distributed levels on 2, 3 and 4 processes
-    const CsrProblem p = load_csr(o.problem);
+    // 32,768 rows: distributed levels on 2, 3 and 4 processes.
+    const CsrProblem p = built_in("rhd", 32);
     const RowPartition rp(p.a.row_ptr, size());
     const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
-    o.problem = ProblemOptions{};
     Solver s(o);
     const CsrMatrix mine = block_of(p.a, first, rows);
     const SetupResult setup = s.setup(mine, first);
@@ -323,13 +320,10 @@ TEST(SolverRows, UpdateValuesKeepsTheAggregates) {
 
 TEST(SolverRows, EveryProcessThrowsTheSameError) {
     SolverOptions o = amg_options();
-    o.problem.name = "laplace27";
-    o.problem.n = 12;
-    const CsrProblem p = load_csr(o.problem);
+    const CsrProblem p = built_in("laplace27", 12);
     const RowPartition rp(p.a.row_ptr, size());
     const int last = size() - 1;
     const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
-    o.problem = ProblemOptions{};
     const auto mine = [&] { return block_of(p.a, first, rows); };
     Solver s(o);
     // The last process starts a row late.
@@ -423,13 +417,10 @@ TEST(SolverComm, GroupsOfProcessesSolveTheirOwnSystems) {
     MPI_Comm_rank(group, &group_rank);
     MPI_Comm_size(group, &group_size);
     SolverOptions o = amg_options();
-    o.problem.name = "rhd";
-    o.problem.n = 24;
-    const CsrProblem p = load_csr(o.problem);
+    const CsrProblem p = built_in("rhd", 24);
     const CsrMatrix a = heavier(p.a, color == 0 ? 1.0 : 2.0);  // the odd ranks' system
     const RowPartition rp(a.row_ptr, group_size);
     const std::int64_t first = rp.first(group_rank), rows = rp.rows(group_rank);
-    o.problem = ProblemOptions{};
     Solver s(o, communicator(group));
     const SetupResult setup = s.setup(block_of(a, first, rows), first);
     EXPECT_EQ(setup.partition.has_value(), group_size > 1);
@@ -463,14 +454,11 @@ TEST(SolverComm, GroupsOfProcessesSolveTheirOwnSystems) {
 // Solver's solve bit for bit, through C++ and C.
 TEST(SolverComm, DuplicateOfTheWorldIsTheWorld) {
     SolverOptions o = amg_options();
-    o.problem.name = "laplace27";
-    o.problem.n = 20;
-    const CsrProblem p = load_csr(o.problem);
+    const CsrProblem p = built_in("laplace27", 20);
     const RowPartition rp(p.a.row_ptr, size());
     const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
     const CsrMatrix mine = block_of(p.a, first, rows);
     const std::vector<double> b = slice(p.b, first, rows);
-    o.problem = ProblemOptions{};
     Solver world(o);
     world.setup(mine, first);
     std::vector<double> want(b.size(), 0.0);
@@ -506,10 +494,7 @@ TEST(SolverComm, DuplicateOfTheWorldIsTheWorld) {
 // (MPI_COMM_WORLD) refuses a whole matrix and names the way.
 TEST(SolverComm, SelfIsASerialSolverOnEveryProcess) {
     SolverOptions o = amg_options();
-    o.problem.name = "oil";
-    o.problem.n = 12 + 2 * rank();
-    const CsrProblem p = load_csr(o.problem);
-    o.problem = ProblemOptions{};
+    const CsrProblem p = built_in("oil", 12 + 2 * rank());
     Solver s(o, Communicator::self());
     const SetupResult setup = s.setup(p.a);
     EXPECT_FALSE(setup.partition.has_value());

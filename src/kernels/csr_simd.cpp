@@ -2,7 +2,7 @@
 // through foreach_target.h; the HWY_ONCE part at the end builds the dispatch.
 //
 // Row dot product: full vectors of entries, two at a time with two accumulators (two independent
-// FMA chains), values converted in registers, x gathered by column index; one horizontal sum per
+// FMA chains), values converted in registers, x by column index (gather_x); one horizontal sum per
 // row, and the last < N entries of the row scalar (a gather must not read past the row's
 // indices), each value converted with load_conv1 as the vectors are (with F16C one vcvtph2ps,
 // not to_compute's ~15 integer operations). The finishing formula of the operation is applied

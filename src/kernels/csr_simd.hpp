@@ -8,7 +8,9 @@
 //
 // A row is a dot product of its values with x gathered at its column indices: values are loaded
 // as S lanes and converted in registers (hn::PromoteTo to f32, then f64 when C = double; FP16 and
-// BF16 are never expanded into a temporary array), x is read with hn::GatherIndex.
+// BF16 are never expanded into a temporary array), x is read entry by entry into vectors of at
+// most 256 bits for FP32 compute, and with hn::GatherIndex on AVX-512 for FP64 compute
+// (csr_simd.cpp: RowTag, kLoadLanes).
 //
 // Column indices come in one of three encodings (CsrView):
 //   col32  int32 per entry (the plain CSR of FGCS'23 §3);

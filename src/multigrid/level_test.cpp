@@ -206,7 +206,7 @@ TEST(LevelIlu, Fp64LevelSmoothsWithTheFactorsOfA) {
 // (reading them would be an error of their size). Equal up to the order of the sums: a 3d27
 // line's vectors between its two end vectors sum the general sweep's 25 fixed offsets in groups
 // of equal dz, the 12 offsets of the sweep from zero in one pass (kernels/sgdia_simd.cpp), so
-// where a line holds such vectors (10 cells in vectors of 4 or 8 lanes) the bits may differ.
+// where a line holds such vectors (10 cells in FP64 vectors of 4 lanes) the bits may differ.
 TEST(LevelFromZero, FirstSweepEqualsTheGeneralSweepFromZeros) {
     struct Case {
         const char* problem;

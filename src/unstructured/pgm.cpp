@@ -108,7 +108,7 @@ Aggregation one_pass(const CsrMatrix& a) {
         // away are scanned again (the same picks as a scan of every row).
 #pragma omp parallel for schedule(static) if (n > kParallelRows)
         for (std::int64_t i = 0; i < n; ++i) {
-            if (g.agg[i] >= 0 || g.agg[i] == kIsolated) {
+            if (g.agg[i] != -1) {  // aggregated or isolated
                 pick[i] = -1;
             } else if (round == 0 || (pick[i] >= 0 && g.agg[pick[i]] >= 0)) {
                 pick[i] = strongest(w, i, g.agg, true);
