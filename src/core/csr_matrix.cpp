@@ -47,8 +47,10 @@ std::vector<double> diagonal_of(const CsrMatrix& a) {
     return d;
 }
 
-CsrMatrix abs_plus_transpose(const CsrMatrix& a) {
-    if (is_symmetric(a, false, 0.0)) {  // |a_ij| + |a_ji| = 2 |a_ij|, exactly
+CsrMatrix abs_plus_transpose(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
+    if (exactly_symmetric.has_value()
+            ? *exactly_symmetric
+            : is_symmetric(a, false, 0.0)) {  // |a_ij| + |a_ji| = 2 |a_ij|
         CsrMatrix s = a;
         for (double& v : s.val) v = 2.0 * std::fabs(v);
         return s;

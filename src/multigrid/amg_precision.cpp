@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/float16.hpp"
+#include "kernels/setup_simd.hpp"
 #include "unstructured/equilibrate.hpp"
 
 namespace mpmg {
@@ -13,26 +14,19 @@ namespace {
 
 constexpr double kAutoUnderflowFraction = 1e-3;
 
-template <class T>
-TruncationCounts count_values(const std::vector<double>& v) {
-    TruncationCounts c;
-    for (double x : v) truncate_counted<T>(x, c);
-    return c;
-}
-
+// What truncating v to the storage would count, by comparisons (the SIMD pass the structured
+// path counts with; a conversion per value took 4 % of laplace27 n = 96's AMG run).
 TruncationCounts count_for(Precision p, const std::vector<double>& v) {
-    return p == Precision::fp16 ? count_values<half>(v) : count_values<bfloat16>(v);
+    return kernels::count_range(
+        v.data(), static_cast<std::int64_t>(v.size()),
+        p == Precision::fp16 ? range_limits<half>() : range_limits<bfloat16>());
 }
 
-// True when some value lies outside [min_normal, max/2] of the storage.
+// True when some value lies outside [min_normal, max/2] of the storage (or is NaN).
 bool needs_scaling(const CsrMatrix& a, Precision p) {
     const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
     const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
-    for (double v : a.val) {
-        const double x = std::fabs(v);
-        if (x > max / 2 || (x != 0.0 && x < min)) return true;
-    }
-    return false;
+    return kernels::any_outside(a.val.data(), a.nnz(), min, max / 2);
 }
 
 // The inverse blocks of block Jacobi: no entry may overflow, and no entry's rounding error may

@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "kernels/convert_simd.hpp"
 #include "mpmg/errors.hpp"
 
 namespace mpmg {
@@ -51,9 +52,9 @@ TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding
     t.cols = a.cols;
     t.row_ptr = a.row_ptr;
     t.val.resize(a.val.size());
-    for (std::size_t p = 0; p < a.val.size(); ++p) {
-        t.val[p] = truncate_counted<S>(a.val[p], counts);
-    }
+    // The SIMD narrowing: truncate_counted<S>'s values and counts (kernels/convert_simd.hpp);
+    // converting value by value took 5 % of laplace27 n = 96's AMG run.
+    counts += kernels::narrow(a.val.data(), t.val.data(), a.nnz());
     if (compact) {
         t.col16.resize(a.col.size());
         t.base.resize(static_cast<std::size_t>(a.rows));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "unstructured/nodes.hpp"
@@ -21,8 +22,8 @@ constexpr std::int64_t kIsolated = -2;  // agg mark during a pass (-1: not yet a
 // moved and faulted in its contents several times over as the arrays grew (with |A| + |A^T|
 // built the same way, about a quarter of the AMG setup of a 1M-row 2D Poisson matrix, in copies
 // and page faults).
-CsrMatrix strength_graph(const CsrMatrix& a) {
-    CsrMatrix w = abs_plus_transpose(a);
+CsrMatrix strength_graph(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
+    CsrMatrix w = abs_plus_transpose(a, exactly_symmetric);
     std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
     std::int64_t out = 0;
     for (std::int64_t i = 0; i < w.rows; ++i) {
@@ -85,8 +86,8 @@ std::int64_t strongest(const CsrMatrix& w, std::int64_t i, const std::vector<std
 }
 
 // One PGM pass; agg[i] is the id (a representative row) of i's aggregate.
-Aggregation one_pass(const CsrMatrix& a) {
-    const CsrMatrix w = strength_graph(a);
+Aggregation one_pass(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
+    const CsrMatrix w = strength_graph(a, exactly_symmetric);
     const std::int64_t n = a.rows;
     Aggregation g;
     g.agg.assign(static_cast<std::size_t>(n), -1);
@@ -152,9 +153,10 @@ Aggregation one_pass(const CsrMatrix& a) {
 
 // One pass on the nodes of `block` rows: the node aggregation, component k of node i mapped to
 // component k of its aggregate.
-Aggregation nodal_pass(const CsrMatrix& a, int block) {
-    if (block == 1) return one_pass(a);
-    Aggregation g = one_pass(node_matrix(a, block));
+Aggregation nodal_pass(const CsrMatrix& a, int block,
+                       std::optional<bool> exactly_symmetric = std::nullopt) {
+    if (block == 1) return one_pass(a, exactly_symmetric);
+    Aggregation g = one_pass(node_matrix(a, block), std::nullopt);  // block norms: measured
     std::vector<std::int64_t> agg(static_cast<std::size_t>(a.rows));
     for (std::size_t node = 0; node < g.agg.size(); ++node) {
         const std::int64_t c = g.agg[node];
@@ -168,8 +170,9 @@ Aggregation nodal_pass(const CsrMatrix& a, int block) {
 
 }  // namespace
 
-Aggregation pgm_aggregate(const CsrMatrix& a, int passes, int block) {
-    Aggregation g = nodal_pass(a, block);
+Aggregation pgm_aggregate(const CsrMatrix& a, int passes, int block,
+                          std::optional<bool> exactly_symmetric) {
+    Aggregation g = nodal_pass(a, block, exactly_symmetric);
     for (int pass = 1; pass < passes; ++pass) {
         const CsrMatrix ac = aggregate_galerkin(a, g, 1.0);
         Aggregation h = nodal_pass(ac, block);

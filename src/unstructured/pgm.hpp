@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
@@ -39,8 +40,10 @@ struct Aggregation {
 };
 
 /// Aggregates the rows of square `a` with `passes` >= 1 PGM passes; `block` > 1 aggregates
-/// nodes of `block` consecutive rows (it must divide a.rows).
-Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1, int block = 1);
+/// nodes of `block` consecutive rows (it must divide a.rows). `exactly_symmetric`: whether `a`
+/// is (abs_plus_transpose), when the caller has measured it; empty: the first pass measures it.
+Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1, int block = 1,
+                          std::optional<bool> exactly_symmetric = std::nullopt);
 
 /// P (fine_rows x coarse_rows): p_{i, agg[i]} = 1 (no entry in the row of an isolated row).
 CsrMatrix prolongation(const Aggregation& g);

@@ -88,6 +88,26 @@ TEST(CsrPgm, DeterministicAcrossThreadCounts) {
     sizes(g1);
 }
 
+// The caller's measurement of exact symmetry (the AMG hierarchy's level 0) only spares the
+// measurement: told the true answer, or told false on a symmetric matrix (the transpose path),
+// PGM makes the aggregates it makes without being told, for one and two passes.
+TEST(CsrPgm, AggregatesAreTheSameWhetherSymmetryIsMeasuredOrGiven) {
+    const CsrMatrix sym = csr_test::random_csr(3000, 6, 11, true);
+    const CsrMatrix nonsym = csr_test::random_csr(3000, 6, 12, false);
+    ASSERT_TRUE(is_symmetric(sym, false, 0.0));
+    ASSERT_FALSE(is_symmetric(nonsym, false, 0.0));
+    for (int passes : {1, 2}) {
+        const Aggregation measured = pgm_aggregate(sym, passes);
+        for (bool hint : {true, false}) {
+            const Aggregation given = pgm_aggregate(sym, passes, 1, hint);
+            EXPECT_EQ(given.agg, measured.agg) << passes << " passes, told " << hint;
+            EXPECT_EQ(given.coarse_rows, measured.coarse_rows);
+        }
+        EXPECT_EQ(pgm_aggregate(nonsym, passes, 1, false).agg, pgm_aggregate(nonsym, passes).agg)
+            << passes << " passes";
+    }
+}
+
 TEST(CsrPgm, ProlongationAndRestriction) {
     const CsrMatrix a = csr_test::poisson(6, 2);
     const Aggregation g = pgm_aggregate(a);
