@@ -522,13 +522,13 @@ constexpr int kSegment = 1024;
 /// act; the first group stores, the later ones add. Pf as vec_sum2 (-1: cells walked downwards).
 template <int Pf, class D, class S, class C>
 HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int groups, int i0, int len,
-                           C* sbuf) {
+                           C* sbuf, bool add_first = false) {
     const int n = static_cast<int>(hn::Lanes(d));
     hn::Vec<D> s0, s1;
     for (int q = 0; q < groups; ++q) {
         const int e0 = gb[q], e1 = gb[q + 1];
         const auto put = [&](int o, hn::Vec<D> s) {
-            if (q > 0) s = hn::Add(hn::Load(d, sbuf + o), s);
+            if (q > 0 || add_first) s = hn::Add(hn::Load(d, sbuf + o), s);
             hn::Store(s, d, sbuf + o);
         };
         if constexpr (Pf > 0) {
@@ -549,6 +549,23 @@ HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int grou
             if (o > 0) put(o - n, vec_sum1<Pf>(d, act, e0, e1, i0 + o - n));
         }
     }
+}
+
+/// The vector type of the Gauss-Seidel lines: at most 256-bit vectors. With AVX-512's 16 FP32 /
+/// 8 FP64 lanes (a longer scan, across four blocks), whole solves on the AMD EPYC (Zen 5) VM
+/// spent more in the preconditioner, one thread, 2 alternating runs: laplace27 n = 160
+/// K64P32D16 0.50 -> 0.43 s, Full64 1.65 -> 1.51 s; rhd n = 160 0.30 -> 0.29 s and 0.73-0.74 ->
+/// 0.67 s (forty-fifth session).
+template <class C>
+using GsTag = hn::CappedTag<C, 32 / sizeof(C)>;
+
+/// The cells [ib, ie) of an nx-cell line (nx >= n lanes) between its two edge vectors in sweep
+/// order (gs_line_dir): a multiple of n cells, empty when the line has no more than the edges.
+template <bool Fwd>
+HWY_INLINE void interior_cells(int nx, int n, int& ib, int& ie) {
+    const int nfull = nx / n, rest = nx % n;
+    ib = Fwd ? n : (rest == 0 ? n : rest);
+    ie = Fwd ? (rest == 0 ? nx - n : nfull * n) : nx - n;
 }
 
 /// Gauss-Seidel on one line, cells in sweep order (forward: ascending), with zero_guess on
@@ -579,15 +596,16 @@ HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int grou
 /// ahead in the sweep (old value wanted), which lies in the segment or the next one, both not
 /// yet written. Only the summation order of the fixed part changes (group by group); the edge
 /// vectors keep the ungrouped sum.
+///
+/// With `part` (gs_lines_dir's planes), the sums over the line's offsets to the planes below and
+/// above were made beforehand for the cells [ib, ie) (part[i - ib]), and `gb` holds only the
+/// groups left (the in-plane one): they are added to part, which serves as the segment buffer.
+/// The edge vectors sum all their offsets as before.
 template <bool Fwd, class S, class C>
 void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs, const int* gb,
-                 int groups, int trail, std::int64_t line) {
+                 int groups, int trail, std::int64_t line, C* part = nullptr) {
     const SgDiaGeom& g = *p.g;
-    // At most 256-bit vectors: with AVX-512's 16 FP32 / 8 FP64 lanes (a longer scan, across
-    // four blocks), whole solves on the AMD EPYC (Zen 5) VM spent more in the preconditioner,
-    // one thread, 2 alternating runs: laplace27 n = 160 K64P32D16 0.50 -> 0.43 s, Full64 1.65
-    // -> 1.51 s; rhd n = 160 0.30 -> 0.29 s and 0.73-0.74 -> 0.67 s (forty-fifth session).
-    const hn::CappedTag<C, 32 / sizeof(C)> d;
+    const GsTag<C> d;
     using V = hn::Vec<decltype(d)>;
     const int n = static_cast<int>(hn::Lanes(d));
     constexpr int step = Fwd ? -1 : 1;
@@ -686,12 +704,13 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
     // at the far end (t) is. The vectors between them: cells [ib, ie).
     const int nfull = nx / n, rest = nx % n;
     const bool last_full_is_edge = rest == 0 && nfull >= 2;
-    const int ib = Fwd ? n : (rest == 0 ? n : rest);
-    const int ie = Fwd ? (rest == 0 ? nx - n : nfull * n) : nx - n;
+    int ib = 0, ie = 0;
+    interior_cells<Fwd>(nx, n, ib, ie);
     edge(Fwd ? 0 : nx - n);
     const int seg = kSegment / (2 * n) * (2 * n);
     if (ie > ib && groups > 0 && seg > 0) {
-        HWY_ALIGN C sbuf[kSegment];
+        HWY_ALIGN C own[kSegment];
+        C* sbuf = own;
         int sb = 0;  // the segment whose fixed parts sbuf holds
         const auto from_buf2 = [&](int i, V& s0, V& s1) {
             s0 = hn::Load(d, sbuf + (i - sb));
@@ -701,7 +720,8 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
         for (int done = 0; done < ie - ib; done += seg) {
             const int len = std::min(seg, ie - ib - done);
             sb = Fwd ? ib + done : ie - done - len;
-            group_sums<pf>(d, act, gb, groups, sb, len, sbuf);
+            if (part != nullptr) sbuf = part + (sb - ib);
+            group_sums<pf>(d, act, gb, groups, sb, len, sbuf, part != nullptr);
             scan(sb, len, from_buf2, from_buf1);
         }
     } else if (ie > ib) {
@@ -729,7 +749,30 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
     }
 }
 
+/// Cells of the buffer that holds the sums of a run of lines over their offsets to the planes
+/// below and above (gs_lines_dir): 16 KiB in FP32, 32 KiB in FP64.
+constexpr int kPartCells = 4096;
+
 /// Gauss-Seidel on the lines [line_begin, line_end), ascending forward, descending backward.
+///
+/// Grouped lines (kGsGroupOffsets, gs_line_dir) take the runs of consecutive lines of one plane
+/// in a call (a wavefront run, a slab's planes, the whole box), as many as kPartCells holds,
+/// in two phases. First the sums over the offsets to the planes below and above, for every
+/// line of the run between its edge vectors: they read x on the neighbouring planes only, which
+/// the run does not write (forward, the plane below is final and the plane above not yet swept;
+/// backward the other way round), so they can be made before any line of the run is solved.
+/// They go group by group (dz = -1, then dz = +1) over the whole run, about 9 value streams at
+/// a time along a run of lines, where the sums segment by segment switched between all 25
+/// streams at every line (108-cell lines of laplace27: 3 cache lines of FP16 values per stream
+/// and line). Then each line adds its in-plane offsets and solves, as before. The fixed part of
+/// a cell sums the same products as before in another grouping (dz = -1, +1, then 0).
+/// Measured on laplace27 n = 108, one sweep of level 0, one thread pinned, the old and new
+/// library alternating (a throwaway driver; forty-sixth session, Zen 5 VM): FP16 values / FP32
+/// vectors backward 7.4-7.7 -> 5.8-6.1 ms, forward 6.6-7.6 -> 5.1-5.3 ms (SpMV: 3.4-3.9 ms);
+/// FP64 backward 25.8-26.5 -> 18.3-19.3 ms, forward 25.6-27.0 -> 18.0-18.6 ms. Tried and left
+/// out: 3d19 lines the same way (weather n = 121: FP16 sweeps 5.8-6.0 -> 7.0 ms, slower; FP64
+/// 23 -> 20-21 ms), the edge vectors' plane sums in the first phase too (FP16 no faster, FP64
+/// backward 18.5 -> 22.6 ms) and runs of 16384 cells (no faster).
 template <bool Fwd, class S, class C>
 void gs_lines_dir(const GsArgs<S, C>& p) {
     const SgDiaGeom& g = *p.g;
@@ -741,21 +784,91 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
     LineOffsets<S, C> lines(g, p.a, p.x, g.center, trail, sign, kAnyDz);
     int gb[kMaxDiag + 1] = {0};
     int groups = 0;
-    for (std::int64_t s = 0; s < p.line_end - p.line_begin; ++s) {
-        const std::int64_t line = Fwd ? p.line_begin + s : p.line_end - 1 - s;
-        const Active<S, C>& act = lines.act;
-        if (lines.go_to(line)) {
-            // Groups are the runs of equal dz in act (one run per dz: collect() keeps the
-            // stencil's order, sorted by dz; an unsorted order would only give more, smaller
-            // groups); none below kGsGroupOffsets.
-            groups = 0;
-            if (act.m >= kGsGroupOffsets) {
-                for (int e = 1; e <= act.m; ++e) {
-                    if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
+    const GsTag<C> d;
+    const int n = static_cast<int>(hn::Lanes(d));
+    int ib = 0, ie = 0;
+    if (g.nx >= n) interior_cells<Fwd>(g.nx, n, ib, ie);
+    const int width = ie - ib;  // a multiple of n
+    const int cap = width > 0 ? kPartCells / width : 0;
+    const bool planar = sign == 0 && cap >= 2 && g.ndiag >= kGsGroupOffsets + 2;
+    HWY_ALIGN C part[kPartCells];
+    bool has_part[kPartCells / 4];
+    LineOffsets<S, C> below(g, p.a, p.x, g.center, trail, 0, -1);
+    LineOffsets<S, C> above(g, p.a, p.x, g.center, trail, 0, 1);
+    LineOffsets<S, C> flat(g, p.a, p.x, g.center, trail, 0, 0);
+    // part + t * width = the sums of line lo + t over the offsets to the planes below and above.
+    const auto plane_parts = [&](std::int64_t lo, std::int64_t len) {
+        for (std::int64_t t = 0; t < len; ++t) {
+            below.go_to(lo + t);
+            above.go_to(lo + t);
+            flat.go_to(lo + t);
+            // Exactly the lines whose own pass groups (act.m >= kGsGroupOffsets).
+            has_part[t] = below.act.m + above.act.m > 0 &&
+                          below.act.m + above.act.m + flat.act.m >= kGsGroupOffsets;
+        }
+        for (int side = 0; side < 2; ++side) {
+            LineOffsets<S, C>& lo_off = side == 0 ? below : above;
+            for (std::int64_t t = 0; t < len; ++t) {
+                if (!has_part[t]) continue;
+                lo_off.go_to(lo + t);
+                const Active<S, C>& act = lo_off.act;
+                C* out = part + t * width;
+                const auto put = [&](int o, hn::Vec<decltype(d)> v) {
+                    if (side > 0) v = hn::Add(hn::Load(d, out + o), v);
+                    hn::Store(v, d, out + o);
+                };
+                int o = 0;
+                for (; o + 2 * n <= width; o += 2 * n) {
+                    hn::Vec<decltype(d)> s0, s1;
+                    vec_sum2<1>(d, act, 0, act.m, ib + o, s0, s1);
+                    put(o, s0);
+                    put(o + n, s1);
                 }
+                if (o < width) put(o, vec_sum1<1>(d, act, 0, act.m, ib + o));
             }
         }
-        gs_line_dir<Fwd>(p, act, lines.dxs, gb, groups, trail, line);
+    };
+    const std::int64_t total = p.line_end - p.line_begin;
+    for (std::int64_t s = 0; s < total;) {
+        const std::int64_t first = Fwd ? p.line_begin + s : p.line_end - 1 - s;
+        std::int64_t len = 1;  // lines of this run, in sweep order from `first`
+        std::int64_t lo = first;
+        if (planar) {
+            const std::int64_t k = first / g.ny;
+            while (s + len < total && len < cap && (Fwd ? first + len : first - len) / g.ny == k) {
+                ++len;
+            }
+            lo = Fwd ? first : first - len + 1;
+            plane_parts(lo, len);
+        }
+        for (std::int64_t t = 0; t < len; ++t) {
+            const std::int64_t line = Fwd ? first + t : first - t;
+            const Active<S, C>& act = lines.act;
+            if (lines.go_to(line)) {
+                // Groups are the runs of equal dz in act (one run per dz: collect() keeps the
+                // stencil's order, sorted by dz; an unsorted order would only give more,
+                // smaller groups); none below kGsGroupOffsets.
+                groups = 0;
+                if (act.m >= kGsGroupOffsets) {
+                    for (int e = 1; e <= act.m; ++e) {
+                        if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
+                    }
+                }
+            }
+            int in_plane = -1;  // the group of dz = 0, when this line's part was made
+            if (planar && groups > 0 && has_part[line - lo]) {
+                for (int q = 0; q < groups; ++q) {
+                    if (act.dz[gb[q]] == 0) in_plane = q;
+                }
+            }
+            if (in_plane >= 0) {
+                gs_line_dir<Fwd>(p, act, lines.dxs, gb + in_plane, 1, trail, line,
+                                 part + (line - lo) * width);
+            } else {
+                gs_line_dir<Fwd>(p, act, lines.dxs, gb, groups, trail, line);
+            }
+        }
+        s += len;
     }
 }
 
