@@ -199,7 +199,7 @@ HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, const ByDx& dxs, in
         }
     }
     auto a0 = zero, b0 = zero;
-    const auto plain = [&](const int* list, int len) {
+    const auto plain = [&](const int* list, int len) MPMG_LAMBDA_INLINE {
         for (int q = 0; q < len; ++q) {
             const int e = list[q];
             a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
