@@ -150,28 +150,6 @@ HWY_INLINE hn::Vec<D> vec_sum1(D d, const Active<S, C>& act, int e0, int e1, int
     return hn::Add(a0, b0);
 }
 
-/// The offsets of an Active by their dx (indices into it): the edge vectors of a Gauss-Seidel
-/// line treat each kind alike.
-struct ByDx {
-    int zero[kMaxDiag], neg[kMaxDiag], pos[kMaxDiag];
-    int n_zero = 0, n_neg = 0, n_pos = 0;
-};
-
-template <class S, class C>
-ByDx by_dx(const Active<S, C>& act) {
-    ByDx r;
-    for (int e = 0; e < act.m; ++e) {
-        if (act.dx[e] < 0) {
-            r.neg[r.n_neg++] = e;
-        } else if (act.dx[e] > 0) {
-            r.pos[r.n_pos++] = e;
-        } else {
-            r.zero[r.n_zero++] = e;
-        }
-    }
-    return r;
-}
-
 /// Lanes whose dx = -1 / +1 neighbour is inside the line, in a vector at i = 0 / i + N = nx.
 template <class D>
 HWY_INLINE hn::Mask<D> keep_lo(D d) {
@@ -190,7 +168,7 @@ HWY_INLINE hn::Mask<D> keep_hi(D d) {
 /// Gauss-Seidel wavefront writes). Pf as vec_sum1 (each stream once; the vector loops'
 /// prefetches leave gaps at the lines' ends).
 template <int Pf, class D, class S, class C>
-HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, const ByDx& dxs, int i, int nx) {
+HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx) {
     const int n = static_cast<int>(hn::Lanes(d));
     const auto zero = hn::Zero(d);
     if constexpr (Pf != 0) {
@@ -198,31 +176,28 @@ HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, const ByDx& dxs, in
             hwy::Prefetch(act.a[e] + i + Pf * static_cast<int>(kPrefetchBytes / sizeof(S)));
         }
     }
+    // Offsets in act's order, alternating between two accumulators as vec_sum1 and vec_sum2
+    // do: a lane of an edge vector sums what it would sum in a vector between the edges, in the
+    // same order, so the products do not depend on which cells the edges cover (the vector
+    // width; only the cells 0 and nx - 1 differ, masked at any width).
     auto a0 = zero, b0 = zero;
-    const auto plain = [&](const int* list, int len) MPMG_LAMBDA_INLINE {
-        for (int q = 0; q < len; ++q) {
-            const int e = list[q];
-            a0 = hn::MulAdd(load_conv(d, act.a[e] + i), hn::LoadU(d, act.x[e] + i), a0);
+    for (int e = 0; e < act.m; ++e) {
+        hn::Vec<D> av, xv;
+        if (act.dx[e] < 0 && i == 0) {
+            xv = shift_lanes<true>(d, hn::LoadU(d, act.x[e] + 1), 1, zero);
+            av = hn::IfThenElseZero(keep_lo(d), load_conv(d, act.a[e]));
+        } else if (act.dx[e] > 0 && i + n == nx) {
+            xv = shift_lanes<false>(d, hn::LoadU(d, act.x[e] + i - 1), 1, zero);
+            av = hn::IfThenElseZero(keep_hi(d), load_conv(d, act.a[e] + i));
+        } else {
+            av = load_conv(d, act.a[e] + i);
+            xv = hn::LoadU(d, act.x[e] + i);
         }
-    };
-    plain(dxs.zero, dxs.n_zero);
-    if (i == 0) {
-        for (int q = 0; q < dxs.n_neg; ++q) {
-            const int e = dxs.neg[q];
-            const auto xv = shift_lanes<true>(d, hn::LoadU(d, act.x[e] + 1), 1, zero);
-            b0 = hn::MulAdd(hn::IfThenElseZero(keep_lo(d), load_conv(d, act.a[e])), xv, b0);
+        if (e % 2 == 0) {
+            a0 = hn::MulAdd(av, xv, a0);
+        } else {
+            b0 = hn::MulAdd(av, xv, b0);
         }
-    } else {
-        plain(dxs.neg, dxs.n_neg);
-    }
-    if (i + n == nx) {
-        for (int q = 0; q < dxs.n_pos; ++q) {
-            const int e = dxs.pos[q];
-            const auto xv = shift_lanes<false>(d, hn::LoadU(d, act.x[e] + i - 1), 1, zero);
-            b0 = hn::MulAdd(hn::IfThenElseZero(keep_hi(d), load_conv(d, act.a[e] + i)), xv, b0);
-        }
-    } else {
-        plain(dxs.pos, dxs.n_pos);
     }
     return hn::Add(a0, b0);
 }
@@ -257,7 +232,6 @@ public:
         const bool anew = face != face_;
         if (anew) {
             collect(g_, a_, x_, line, act, skip1_, skip2_, sign_, dz_);
-            dxs = by_dx(act);
             face_ = face;
         } else {
             const std::int64_t shift = (line - at_) * g_.nx;
@@ -270,7 +244,6 @@ public:
         return anew;
     }
     Active<S, C> act;
-    ByDx dxs;
 
 private:
     const SgDiaGeom& g_;
@@ -319,7 +292,12 @@ template <ApplyKind K, class S, class C>
 void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int dz, bool acc,
                  bool last) {
     const SgDiaGeom& g = *p.g;
-    const hn::ScalableTag<C> d;
+    // FP64 values at most 256 bits a vector, the others at the full width. laplace27 n = 108,
+    // one product, one thread (forty-sixth session): FP64 values and vectors 25.5 -> 20.5 ms at
+    // 256 bits, but FP16 values with FP64 vectors 6.0 -> 7.0 ms. The two give the same bits
+    // whatever their widths (edge_sum sums as vec_sum does), as an exact FP16 copy of the
+    // Krylov operator must (Truncate.ExactCopyInFp16OfAConstantStencil).
+    const hn::CappedTag<C, (sizeof(S) == 8 ? 32 : HWY_MAX_BYTES) / sizeof(C)> d;
     using V = hn::Vec<decltype(d)>;
     const int n = static_cast<int>(hn::Lanes(d));
     const S* centre = p.a + g.center * g.diag_stride;
@@ -348,10 +326,10 @@ void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int
         // (and of the first when nx < 2N). The edges are computed first, while out still holds
         // the partial sums of their cells (acc), and stored last: the overlapped cells get the
         // far edge's value (same inputs; out never aliases x or b).
-        const V first = done(0, edge_sum<0>(d, act, lines.dxs, 0, g.nx));
+        const V first = done(0, edge_sum<0>(d, act, 0, g.nx));
         const int far = g.nx - n;
         if (far >= n) hn::StoreU(first, d, out);
-        const V far_v = far > 0 ? done(far, edge_sum<0>(d, act, lines.dxs, far, g.nx)) : first;
+        const V far_v = far > 0 ? done(far, edge_sum<0>(d, act, far, g.nx)) : first;
         int i = n;
         for (; i + 2 * n <= g.nx - 1; i += 2 * n) {
             V s0, s1;
@@ -602,8 +580,8 @@ HWY_INLINE void interior_cells(int nx, int n, int& ib, int& ie) {
 /// groups left (the in-plane one): they are added to part, which serves as the segment buffer.
 /// The edge vectors sum all their offsets as before.
 template <bool Fwd, class S, class C>
-void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs, const int* gb,
-                 int groups, int trail, std::int64_t line, C* part = nullptr) {
+void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, int groups,
+                 int trail, std::int64_t line, C* part = nullptr) {
     const SgDiaGeom& g = *p.g;
     const GsTag<C> d;
     using V = hn::Vec<decltype(d)>;
@@ -651,7 +629,7 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
     // neighbour (m = 0 there, whatever is stored).
     const auto edge = [&](int i) MPMG_LAMBDA_INLINE {
         V u, m;
-        setup(i, edge_sum<pf>(d, act, dxs, i, nx), u, m);
+        setup(i, edge_sum<pf>(d, act, i, nx), u, m);
         if (Fwd ? i == 0 : i + n == nx) m = hn::IfThenElseZero(Fwd ? keep_lo(d) : keep_hi(d), m);
         hn::StoreU(solve(u, m, carry_out), d, x + i);
     };
@@ -741,7 +719,7 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const ByDx& dxs
         const auto first = hn::FirstN(d, static_cast<std::size_t>(Fwd ? n - rest : rest));
         const auto done = Fwd ? first : hn::Not(first);
         V u, m;
-        setup(t, edge_sum<pf>(d, act, dxs, t, nx), u, m);
+        setup(t, edge_sum<pf>(d, act, t, nx), u, m);
         u = hn::IfThenElse(done, carry_out, u);
         m = hn::IfThenZeroElse(done, m);
         const V xt = solve(u, m, carry_out);
@@ -879,10 +857,9 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
                 }
             }
             if (in_plane >= 0) {
-                gs_line_dir<Fwd>(p, act, lines.dxs, gb + in_plane, 1, trail, line,
-                                 part + (line - lo) * width);
+                gs_line_dir<Fwd>(p, act, gb + in_plane, 1, trail, line, part + (line - lo) * width);
             } else {
-                gs_line_dir<Fwd>(p, act, lines.dxs, gb, groups, trail, line);
+                gs_line_dir<Fwd>(p, act, gb, groups, trail, line);
             }
         }
         s += len;
