@@ -17,8 +17,11 @@
 // within +-3 %).
 // Gauss-Seidel solves the coupling to the in-line neighbour in registers (solve_inline), runs
 // whole lines in vectors (the end cells too, in masked "edge" vectors), takes runs of lines per
-// call (gs_lines_dir); 3d27 lines sum their fixed part segment by segment in groups of equal dz
-// first (gs_line_dir).
+// call (gs_lines_dir); 3d27 lines sum their offsets to the planes below and above for a run of
+// lines of one plane first (gs_lines_dir), then their in-plane ones segment by segment
+// (gs_line_dir). An edge vector sums its offsets in the order the vectors between the edges do,
+// so the products give the same bits at any vector width (apply_lines: 256 bits for FP64
+// values, the full width for the others).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/sgdia_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
