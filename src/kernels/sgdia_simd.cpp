@@ -734,6 +734,12 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
 /// below and above (gs_lines_dir): 16 KiB in FP32, 32 KiB in FP64.
 constexpr int kPartCells = 4096;
 
+/// The vectors of those sums (they read no x that the run solves): FP32 at the full width
+/// (FP16 sweeps of laplace27 n = 108 6.0-6.1 -> 5.6-5.7 ms backward against 256 bits), FP64 at
+/// the lines' 256 bits (at 512 its sweeps took 22-24 instead of 18.5 ms).
+template <class C>
+using PartTag = hn::CappedTag<C, (sizeof(C) == 4 ? HWY_MAX_BYTES : 32) / sizeof(C)>;
+
 /// Gauss-Seidel on the lines [line_begin, line_end), ascending forward, descending backward.
 ///
 /// Grouped lines (kGsGroupOffsets, gs_line_dir) take the runs of consecutive lines of one plane
@@ -773,7 +779,7 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
     const int cap = width > 0 ? kPartCells / width : 0;
     const bool planar = sign == 0 && cap >= 2 && g.ndiag >= kGsGroupOffsets + 2;
     HWY_ALIGN C part[kPartCells];
-    bool has_part[kPartCells / 4];
+    bool has_part[kPartCells / 4];  // cap lines at most: width >= n >= 4
     LineOffsets<S, C> below(g, p.a, p.x, g.center, trail, 0, -1);
     LineOffsets<S, C> above(g, p.a, p.x, g.center, trail, 0, 1);
     LineOffsets<S, C> flat(g, p.a, p.x, g.center, trail, 0, 0);
@@ -794,35 +800,24 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
                 lo_off.go_to(lo + t);
                 const Active<S, C>& act = lo_off.act;
                 C* out = part + t * width;
-                const auto put = [&](int o, hn::Vec<decltype(d)> v) {
-                    if (side > 0) v = hn::Add(hn::Load(d, out + o), v);
-                    hn::Store(v, d, out + o);
+                const auto put = [&](auto dt, int o, hn::Vec<decltype(dt)> v) MPMG_LAMBDA_INLINE {
+                    if (side > 0) v = hn::Add(hn::LoadU(dt, out + o), v);
+                    hn::StoreU(v, dt, out + o);
                 };
                 int o = 0;
-                if constexpr (sizeof(C) == 4) {
-                    // FP32 sums at the full width (the line's solve keeps 256 bits): FP16
-                    // sweeps of laplace27 n = 108 6.0-6.1 -> 5.6-5.7 ms backward; FP64 sums
-                    // at 512 bits made FP64 sweeps slower (18.5 -> 22-24 ms).
-                    const hn::ScalableTag<C> dw;
-                    const int nw = static_cast<int>(hn::Lanes(dw));
-                    const auto putw = [&](int ow, hn::Vec<decltype(dw)> v) {
-                        if (side > 0) v = hn::Add(hn::LoadU(dw, out + ow), v);
-                        hn::StoreU(v, dw, out + ow);
-                    };
-                    for (; o + 2 * nw <= width; o += 2 * nw) {
-                        hn::Vec<decltype(dw)> s0, s1;
-                        vec_sum2<1>(dw, act, 0, act.m, ib + o, s0, s1);
-                        putw(o, s0);
-                        putw(o + nw, s1);
+                // Pairs of vectors of dt from o on.
+                const auto pairs = [&](auto dt) MPMG_LAMBDA_INLINE {
+                    const int nt = static_cast<int>(hn::Lanes(dt));
+                    for (; o + 2 * nt <= width; o += 2 * nt) {
+                        hn::Vec<decltype(dt)> s0, s1;
+                        vec_sum2<1>(dt, act, 0, act.m, ib + o, s0, s1);
+                        put(dt, o, s0);
+                        put(dt, o + nt, s1);
                     }
-                }
-                for (; o + 2 * n <= width; o += 2 * n) {
-                    hn::Vec<decltype(d)> s0, s1;
-                    vec_sum2<1>(d, act, 0, act.m, ib + o, s0, s1);
-                    put(o, s0);
-                    put(o + n, s1);
-                }
-                if (o < width) put(o, vec_sum1<1>(d, act, 0, act.m, ib + o));
+                };
+                pairs(PartTag<C>());
+                pairs(d);  // what is left of width (a multiple of n)
+                if (o < width) put(d, o, vec_sum1<1>(d, act, 0, act.m, ib + o));
             }
         }
     };

@@ -48,20 +48,19 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     // the distributed AMG, which weighs its own level 0).
     const bool weigh = first == 0 && mg.row_weights == RowWeightsKind::automatic &&
                        a.rows > mg.max_coarse_rows && max_levels > 1;
-    // Galerkin products with R = P^T keep a symmetric A symmetric, so the finest level decides
-    // (only for smoothed aggregation and the row weights). Measured once: exactly (A = A^T to
-    // the bit, which spares PGM's |A| + |A^T| its transpose) first, which implies symmetric
-    // within the tolerance; the tolerant pass only when that fails. Level 0 of laplace27
-    // n = 96 (23.4M entries) was passed over twice, 0.13 s each on one thread.
     // The aggregates of every level: settings.aggregates' (kept for later setups, and used
     // where they exist), or this setup's own.
     std::vector<Aggregation> own;
     std::vector<Aggregation>& kept = settings.aggregates != nullptr ? *settings.aggregates : own;
-    const bool coarsens = max_levels > 1 && mats.front().rows > mg.max_coarse_rows;
+    // Galerkin products with R = P^T keep a symmetric A symmetric, so the finest level decides
+    // (only for smoothed aggregation and the row weights). Measured once: exactly (A = A^T to
+    // the bit, which spares PGM's |A| + |A^T| on level 0's rows its transpose) first, which
+    // implies symmetric within the tolerance; the tolerant pass only when that fails. Level 0
+    // of laplace27 n = 96 (23.4M entries) was passed over twice, 0.13 s each on one thread.
+    const bool pgm_on_rows0 =
+        block == 1 && kept.empty() && max_levels > 1 && mats.front().rows > mg.max_coarse_rows;
     std::optional<bool> exact0;
-    if (smoothed || weigh || (coarsens && kept.empty())) {
-        exact0 = is_symmetric(mats.front(), false, 0.0);
-    }
+    if (smoothed || weigh || pgm_on_rows0) exact0 = is_symmetric(mats.front(), false, 0.0);
     const bool symmetric = (smoothed || weigh) && (*exact0 || is_symmetric(mats.front(), true));
     std::string weights_note;
     if (weigh && !symmetric) {
