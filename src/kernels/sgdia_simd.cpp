@@ -169,13 +169,16 @@ HWY_INLINE hn::Mask<D> keep_hi(D d) {
 /// and for x, which comes from a lane shift of a load inside the neighbour line, so no address
 /// outside that line is read (not past the ends of x, and no line that another thread of a
 /// Gauss-Seidel wavefront writes). Pf as vec_sum1 (each stream once; the vector loops'
-/// prefetches leave gaps at the lines' ends).
+/// prefetches leave gaps at the lines' ends). Sums the offsets [e0, e1) of act (e1 < 0: all
+/// from e0 on).
 template <int Pf, class D, class S, class C>
-HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx) {
+HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx, int e0 = 0,
+                               int e1 = -1) {
     const int n = static_cast<int>(hn::Lanes(d));
     const auto zero = hn::Zero(d);
+    if (e1 < 0) e1 = act.m;
     if constexpr (Pf != 0) {
-        for (int e = 0; e < act.m; ++e) {
+        for (int e = e0; e < e1; ++e) {
             hwy::Prefetch(act.a[e] + i + Pf * static_cast<int>(kPrefetchBytes / sizeof(S)));
         }
     }
@@ -184,7 +187,7 @@ HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx) {
     // same order, so the products do not depend on which cells the edges cover (the vector
     // width; only the cells 0 and nx - 1 differ, masked at any width).
     auto a0 = zero, b0 = zero;
-    for (int e = 0; e < act.m; ++e) {
+    for (int e = e0; e < e1; ++e) {
         hn::Vec<D> av, xv;
         if (act.dx[e] < 0 && i == 0) {
             xv = shift_lanes<true>(d, hn::LoadU(d, act.x[e] + 1), 1, zero);
@@ -196,7 +199,7 @@ HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx) {
             av = load_conv(d, act.a[e] + i);
             xv = hn::LoadU(d, act.x[e] + i);
         }
-        if (e % 2 == 0) {
+        if ((e - e0) % 2 == 0) {
             a0 = hn::MulAdd(av, xv, a0);
         } else {
             b0 = hn::MulAdd(av, xv, b0);
@@ -289,11 +292,12 @@ HWY_INLINE C finish_scalar(const ApplyArgs<S, C>& p, const S* centre, std::int64
 
 /// Lines [lb, le) with the offsets of `dz` (or all): s = the sum over those offsets, plus out[c]
 /// when `acc` (the partial sum of earlier offset groups, read in place); out = finish(s) when
-/// `last`, else s. (Run-time flags: as template parameters they tripled the instantiations of
-/// this file, per target and type pair, for no measured gain.)
+/// `last`, else s. p.out holds the lines from `out_first` on (0: all of x's; gs_lines_dir's
+/// buffer: its run's). (Run-time flags: as template parameters they tripled the instantiations
+/// of this file, per target and type pair, for no measured gain.)
 template <ApplyKind K, class S, class C>
 void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int dz, bool acc,
-                 bool last) {
+                 bool last, std::int64_t out_first = 0) {
     const SgDiaGeom& g = *p.g;
     // FP64 values at most 256 bits a vector, the others at the full width. laplace27 n = 108,
     // one product, one thread (forty-sixth session): FP64 values and vectors 25.5 -> 20.5 ms at
@@ -311,7 +315,7 @@ void apply_lines(const ApplyArgs<S, C>& p, std::int64_t lb, std::int64_t le, int
     for (std::int64_t line = lb; line < le; ++line) {
         lines.go_to(line);
         const std::int64_t c0 = line * g.nx;
-        C* out = p.out + c0;
+        C* out = p.out + (line - out_first) * g.nx;
         const auto done = [&](int i, V s) {
             if (acc) s = hn::Add(s, hn::LoadU(d, out + i));
             return last ? finish<K>(d, p, centre, c0 + i, s) : s;
@@ -500,7 +504,9 @@ constexpr int kSegment = 1024;
 
 /// sbuf[0, len) = the fixed parts of the cells [i0, i0 + len) (all offsets inside; len a
 /// multiple of the lanes), summed group after group: group q is the offsets [gb[q], gb[q+1]) of
-/// act; the first group stores, the later ones add. Pf as vec_sum2 (-1: cells walked downwards).
+/// act; the first group stores, the later ones add (the first too with add_first). Pf as
+/// vec_sum2 (-1: cells walked downwards). sbuf need not be aligned (gs_lines_dir's lines lie nx
+/// cells apart).
 template <int Pf, class D, class S, class C>
 HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int groups, int i0, int len,
                            C* sbuf, bool add_first = false) {
@@ -509,8 +515,8 @@ HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int grou
     for (int q = 0; q < groups; ++q) {
         const int e0 = gb[q], e1 = gb[q + 1];
         const auto put = [&](int o, hn::Vec<D> s) {
-            if (q > 0 || add_first) s = hn::Add(hn::Load(d, sbuf + o), s);
-            hn::Store(s, d, sbuf + o);
+            if (q > 0 || add_first) s = hn::Add(hn::LoadU(d, sbuf + o), s);
+            hn::StoreU(s, d, sbuf + o);
         };
         if constexpr (Pf > 0) {
             int o = 0;
@@ -579,9 +585,9 @@ HWY_INLINE void interior_cells(int nx, int n, int& ib, int& ie) {
 /// vectors keep the ungrouped sum.
 ///
 /// With `part` (gs_lines_dir's planes), the sums over the line's offsets to the planes below and
-/// above were made beforehand for the cells [ib, ie) (part[i - ib]), and `gb` holds only the
-/// groups left (the in-plane one): they are added to part, which serves as the segment buffer.
-/// The edge vectors sum all their offsets as before.
+/// above were made beforehand for all its cells (part[i]), and gb[0], gb[1] bound the offsets
+/// left (the in-plane ones, one group): every vector adds their sum to part, which serves the
+/// vectors between the edges as their segment buffer.
 template <bool Fwd, class S, class C>
 void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, int groups,
                  int trail, std::int64_t line, C* part = nullptr) {
@@ -630,9 +636,14 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
     V carry_out = zero;
     // An edge vector at i; at the line's start in sweep order its first lane has no trailing
     // neighbour (m = 0 there, whatever is stored).
+    // The fixed part of the edge vector at i: with part, part + the offsets of gb's one group.
+    const auto edge_fixed = [&](int i) MPMG_LAMBDA_INLINE {
+        if (part == nullptr) return edge_sum<pf>(d, act, i, nx);
+        return hn::Add(hn::LoadU(d, part + i), edge_sum<pf>(d, act, i, nx, gb[0], gb[1]));
+    };
     const auto edge = [&](int i) MPMG_LAMBDA_INLINE {
         V u, m;
-        setup(i, edge_sum<pf>(d, act, i, nx), u, m);
+        setup(i, edge_fixed(i), u, m);
         if (Fwd ? i == 0 : i + n == nx) m = hn::IfThenElseZero(Fwd ? keep_lo(d) : keep_hi(d), m);
         hn::StoreU(solve(u, m, carry_out), d, x + i);
     };
@@ -694,14 +705,14 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
         C* sbuf = own;
         int sb = 0;  // the segment whose fixed parts sbuf holds
         const auto from_buf2 = [&](int i, V& s0, V& s1) {
-            s0 = hn::Load(d, sbuf + (i - sb));
-            s1 = hn::Load(d, sbuf + (i - sb) + n);
+            s0 = hn::LoadU(d, sbuf + (i - sb));
+            s1 = hn::LoadU(d, sbuf + (i - sb) + n);
         };
-        const auto from_buf1 = [&](int i) { return hn::Load(d, sbuf + (i - sb)); };
+        const auto from_buf1 = [&](int i) { return hn::LoadU(d, sbuf + (i - sb)); };
         for (int done = 0; done < ie - ib; done += seg) {
             const int len = std::min(seg, ie - ib - done);
             sb = Fwd ? ib + done : ie - done - len;
-            if (part != nullptr) sbuf = part + (sb - ib);
+            if (part != nullptr) sbuf = part + sb;
             group_sums<pf>(d, act, gb, groups, sb, len, sbuf, part != nullptr);
             scan(sb, len, from_buf2, from_buf1);
         }
@@ -722,7 +733,7 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
         const auto first = hn::FirstN(d, static_cast<std::size_t>(Fwd ? n - rest : rest));
         const auto done = Fwd ? first : hn::Not(first);
         V u, m;
-        setup(t, edge_sum<pf>(d, act, t, nx), u, m);
+        setup(t, edge_fixed(t), u, m);
         u = hn::IfThenElse(done, carry_out, u);
         m = hn::IfThenZeroElse(done, m);
         const V xt = solve(u, m, carry_out);
@@ -731,35 +742,36 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
 }
 
 /// Cells of the buffer that holds the sums of a run of lines over their offsets to the planes
-/// below and above (gs_lines_dir): 16 KiB in FP32, 32 KiB in FP64.
-constexpr int kPartCells = 4096;
-
-/// The vectors of those sums (they read no x that the run solves): FP32 at the full width
-/// (FP16 sweeps of laplace27 n = 108 6.0-6.1 -> 5.6-5.7 ms backward against 256 bits), FP64 at
-/// the lines' 256 bits (at 512 its sweeps took 22-24 instead of 18.5 ms).
-template <class C>
-using PartTag = hn::CappedTag<C, (sizeof(C) == 4 ? HWY_MAX_BYTES : 32) / sizeof(C)>;
+/// below and above (gs_lines_dir): 64 KiB in FP32, 128 KiB in FP64, in L2. A run of whole
+/// lines of one plane fills at most this many cells: one plane of laplace27 n = 108 (11664).
+constexpr int kPartCells = 16384;
 
 /// Gauss-Seidel on the lines [line_begin, line_end), ascending forward, descending backward.
 ///
-/// Grouped lines (kGsGroupOffsets, gs_line_dir) take the runs of consecutive lines of one plane
-/// in a call (a wavefront run, a slab's planes, the whole box), as many as kPartCells holds,
-/// in two phases. First the sums over the offsets to the planes below and above, for every
-/// line of the run between its edge vectors: they read x on the neighbouring planes only, which
-/// the run does not write (forward, the plane below is final and the plane above not yet swept;
-/// backward the other way round), so they can be made before any line of the run is solved.
-/// They go group by group (dz = -1, then dz = +1) over the whole run, about 9 value streams at
-/// a time along a run of lines, where the sums segment by segment switched between all 25
-/// streams at every line (108-cell lines of laplace27: 3 cache lines of FP16 values per stream
-/// and line). Then each line adds its in-plane offsets and solves, as before. The fixed part of
-/// a cell sums the same products as before in another grouping (dz = -1, +1, then 0).
-/// Measured on laplace27 n = 108, one sweep of level 0, one thread pinned, the old and new
-/// library alternating (a throwaway driver; forty-sixth session, Zen 5 VM): FP16 values / FP32
-/// vectors backward 7.4-7.7 -> 5.8-6.1 ms, forward 6.6-7.6 -> 5.1-5.3 ms (SpMV: 3.4-3.9 ms);
-/// FP64 backward 25.8-26.5 -> 18.3-19.3 ms, forward 25.6-27.0 -> 18.0-18.6 ms. Tried and left
-/// out: 3d19 lines the same way (weather n = 121: FP16 sweeps 5.8-6.0 -> 7.0 ms, slower; FP64
-/// 23 -> 20-21 ms), the edge vectors' plane sums in the first phase too (FP16 no faster, FP64
-/// backward 18.5 -> 22.6 ms) and runs of 16384 cells (no faster).
+/// Stencils of kGsGroupOffsets + 2 or more offsets (3d27, with the centre and the trailing
+/// in-line neighbour) take the runs of consecutive lines of one plane in a call (a wavefront
+/// run, a slab's planes, the whole box), as many whole lines as kPartCells holds, in two
+/// phases ("planar"). First, for every cell of the run, the sums over its offsets to the planes
+/// below and above: they read x on the neighbouring planes only, which the run does not write
+/// (forward, the plane below is final and the plane above not yet swept; backward the other way
+/// round), so they are made before any line of the run is solved, as the grouped product makes
+/// them (apply_lines, dz = -1 then dz = +1: about 9 value streams at a time along the whole
+/// run, edge vectors included). Then each line adds its in-plane offsets and solves
+/// (gs_line_dir with part). A cell's fixed part sums the same products as the ungrouped sum in
+/// another grouping (dz = -1, +1, then 0).
+///
+/// History, laplace27 n = 108, one sweep of level 0, one thread pinned, medians of 9 in a
+/// throwaway driver (Zen 5 VM). The sums segment by segment, per line over all 25 streams,
+/// took FP16 values / FP32 vectors 7.4-7.7 ms backward, 6.6-7.6 forward (SpMV 3.4-3.9 ms), FP64
+/// 25.8-26.5 / 25.6-27.0. The forty-sixth session's first planar phase (runs of 4096 cells,
+/// without the lines' edge vectors, which then still summed all 25 offsets in the second
+/// phase) brought that to 5.5-5.9 / 5.0-5.2 ms and 18.3-19.3 / 18.0-18.6 ms; with its edge
+/// vectors' 18 plane streams read line by line, longer runs were slower (their cache lines,
+/// brought in by the first phase, had left L2 by the second). Whole lines in the first phase
+/// and runs of up to 16384 cells (forty-seventh session): FP16 4.2-4.6 / 4.0-4.4 ms, FP64 alike
+/// within the VM's noise. Tried and left out: the in-plane offsets that read old values
+/// (forward dy = +1 and dx = +1) in the first phase too, a third pass over the buffer (FP16
+/// backward 4.5 -> 4.9 ms).
 template <bool Fwd, class S, class C>
 void gs_lines_dir(const GsArgs<S, C>& p) {
     const SgDiaGeom& g = *p.g;
@@ -769,58 +781,18 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
     // order: shift < 0 forward, > 0 backward) are nonzero.
     const int sign = p.zero_guess ? (Fwd ? -1 : 1) : 0;
     LineOffsets<S, C> lines(g, p.a, p.x, g.center, trail, sign, kAnyDz);
+    const Active<S, C>& act = lines.act;
     int gb[kMaxDiag + 1] = {0};
     int groups = 0;
     const GsTag<C> d;
-    const int n = static_cast<int>(hn::Lanes(d));
-    int ib = 0, ie = 0;
-    if (g.nx >= n) interior_cells<Fwd>(g.nx, n, ib, ie);
-    const int width = ie - ib;  // a multiple of n
-    const int cap = width > 0 ? kPartCells / width : 0;
+    const std::int64_t cap = g.nx >= static_cast<int>(hn::Lanes(d)) ? kPartCells / g.nx : 0;
     const bool planar = sign == 0 && cap >= 2 && g.ndiag >= kGsGroupOffsets + 2;
     HWY_ALIGN C part[kPartCells];
-    bool has_part[kPartCells / 4];  // cap lines at most: width >= n >= 4
-    LineOffsets<S, C> below(g, p.a, p.x, g.center, trail, 0, -1);
-    LineOffsets<S, C> above(g, p.a, p.x, g.center, trail, 0, 1);
-    LineOffsets<S, C> flat(g, p.a, p.x, g.center, trail, 0, 0);
-    // part + t * width = the sums of line lo + t over the offsets to the planes below and above.
-    const auto plane_parts = [&](std::int64_t lo, std::int64_t len) {
-        for (std::int64_t t = 0; t < len; ++t) {
-            below.go_to(lo + t);
-            above.go_to(lo + t);
-            flat.go_to(lo + t);
-            // Exactly the lines whose own pass groups (act.m >= kGsGroupOffsets).
-            has_part[t] = below.act.m + above.act.m > 0 &&
-                          below.act.m + above.act.m + flat.act.m >= kGsGroupOffsets;
-        }
-        for (int side = 0; side < 2; ++side) {
-            LineOffsets<S, C>& lo_off = side == 0 ? below : above;
-            for (std::int64_t t = 0; t < len; ++t) {
-                if (!has_part[t]) continue;
-                lo_off.go_to(lo + t);
-                const Active<S, C>& act = lo_off.act;
-                C* out = part + t * width;
-                const auto put = [&](auto dt, int o, hn::Vec<decltype(dt)> v) MPMG_LAMBDA_INLINE {
-                    if (side > 0) v = hn::Add(hn::LoadU(dt, out + o), v);
-                    hn::StoreU(v, dt, out + o);
-                };
-                int o = 0;
-                // Pairs of vectors of dt from o on.
-                const auto pairs = [&](auto dt) MPMG_LAMBDA_INLINE {
-                    const int nt = static_cast<int>(hn::Lanes(dt));
-                    for (; o + 2 * nt <= width; o += 2 * nt) {
-                        hn::Vec<decltype(dt)> s0, s1;
-                        vec_sum2<1>(dt, act, 0, act.m, ib + o, s0, s1);
-                        put(dt, o, s0);
-                        put(dt, o + nt, s1);
-                    }
-                };
-                pairs(PartTag<C>());
-                pairs(d);  // what is left of width (a multiple of n)
-                if (o < width) put(d, o, vec_sum1<1>(d, act, 0, act.m, ib + o));
-            }
-        }
-    };
+    ApplyArgs<S, C> sums;  // the first phase: part = the run's sums over dz = -1 and +1
+    sums.g = p.g;
+    sums.a = p.a;
+    sums.x = p.x;
+    sums.out = part;
     const std::int64_t total = p.line_end - p.line_begin;
     for (std::int64_t s = 0; s < total;) {
         const std::int64_t first = Fwd ? p.line_begin + s : p.line_end - 1 - s;
@@ -832,30 +804,30 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
                 ++len;
             }
             lo = Fwd ? first : first - len + 1;
-            plane_parts(lo, len);
+            apply_lines<ApplyKind::spmv>(sums, lo, lo + len, -1, false, false, lo);
+            apply_lines<ApplyKind::spmv>(sums, lo, lo + len, 1, true, false, lo);
         }
         for (std::int64_t t = 0; t < len; ++t) {
             const std::int64_t line = Fwd ? first + t : first - t;
-            const Active<S, C>& act = lines.act;
             if (lines.go_to(line)) {
                 // Groups are the runs of equal dz in act (one run per dz: collect() keeps the
                 // stencil's order, sorted by dz; an unsorted order would only give more,
-                // smaller groups); none below kGsGroupOffsets.
+                // smaller groups); none below kGsGroupOffsets. Planar lines take the run of
+                // dz = 0 (gb[0], gb[1]; possibly empty).
                 groups = 0;
-                if (act.m >= kGsGroupOffsets) {
+                if (planar) {
+                    gb[0] = gb[1] = 0;
+                    while (gb[0] < act.m && act.dz[gb[0]] < 0) ++gb[0];
+                    gb[1] = gb[0];
+                    while (gb[1] < act.m && act.dz[gb[1]] == 0) ++gb[1];
+                } else if (act.m >= kGsGroupOffsets) {
                     for (int e = 1; e <= act.m; ++e) {
                         if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
                     }
                 }
             }
-            int in_plane = -1;  // the group of dz = 0, when this line's part was made
-            if (planar && groups > 0 && has_part[line - lo]) {
-                for (int q = 0; q < groups; ++q) {
-                    if (act.dz[gb[q]] == 0) in_plane = q;
-                }
-            }
-            if (in_plane >= 0) {
-                gs_line_dir<Fwd>(p, act, gb + in_plane, 1, trail, line, part + (line - lo) * width);
+            if (planar) {
+                gs_line_dir<Fwd>(p, act, gb, 1, trail, line, part + (line - lo) * g.nx);
             } else {
                 gs_line_dir<Fwd>(p, act, gb, groups, trail, line);
             }

@@ -35,12 +35,17 @@ struct Case {
 // Gauss-Seidel lines of exactly one vector (AVX2: 8 FP32, 4 FP64 lanes; SSE4 half that: both
 // edges in one vector), of a multiple of it (the last full vector is the far edge) and of one
 // more cell (the overlapping far vector meets the first).
-const Case kCases[] = {{"3d27", {7, 5, 6}},    {"3d7", {19, 3, 4}},     {"3d19", {2, 3, 3}},
-                       {"3d15", {1, 4, 3}},    {"3d27", {37, 1, 2}},    {"3d7", {600, 2, 2}},
-                       {"3d27", {33, 4, 3}},   {"lower27", {21, 4, 3}}, {"3d27", {600, 5, 6}},
-                       {"3d19", {601, 3, 5}},  {"3d27", {2050, 3, 3}},  {"3d27", {1500, 4, 3}},
-                       {"3d27", {8, 3, 3}},    {"3d7", {16, 3, 2}},     {"3d27", {9, 2, 3}},
-                       {"lower27", {4, 3, 3}}, {"3d27", {24, 3, 4}}};
+const Case kCases[] = {
+    {"3d27", {7, 5, 6}},   {"3d7", {19, 3, 4}},   {"3d19", {2, 3, 3}},    {"3d15", {1, 4, 3}},
+    {"3d27", {37, 1, 2}},  {"3d7", {600, 2, 2}},  {"3d27", {33, 4, 3}},   {"lower27", {21, 4, 3}},
+    {"3d27", {600, 5, 6}}, {"3d19", {601, 3, 5}}, {"3d27", {2050, 3, 3}}, {"3d27", {1500, 4, 3}},
+    {"3d27", {8, 3, 3}},   {"3d7", {16, 3, 2}},   {"3d27", {9, 2, 3}},    {"lower27", {4, 3, 3}},
+    {"3d27", {24, 3, 4}},
+};
+// 3d27 Gauss-Seidel takes runs of whole lines of a plane, up to 16384 cells (gs_lines_dir): a
+// plane in runs of 14 and 2 lines of 1100, and lines of 8200, too long for two in a run (their
+// dz groups go segment by segment). Two type pairs only (about 10 s for all seven).
+const Case kLongCases[] = {{"3d27", {1100, 16, 2}}, {"3d27", {8200, 3, 3}}};
 
 Stencil make_stencil(const std::string& name) {
     if (name != "lower27") return Stencil::named(name);
@@ -53,9 +58,9 @@ Stencil make_stencil(const std::string& name) {
     return Stencil(lower);
 }
 
-template <class S, class C>
-void check_pair(unsigned seed) {
-    for (const Case& cs : kCases) {
+template <class S, class C, std::size_t N>
+void check_pair(unsigned seed, const Case (&cases)[N]) {
+    for (const Case& cs : cases) {
         SCOPED_TRACE(std::string(cs.stencil) + " nx=" + std::to_string(cs.box.nx));
         const auto a = random_matrix<S>(cs.box, make_stencil(cs.stencil), 1, ++seed);
         const kernels::SgDiaGeom g = kernels::geometry(a);
@@ -104,13 +109,20 @@ void check_pair(unsigned seed) {
 TEST(SgDiaSimd, EveryTargetMatchesReference) {
     testing::on_every_target([&](std::int64_t t) {
         ASSERT_STREQ(kernels::simd::target_name(), hwy::TargetName(t));
-        check_pair<double, double>(1);
-        check_pair<float, double>(2);
-        check_pair<half, double>(3);
-        check_pair<bfloat16, double>(4);
-        check_pair<float, float>(5);
-        check_pair<half, float>(6);
-        check_pair<bfloat16, float>(7);
+        check_pair<double, double>(1, kCases);
+        check_pair<float, double>(2, kCases);
+        check_pair<half, double>(3, kCases);
+        check_pair<bfloat16, double>(4, kCases);
+        check_pair<float, float>(5, kCases);
+        check_pair<half, float>(6, kCases);
+        check_pair<bfloat16, float>(7, kCases);
+    });
+}
+
+TEST(SgDiaSimd, GaussSeidelRunsOfLongLinesOnEveryTarget) {
+    testing::on_every_target([&](std::int64_t /*t*/) {
+        check_pair<double, double>(8, kLongCases);
+        check_pair<half, float>(9, kLongCases);
     });
 }
 
