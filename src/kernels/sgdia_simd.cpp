@@ -492,10 +492,11 @@ HWY_INLINE hn::Vec<D> solve_inline(D d, hn::Vec<D> u, hn::Vec<D> m, hn::Vec<D>& 
 
 /// Gauss-Seidel lines with at least this many fixed offsets (all but the centre and the trailing
 /// in-line neighbour) sum them in groups of equal dz (gs_line_dir): in practice 3d27 lines off
-/// the boundary (25). On 128^3, one thread (AVX2 on a shared EPYC VM, medians of noisy runs),
-/// grouping made 3d27 FP32/FP64 sweeps 13-28% and FP16 backward ones 12% faster, FP16 forward
-/// ones no faster; 3d15 (13 fixed offsets), 3d19 (17) and zero-guess 3d27 (12) sweeps were no
-/// faster or up to 15% slower grouped: few streams to save, one more pass over the buffer.
+/// the boundary (25) too long for a planar run (gs_lines_dir; over 8192 cells). On 128^3, one
+/// thread (AVX2 on a shared EPYC VM, medians of noisy runs), grouping made 3d27 FP32/FP64 sweeps
+/// 13-28% and FP16 backward ones 12% faster, FP16 forward ones no faster; 3d15 (13 fixed offsets),
+/// 3d19 (17) and zero-guess 3d27 (12) sweeps were no faster or up to 15% slower grouped: few
+/// streams to save, one more pass over the buffer.
 constexpr int kGsGroupOffsets = 20;
 /// Cells per segment of a grouped Gauss-Seidel line; the fixed parts of one segment's cells wait
 /// in a stack buffer (8 KiB in FP64) between the sum and the scan. On 2048 x 32 x 32, 1024 and
@@ -746,16 +747,23 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
 /// lines of one plane fills at most this many cells: one plane of laplace27 n = 108 (11664).
 constexpr int kPartCells = 16384;
 
+/// Stencils of at least this many offsets sweep planar (gs_lines_dir): 3d15, 3d19, 3d27. The
+/// weather problem's 3d19 at n = 121, one sweep of level 0 (forty-seventh session, as below,
+/// 4 alternating pairs): backward FP16 6.7-11.2 -> 5.4-5.8 ms, FP64 21.6-31.0 -> 21.2-21.5 ms
+/// (the plain lines' sums walked 17 streams downwards); forward FP16 4.7-6.9 -> 5.1-5.4 ms, FP64
+/// 17.5-19.4 -> 19.4-20.0 ms. A V(1,1) cycle sweeps backward with x nonzero, forward only from
+/// zero (not planar). rhd's 3d7, planar: FP16 backward 5.6-6.0 -> 7.5-8.0 ms, slower.
+constexpr int kPlanarOffsets = 15;
+
 /// Gauss-Seidel on the lines [line_begin, line_end), ascending forward, descending backward.
 ///
-/// Stencils of kGsGroupOffsets + 2 or more offsets (3d27, with the centre and the trailing
-/// in-line neighbour) take the runs of consecutive lines of one plane in a call (a wavefront
-/// run, a slab's planes, the whole box), as many whole lines as kPartCells holds, in two
-/// phases ("planar"). First, for every cell of the run, the sums over its offsets to the planes
-/// below and above: they read x on the neighbouring planes only, which the run does not write
-/// (forward, the plane below is final and the plane above not yet swept; backward the other way
-/// round), so they are made before any line of the run is solved, as the grouped product makes
-/// them (apply_lines, dz = -1 then dz = +1: about 9 value streams at a time along the whole
+/// Stencils of kPlanarOffsets or more offsets take the runs of consecutive lines of one plane in a
+/// call (a wavefront run, a slab's planes, the whole box), as many whole lines as kPartCells holds,
+/// in two phases ("planar"). First, for every cell of the run, the sums over its offsets to the
+/// planes below and above: they read x on the neighbouring planes only, which the run does not
+/// write (forward, the plane below is final and the plane above not yet swept; backward the other
+/// way round), so they are made before any line of the run is solved, as the grouped product makes
+/// them (apply_lines, dz = -1 then dz = +1: 9 value streams of 3d27 at a time along the whole
 /// run, edge vectors included). Then each line adds its in-plane offsets and solves
 /// (gs_line_dir with part). A cell's fixed part sums the same products as the ungrouped sum in
 /// another grouping (dz = -1, +1, then 0).
@@ -786,7 +794,7 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
     int groups = 0;
     const GsTag<C> d;
     const std::int64_t cap = g.nx >= static_cast<int>(hn::Lanes(d)) ? kPartCells / g.nx : 0;
-    const bool planar = sign == 0 && cap >= 2 && g.ndiag >= kGsGroupOffsets + 2;
+    const bool planar = sign == 0 && cap >= 2 && g.ndiag >= kPlanarOffsets;
     HWY_ALIGN C part[kPartCells];
     ApplyArgs<S, C> sums;  // the first phase: part = the run's sums over dz = -1 and +1
     sums.g = p.g;

@@ -42,10 +42,12 @@ const Case kCases[] = {
     {"3d27", {8, 3, 3}},   {"3d7", {16, 3, 2}},   {"3d27", {9, 2, 3}},    {"lower27", {4, 3, 3}},
     {"3d27", {24, 3, 4}},
 };
-// 3d27 Gauss-Seidel takes runs of whole lines of a plane, up to 16384 cells (gs_lines_dir): a
-// plane in runs of 14 and 2 lines of 1100, and lines of 8200, too long for two in a run (their
-// dz groups go segment by segment). Two type pairs only (about 10 s for all seven).
-const Case kLongCases[] = {{"3d27", {1100, 16, 2}}, {"3d27", {8200, 3, 3}}};
+// 3d19 and 3d27 Gauss-Seidel take runs of whole lines of a plane, up to 16384 cells
+// (gs_lines_dir): a plane in runs of 14 and 2 lines of 1100, and lines of 8200, too long for
+// two in a run (3d27's dz groups go segment by segment). Two type pairs only (about 10 s for all
+// seven).
+const Case kLongCases[] = {
+    {"3d27", {1100, 16, 2}}, {"3d19", {1100, 16, 2}}, {"3d27", {8200, 3, 3}}};
 
 Stencil make_stencil(const std::string& name) {
     if (name != "lower27") return Stencil::named(name);
