@@ -22,7 +22,6 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 using mpmg::kernels::HWY_NAMESPACE::counted_chunks;  // kernels/range_count-inl.h
-using mpmg::kernels::HWY_NAMESPACE::kCountChunk;
 using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
 
 using mpmg::kernels::HWY_NAMESPACE::kF16c;  // kernels/load_conv-inl.h
@@ -122,21 +121,21 @@ TruncationCounts narrow_any(const double* HWY_RESTRICT src, const double* HWY_RE
         }
         return x;
     };
-    HWY_ALIGN double chunk[kCountChunk];  // the scaled values of a chunk that needs counting
     // NaN: the canonical quiet NaN of the scalar conversion, not the hardware's payload;
-    // overflow and Inf: Inf (Highway's scalar double -> float demotion saturates).
-    const auto redo = [&](std::int64_t begin, std::int64_t end) {
-        const double* values = src + begin;
-        if constexpr (kScaled) {
-            for (std::int64_t i = begin; i < end; ++i) chunk[i - begin] = value(i);
-            values = chunk;
-        }
-        for (std::int64_t i = begin; i < end; ++i) {
-            if (!(std::fabs(values[i - begin]) < overflow)) {
-                dst[i] = from_double<S>(values[i - begin]);
+    // overflow and Inf: Inf (Highway's scalar double -> float demotion saturates). Only the
+    // vectors with such a lane are redone.
+    const auto vlimit = hn::Set(d, overflow);
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const auto redo = [&](std::int64_t begin, std::int64_t end, const double* values) {
+        for (std::int64_t v = begin; v < end; v += lanes) {
+            if (hn::AllTrue(d, hn::Lt(hn::Abs(hn::Load(d, values + (v - begin))), vlimit)))
+                continue;
+            for (std::int64_t i = v; i < v + lanes; ++i) {
+                if (!(std::fabs(values[i - begin]) < overflow)) {
+                    dst[i] = from_double<S>(values[i - begin]);
+                }
             }
         }
-        return values;
     };
     std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, range_limits<S>()),
                                     c, narrowed, redo);

@@ -22,7 +22,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 using mpmg::kernels::HWY_NAMESPACE::all_lanes;  // kernels/range_count-inl.h
 using mpmg::kernels::HWY_NAMESPACE::counted_chunks;
-using mpmg::kernels::HWY_NAMESPACE::kCountChunk;
 using mpmg::kernels::HWY_NAMESPACE::RangeVecs;
 
 bool any_outside(const double* HWY_RESTRICT v, std::int64_t n, double lo, double hi) {
@@ -50,7 +49,7 @@ TruncationCounts count_range(const double* HWY_RESTRICT v, std::int64_t n, const
     std::int64_t k = counted_chunks(
         d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
         [&](std::int64_t i) { return hn::LoadU(d, v + i); },
-        [&](std::int64_t begin, std::int64_t) { return v + begin; });
+        [](std::int64_t, std::int64_t, const double*) {});
     for (; k < n; ++k) count_by_limits(v[k], lim, c);
     return c;
 }
@@ -80,16 +79,11 @@ TruncationCounts count_scaled(const double* HWY_RESTRICT a, const double* HWY_RE
                               const RangeLimits& lim) {
     const hn::ScalableTag<double> d;
     TruncationCounts c;
-    HWY_ALIGN double chunk[kCountChunk];  // the scaled values of a chunk that needs counting
     const auto scaled = [&](std::int64_t i) {
         return hn::Div(hn::LoadU(d, a + i), hn::Mul(hn::LoadU(d, si + i), hn::LoadU(d, sj + i)));
     };
-    const auto materialise = [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t i = begin; i < end; ++i) chunk[i - begin] = a[i] / (si[i] * sj[i]);
-        return static_cast<const double*>(chunk);
-    };
-    std::int64_t k =
-        counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled, materialise);
+    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled,
+                                    [](std::int64_t, std::int64_t, const double*) {});
     for (; k < n; ++k) count_by_limits(a[k] / (si[k] * sj[k]), lim, c);
     return c;
 }
@@ -106,7 +100,7 @@ TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_R
         return x;
     };
     std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled,
-                                    [&](std::int64_t begin, std::int64_t) { return out + begin; });
+                                    [](std::int64_t, std::int64_t, const double*) {});
     for (; k < n; ++k) {
         out[k] = a[k] / (si[k] * sj[k]);
         count_by_limits(out[k], lim, c);
