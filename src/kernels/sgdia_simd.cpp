@@ -635,13 +635,13 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
         return coupled ? solve_inline<Fwd>(d, u, m, carry) : u;
     };
     V carry_out = zero;
-    // An edge vector at i; at the line's start in sweep order its first lane has no trailing
-    // neighbour (m = 0 there, whatever is stored).
     // The fixed part of the edge vector at i: with part, part + the offsets of gb's one group.
     const auto edge_fixed = [&](int i) MPMG_LAMBDA_INLINE {
         if (part == nullptr) return edge_sum<pf>(d, act, i, nx);
         return hn::Add(hn::LoadU(d, part + i), edge_sum<pf>(d, act, i, nx, gb[0], gb[1]));
     };
+    // An edge vector at i; at the line's start in sweep order its first lane has no trailing
+    // neighbour (m = 0 there, whatever is stored).
     const auto edge = [&](int i) MPMG_LAMBDA_INLINE {
         V u, m;
         setup(i, edge_fixed(i), u, m);
