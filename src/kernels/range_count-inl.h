@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "core/float16.hpp"
 
@@ -105,6 +106,14 @@ HWY_INLINE std::int64_t counted_chunks(D d, std::int64_t n, const RangeVecs<D>& 
         unsafe(begin, end, static_cast<const double*>(buf));
     }
     return k;
+}
+
+/// counted_chunks with nothing to redo in an unsafe chunk (the values are only counted).
+template <class D, class F>
+HWY_INLINE std::int64_t counted_chunks(D d, std::int64_t n, const RangeVecs<D>& l,
+                                       TruncationCounts& c, F&& values) {
+    return counted_chunks(d, n, l, c, std::forward<F>(values),
+                          [](std::int64_t, std::int64_t, const double*) {});
 }
 
 }  // namespace mpmg::kernels::HWY_NAMESPACE

@@ -46,10 +46,8 @@ bool any_outside(const double* HWY_RESTRICT v, std::int64_t n, double lo, double
 TruncationCounts count_range(const double* HWY_RESTRICT v, std::int64_t n, const RangeLimits& lim) {
     const hn::ScalableTag<double> d;
     TruncationCounts c;
-    std::int64_t k = counted_chunks(
-        d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
-        [&](std::int64_t i) { return hn::LoadU(d, v + i); },
-        [](std::int64_t, std::int64_t, const double*) {});
+    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c,
+                                    [&](std::int64_t i) { return hn::LoadU(d, v + i); });
     for (; k < n; ++k) count_by_limits(v[k], lim, c);
     return c;
 }
@@ -82,8 +80,7 @@ TruncationCounts count_scaled(const double* HWY_RESTRICT a, const double* HWY_RE
     const auto scaled = [&](std::int64_t i) {
         return hn::Div(hn::LoadU(d, a + i), hn::Mul(hn::LoadU(d, si + i), hn::LoadU(d, sj + i)));
     };
-    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled,
-                                    [](std::int64_t, std::int64_t, const double*) {});
+    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled);
     for (; k < n; ++k) count_by_limits(a[k] / (si[k] * sj[k]), lim, c);
     return c;
 }
@@ -99,8 +96,7 @@ TruncationCounts scale_counted(const double* HWY_RESTRICT a, const double* HWY_R
         hn::StoreU(x, d, out + i);
         return x;
     };
-    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled,
-                                    [](std::int64_t, std::int64_t, const double*) {});
+    std::int64_t k = counted_chunks(d, n, RangeVecs<hn::ScalableTag<double>>(d, lim), c, scaled);
     for (; k < n; ++k) {
         out[k] = a[k] / (si[k] * sj[k]);
         count_by_limits(out[k], lim, c);

@@ -17,11 +17,11 @@
 // within +-3 %).
 // Gauss-Seidel solves the coupling to the in-line neighbour in registers (solve_inline), runs
 // whole lines in vectors (the end cells too, in masked "edge" vectors), takes runs of lines per
-// call (gs_lines_dir); 3d27 lines sum their offsets to the planes below and above for a run of
-// lines of one plane first (gs_lines_dir), then their in-plane ones segment by segment
-// (gs_line_dir). An edge vector sums its offsets in the order the vectors between the edges do,
-// so the products give the same bits at any vector width (apply_lines: 256 bits for FP64
-// values, the full width for the others).
+// call (gs_lines_dir); 3d15, 3d19 and 3d27 lines sum their offsets to the planes below and
+// above for the whole lines of a run of one plane first (gs_lines_dir, with the grouped
+// product's apply_lines), then their in-plane ones (gs_line_dir). An edge vector sums its offsets
+// in the order the vectors between the edges do, so the products give the same bits at any vector
+// width (apply_lines: 256 bits for FP64 values, the full width for the others).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/sgdia_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -169,16 +169,13 @@ HWY_INLINE hn::Mask<D> keep_hi(D d) {
 /// and for x, which comes from a lane shift of a load inside the neighbour line, so no address
 /// outside that line is read (not past the ends of x, and no line that another thread of a
 /// Gauss-Seidel wavefront writes). Pf as vec_sum1 (each stream once; the vector loops'
-/// prefetches leave gaps at the lines' ends). Sums the offsets [e0, e1) of act (e1 < 0: all
-/// from e0 on).
+/// prefetches leave gaps at the lines' ends).
 template <int Pf, class D, class S, class C>
-HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx, int e0 = 0,
-                               int e1 = -1) {
+HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx) {
     const int n = static_cast<int>(hn::Lanes(d));
     const auto zero = hn::Zero(d);
-    if (e1 < 0) e1 = act.m;
     if constexpr (Pf != 0) {
-        for (int e = e0; e < e1; ++e) {
+        for (int e = 0; e < act.m; ++e) {
             hwy::Prefetch(act.a[e] + i + Pf * static_cast<int>(kPrefetchBytes / sizeof(S)));
         }
     }
@@ -187,7 +184,7 @@ HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx, int 
     // same order, so the products do not depend on which cells the edges cover (the vector
     // width; only the cells 0 and nx - 1 differ, masked at any width).
     auto a0 = zero, b0 = zero;
-    for (int e = e0; e < e1; ++e) {
+    for (int e = 0; e < act.m; ++e) {
         hn::Vec<D> av, xv;
         if (act.dx[e] < 0 && i == 0) {
             xv = shift_lanes<true>(d, hn::LoadU(d, act.x[e] + 1), 1, zero);
@@ -199,7 +196,7 @@ HWY_INLINE hn::Vec<D> edge_sum(D d, const Active<S, C>& act, int i, int nx, int 
             av = load_conv(d, act.a[e] + i);
             xv = hn::LoadU(d, act.x[e] + i);
         }
-        if ((e - e0) % 2 == 0) {
+        if (e % 2 == 0) {
             a0 = hn::MulAdd(av, xv, a0);
         } else {
             b0 = hn::MulAdd(av, xv, b0);
@@ -547,15 +544,6 @@ HWY_INLINE void group_sums(D d, const Active<S, C>& act, const int* gb, int grou
 template <class C>
 using GsTag = hn::CappedTag<C, 32 / sizeof(C)>;
 
-/// The cells [ib, ie) of an nx-cell line (nx >= n lanes) between its two edge vectors in sweep
-/// order (gs_line_dir): a multiple of n cells, empty when the line has no more than the edges.
-template <bool Fwd>
-HWY_INLINE void interior_cells(int nx, int n, int& ib, int& ie) {
-    const int nfull = nx / n, rest = nx % n;
-    ib = Fwd ? n : (rest == 0 ? n : rest);
-    ie = Fwd ? (rest == 0 ? nx - n : nfull * n) : nx - n;
-}
-
 /// Gauss-Seidel on one line, cells in sweep order (forward: ascending), with zero_guess on
 /// x = 0 reading only the updated neighbours; `act` holds the line's fixed offsets (every
 /// offset but the centre and the trailing in-line neighbour t, dx = -1 forward, +1 backward:
@@ -586,9 +574,9 @@ HWY_INLINE void interior_cells(int nx, int n, int& ib, int& ie) {
 /// vectors keep the ungrouped sum.
 ///
 /// With `part` (gs_lines_dir's planes), the sums over the line's offsets to the planes below and
-/// above were made beforehand for all its cells (part[i]), and gb[0], gb[1] bound the offsets
-/// left (the in-plane ones, one group): every vector adds their sum to part, which serves the
-/// vectors between the edges as their segment buffer.
+/// above were made beforehand for all its cells (part[i]), and `act` holds only the in-plane
+/// offsets (one group): every vector adds their sum to part, which serves the vectors between
+/// the edges as their segment buffer.
 template <bool Fwd, class S, class C>
 void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, int groups,
                  int trail, std::int64_t line, C* part = nullptr) {
@@ -635,10 +623,10 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
         return coupled ? solve_inline<Fwd>(d, u, m, carry) : u;
     };
     V carry_out = zero;
-    // The fixed part of the edge vector at i: with part, part + the offsets of gb's one group.
+    // The fixed part of the edge vector at i (plus part's sums, with part).
     const auto edge_fixed = [&](int i) MPMG_LAMBDA_INLINE {
-        if (part == nullptr) return edge_sum<pf>(d, act, i, nx);
-        return hn::Add(hn::LoadU(d, part + i), edge_sum<pf>(d, act, i, nx, gb[0], gb[1]));
+        const V s = edge_sum<pf>(d, act, i, nx);
+        return part == nullptr ? s : hn::Add(hn::LoadU(d, part + i), s);
     };
     // An edge vector at i; at the line's start in sweep order its first lane has no trailing
     // neighbour (m = 0 there, whatever is stored).
@@ -697,8 +685,8 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
     // at the far end (t) is. The vectors between them: cells [ib, ie).
     const int nfull = nx / n, rest = nx % n;
     const bool last_full_is_edge = rest == 0 && nfull >= 2;
-    int ib = 0, ie = 0;
-    interior_cells<Fwd>(nx, n, ib, ie);
+    const int ib = Fwd ? n : (rest == 0 ? n : rest);
+    const int ie = Fwd ? (rest == 0 ? nx - n : nfull * n) : nx - n;
     edge(Fwd ? 0 : nx - n);
     const int seg = kSegment / (2 * n) * (2 * n);
     if (ie > ib && groups > 0 && seg > 0) {
@@ -788,13 +776,14 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
     // With a zero guess only the already updated neighbours (before the cell in the sweep's
     // order: shift < 0 forward, > 0 backward) are nonzero.
     const int sign = p.zero_guess ? (Fwd ? -1 : 1) : 0;
-    LineOffsets<S, C> lines(g, p.a, p.x, g.center, trail, sign, kAnyDz);
-    const Active<S, C>& act = lines.act;
-    int gb[kMaxDiag + 1] = {0};
-    int groups = 0;
     const GsTag<C> d;
     const std::int64_t cap = g.nx >= static_cast<int>(hn::Lanes(d)) ? kPartCells / g.nx : 0;
     const bool planar = sign == 0 && cap >= 2 && g.ndiag >= kPlanarOffsets;
+    // Planar lines: the in-plane offsets only (one group); the others are in part.
+    LineOffsets<S, C> lines(g, p.a, p.x, g.center, trail, sign, planar ? 0 : kAnyDz);
+    const Active<S, C>& act = lines.act;
+    int gb[kMaxDiag + 1] = {0};
+    int groups = 0;
     HWY_ALIGN C part[kPartCells];
     ApplyArgs<S, C> sums;  // the first phase: part = the run's sums over dz = -1 and +1
     sums.g = p.g;
@@ -820,25 +809,20 @@ void gs_lines_dir(const GsArgs<S, C>& p) {
             if (lines.go_to(line)) {
                 // Groups are the runs of equal dz in act (one run per dz: collect() keeps the
                 // stencil's order, sorted by dz; an unsorted order would only give more,
-                // smaller groups); none below kGsGroupOffsets. Planar lines take the run of
-                // dz = 0 (gb[0], gb[1]; possibly empty).
+                // smaller groups); none below kGsGroupOffsets. Planar lines: all of act, one
+                // group (possibly empty).
                 groups = 0;
                 if (planar) {
-                    gb[0] = gb[1] = 0;
-                    while (gb[0] < act.m && act.dz[gb[0]] < 0) ++gb[0];
-                    gb[1] = gb[0];
-                    while (gb[1] < act.m && act.dz[gb[1]] == 0) ++gb[1];
+                    gb[1] = act.m;
+                    groups = 1;
                 } else if (act.m >= kGsGroupOffsets) {
                     for (int e = 1; e <= act.m; ++e) {
                         if (e == act.m || act.dz[e] != act.dz[e - 1]) gb[++groups] = e;
                     }
                 }
             }
-            if (planar) {
-                gs_line_dir<Fwd>(p, act, gb, 1, trail, line, part + (line - lo) * g.nx);
-            } else {
-                gs_line_dir<Fwd>(p, act, gb, groups, trail, line);
-            }
+            gs_line_dir<Fwd>(p, act, gb, groups, trail, line,
+                             planar ? part + (line - lo) * g.nx : nullptr);
         }
         s += len;
     }
