@@ -237,30 +237,34 @@ void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_be
 
 template <class S, class C>
 void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std::int64_t line_begin,
-              std::int64_t line_end) {
+              std::int64_t line_end, std::int64_t r_first_line) {
     if (g.block == 1) {
         simd::apply(simd::ApplyArgs<S, C>{&g, a, b, x, r, C{0}, simd::ApplyKind::residual,
-                                          line_begin, line_end});
+                                          line_begin, line_end, r_first_line});
         return;
     }
     const int rb = g.block;
+    const std::int64_t first = r_first_line * g.nx * rb;
     apply_chunks(g, a, x, line_begin, line_end, false,
                  [&](std::int64_t c, int cells, const C* acc) {
-                     for (int e = 0; e < cells * rb; ++e) r[c * rb + e] = b[c * rb + e] - acc[e];
+                     for (int e = 0; e < cells * rb; ++e)
+                         r[c * rb + e - first] = b[c * rb + e] - acc[e];
                  });
 }
 
 template <class S, class C>
 void upper_residual(const SgDiaGeom& g, const S* a, const C* x, C* r, std::int64_t line_begin,
-                    std::int64_t line_end) {
+                    std::int64_t line_end, std::int64_t r_first_line) {
     if (g.block == 1) {
         simd::apply(simd::ApplyArgs<S, C>{&g, a, nullptr, x, r, C{0},
-                                          simd::ApplyKind::upper_residual, line_begin, line_end});
+                                          simd::ApplyKind::upper_residual, line_begin, line_end,
+                                          r_first_line});
         return;
     }
     const int rb = g.block;
+    const std::int64_t first = r_first_line * g.nx * rb;
     apply_chunks(g, a, x, line_begin, line_end, true, [&](std::int64_t c, int cells, const C* acc) {
-        for (int e = 0; e < cells * rb; ++e) r[c * rb + e] = -acc[e];
+        for (int e = 0; e < cells * rb; ++e) r[c * rb + e - first] = -acc[e];
     });
 }
 
@@ -358,34 +362,37 @@ template void spmv<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const flo
                                     std::int64_t, std::int64_t);
 
 template void residual<double, double>(const SgDiaGeom&, const double*, const double*,
-                                       const double*, double*, std::int64_t, std::int64_t);
+                                       const double*, double*, std::int64_t, std::int64_t,
+                                       std::int64_t);
 template void residual<float, double>(const SgDiaGeom&, const float*, const double*, const double*,
-                                      double*, std::int64_t, std::int64_t);
+                                      double*, std::int64_t, std::int64_t, std::int64_t);
 template void residual<half, double>(const SgDiaGeom&, const half*, const double*, const double*,
-                                     double*, std::int64_t, std::int64_t);
+                                     double*, std::int64_t, std::int64_t, std::int64_t);
 template void residual<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
-                                         const double*, double*, std::int64_t, std::int64_t);
+                                         const double*, double*, std::int64_t, std::int64_t,
+                                         std::int64_t);
 template void residual<float, float>(const SgDiaGeom&, const float*, const float*, const float*,
-                                     float*, std::int64_t, std::int64_t);
+                                     float*, std::int64_t, std::int64_t, std::int64_t);
 template void residual<half, float>(const SgDiaGeom&, const half*, const float*, const float*,
-                                    float*, std::int64_t, std::int64_t);
+                                    float*, std::int64_t, std::int64_t, std::int64_t);
 template void residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
-                                        const float*, float*, std::int64_t, std::int64_t);
+                                        const float*, float*, std::int64_t, std::int64_t,
+                                        std::int64_t);
 
 template void upper_residual<double, double>(const SgDiaGeom&, const double*, const double*,
-                                             double*, std::int64_t, std::int64_t);
+                                             double*, std::int64_t, std::int64_t, std::int64_t);
 template void upper_residual<float, double>(const SgDiaGeom&, const float*, const double*, double*,
-                                            std::int64_t, std::int64_t);
+                                            std::int64_t, std::int64_t, std::int64_t);
 template void upper_residual<half, double>(const SgDiaGeom&, const half*, const double*, double*,
-                                           std::int64_t, std::int64_t);
+                                           std::int64_t, std::int64_t, std::int64_t);
 template void upper_residual<bfloat16, double>(const SgDiaGeom&, const bfloat16*, const double*,
-                                               double*, std::int64_t, std::int64_t);
+                                               double*, std::int64_t, std::int64_t, std::int64_t);
 template void upper_residual<float, float>(const SgDiaGeom&, const float*, const float*, float*,
-                                           std::int64_t, std::int64_t);
+                                           std::int64_t, std::int64_t, std::int64_t);
 template void upper_residual<half, float>(const SgDiaGeom&, const half*, const float*, float*,
-                                          std::int64_t, std::int64_t);
+                                          std::int64_t, std::int64_t, std::int64_t);
 template void upper_residual<bfloat16, float>(const SgDiaGeom&, const bfloat16*, const float*,
-                                              float*, std::int64_t, std::int64_t);
+                                              float*, std::int64_t, std::int64_t, std::int64_t);
 
 template void gs_lines<double, double>(const SgDiaGeom&, const double*, const double*, double*,
                                        std::int64_t, std::int64_t, bool, bool);

@@ -56,18 +56,20 @@ template <class S, class C>
 void spmv(const SgDiaGeom& g, const S* a, const C* x, C* y, std::int64_t line_begin,
           std::int64_t line_end);
 
-/// r = b - A x on the given lines.
+/// r = b - A x on the given lines. r holds the lines from `r_first_line` on (0: a whole
+/// vector; a plane's first line: a buffer of that plane).
 template <class S, class C>
 void residual(const SgDiaGeom& g, const S* a, const C* b, const C* x, C* r, std::int64_t line_begin,
-              std::int64_t line_end);
+              std::int64_t line_end, std::int64_t r_first_line = 0);
 
 /// r = -U x on the given lines, U the part of A whose offsets point after the cell in the
 /// lexicographic order (the strictly upper triangle, r x r centre blocks excluded). After one
 /// forward Gauss-Seidel sweep from x = 0, (D + L) x = b, so this is the residual b - A x at
 /// the cost of half the stencil's values.
+/// r holds the lines from `r_first_line` on, as for residual.
 template <class S, class C>
 void upper_residual(const SgDiaGeom& g, const S* a, const C* x, C* r, std::int64_t line_begin,
-                    std::int64_t line_end);
+                    std::int64_t line_end, std::int64_t r_first_line = 0);
 
 /// In-place Gauss-Seidel on the lines [line_begin, line_end), one after the other in
 /// increasing line index if `forward`, else decreasing: x_c <- D_c^{-1} (b_c - sum_{d !=

@@ -375,11 +375,13 @@ void apply_kind(const ApplyArgs<S, C>& p) {
         }
         std::sort(dzs, dzs + groups);
     }
-    if (groups < 2) return apply_lines<K>(p, p.line_begin, p.line_end, kAnyDz, false, true);
+    const std::int64_t of = p.out_first_line;
+    if (groups < 2) return apply_lines<K>(p, p.line_begin, p.line_end, kAnyDz, false, true, of);
     const std::int64_t chunk = std::max<std::int64_t>(1, kGroupCells / std::max(1, g.nx));
     for (std::int64_t lb = p.line_begin; lb < p.line_end; lb += chunk) {
         const std::int64_t le = std::min(p.line_end, lb + chunk);
-        for (int q = 0; q < groups; ++q) apply_lines<K>(p, lb, le, dzs[q], q > 0, q + 1 == groups);
+        for (int q = 0; q < groups; ++q)
+            apply_lines<K>(p, lb, le, dzs[q], q > 0, q + 1 == groups, of);
     }
 }
 

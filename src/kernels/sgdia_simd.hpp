@@ -29,6 +29,8 @@ struct ApplyArgs {
     C omega = 0;       ///< jacobi
     ApplyKind kind = ApplyKind::spmv;
     std::int64_t line_begin = 0, line_end = 0;
+    /// out holds the lines from this one on (0: all of x's; a plane buffer: its first line).
+    std::int64_t out_first_line = 0;
 };
 
 /// Gauss-Seidel on lines [line_begin, line_end), as kernels::gs_lines (r = 1).

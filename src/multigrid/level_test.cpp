@@ -3,6 +3,7 @@
 // unscaled operator, for a scaled FP16 level, an unscaled FP64 level, a block level and an
 // equilibrated AMG level.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <bit>
@@ -134,6 +135,68 @@ TEST(LevelInterface, EquilibratedAmgLevel) {
             for (std::size_t i = 0; i < b.size(); ++i) r[i] = b[i] - r[i];
         },
         2e-3);
+}
+
+// A level restricts its residual as it forms it, plane by plane inside the restriction's pass
+// (Transfer::restrict_planes), never writing r̂ whole: the coarse right-hand side must be bit
+// for bit the restriction of the residual residual_unscaled forms whole. After the forward sweep
+// from zero (-U û; on 2 threads with the block order's deferred planes, which take b - A û),
+// after the backward sweep (b - A û), with ILU(0), unscaled and scaled FP16. The coarse level
+// is FP64 and unscaled, so its right-hand side is the restriction as it came.
+TEST(LevelRestriction, ResidualRestrictedPlaneByPlaneIsTheWholeResidualRestricted) {
+    struct Case {
+        const char* problem;
+        SmootherKind smoother;
+        bool scaled;
+    };
+    const Case cases[] = {{"laplace27", SmootherKind::symgs, false},
+                          {"laplace27e8", SmootherKind::symgs, true},
+                          {"laplace27e8", SmootherKind::ilu0, true}};
+    const int saved_threads = omp_get_max_threads();
+    for (const Case& c : cases) {
+        for (const int threads : {1, 2}) {
+            SCOPED_TRACE(std::string(c.problem) + " " + std::string(to_string(c.smoother)) + ", " +
+                         std::to_string(threads) + " threads");
+            omp_set_num_threads(threads);
+            ProblemOptions po;
+            po.name = c.problem;
+            po.grid = {34, 30, 40};  // above the parallel cut-offs, deep enough for slabs
+            const SgDiaMatrix<double> a = make_problem(po).a;
+            MultigridOptions mg;
+            mg.smoother = c.smoother;
+            const GalerkinLevels g = galerkin_levels(a, mg);
+            ASSERT_GE(g.mats.size(), 2u);
+            const Transfer& t = g.transfers.front();
+            ASSERT_TRUE(t.restricts_by_planes());
+            LevelReport rep0, rep1;
+            LevelSetup s0 = level_setup(g, 0, mg, parse_precision("K64P32D16"), rep0);
+            s0.to_coarse = &t;
+            ASSERT_EQ(rep0.scaled, c.scaled);
+            const LevelSetup s1 = level_setup(g, 1, mg, parse_precision("K64P64D64"), rep1);
+            const auto fine = make_level(0, s0, false, rep0);
+            const auto coarse = make_level(1, s1, false, rep1);
+            const auto n = static_cast<std::size_t>(a.rows());
+            const auto nc = static_cast<std::size_t>(coarse->rows());
+            const std::vector<double> b = random_vector(n, 17);
+            fine->set_rhs(b.data());
+            for (const bool pre : {true, false}) {
+                fine->smooth(1, pre);
+                fine->restrict_residual(*coarse);
+                const auto* got = static_cast<const double*>(coarse->rhs_data());
+                std::vector<double> r;
+                fine->residual_unscaled(r);  // FP32 values (s ⊙ r̂ rounded to FP32 when scaled)
+                const std::vector<float> rf(r.begin(), r.end());
+                std::vector<double> want(nc);
+                t.restrict_to(rf.data(), want.data());
+                for (std::size_t q = 0; q < nc; ++q) {
+                    ASSERT_EQ(got[q], want[q])
+                        << (pre ? "after the forward sweep" : "after the backward")
+                        << ", coarse cell " << q;
+                }
+            }
+        }
+    }
+    omp_set_num_threads(saved_threads);
 }
 
 // A scaled FP16 level whose storage decision truncates while it counts (pretruncate, the serial

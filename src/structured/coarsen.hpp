@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -67,6 +68,16 @@ public:
     /// once (each call is OpenMP-parallel inside).
     template <class CF, class CC>
     void restrict_to(const CF* fine, CC* coarse, const CF* scale = nullptr) const;
+    /// Whether restrict_planes applies: full coarsening in x, y and z with linear weights.
+    bool restricts_by_planes() const;
+    /// restrict_to of a fine vector that is never stored: `plane(z, buf)` writes fine plane
+    /// z's nx ny block values into buf (one plane of scratch per thread) as the restriction
+    /// reaches it, in increasing z on each thread, each plane once (the one between two threads'
+    /// coarse planes on both threads). The same values and operations as restrict_to, so bit for
+    /// bit its result. Returns false, calling nothing, unless restricts_by_planes().
+    template <class CF, class CC>
+    bool restrict_planes(const std::function<void(int, CF*)>& plane, CC* coarse,
+                         const CF* scale = nullptr) const;
     /// fine += P coarse, or with `scale` fine += scale ⊙ (P coarse), P coarse rounded to CF
     /// first (a scaled level's correction); same conventions as restrict_to. Full linear
     /// coarsening applies the scale inside its one pass; other transfers through a scratch

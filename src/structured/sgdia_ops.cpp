@@ -327,6 +327,17 @@ void upper_residual(const SgDiaView<S>& a, const C* x, C* r, PlaneRange planes) 
 }
 
 template <class S, class C>
+void plane_residual(const SgDiaView<S>& a, const C* b, const C* x, C* r_plane, int z, bool upper) {
+    const kernels::SgDiaGeom g = geometry_of(a);
+    const std::int64_t first = std::int64_t{z} * g.ny;
+    if (upper) {
+        kernels::upper_residual(g, a.values, x, r_plane, first, first + g.ny, first);
+    } else {
+        kernels::residual(g, a.values, b, x, r_plane, first, first + g.ny, first);
+    }
+}
+
+template <class S, class C>
 void jacobi(const SgDiaView<S>& a, const C* b, const C* x, C* x_new, C omega) {
     const kernels::SgDiaGeom g = geometry_of(a);
     const S* v = a.values;
@@ -416,9 +427,10 @@ template void spmv_mirrored<half, double>(const SgDiaView<half>&, const double*,
 template void spmv_mirrored<float, float>(const SgDiaView<float>&, const float*, float*);
 template void spmv_mirrored<half, float>(const SgDiaView<half>&, const float*, float*);
 
-#define MPMG_PLANE_OPS(S, C)                                                               \
-    template void residual<S, C>(const SgDiaView<S>&, const C*, const C*, C*, PlaneRange); \
-    template void upper_residual<S, C>(const SgDiaView<S>&, const C*, C*, PlaneRange);     \
+#define MPMG_PLANE_OPS(S, C)                                                                    \
+    template void residual<S, C>(const SgDiaView<S>&, const C*, const C*, C*, PlaneRange);      \
+    template void upper_residual<S, C>(const SgDiaView<S>&, const C*, C*, PlaneRange);          \
+    template void plane_residual<S, C>(const SgDiaView<S>&, const C*, const C*, C*, int, bool); \
     template int gs_sweep<S, C>(const SgDiaView<S>&, const C*, C*, bool, bool, PlaneRange, GsOrder);
 MPMG_PLANE_OPS(double, double)
 MPMG_PLANE_OPS(float, double)

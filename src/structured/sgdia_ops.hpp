@@ -71,6 +71,13 @@ void residual(const SgDiaView<S>& a, const C* b, const C* x, C* r, PlaneRange pl
 template <class S, class C>
 void upper_residual(const SgDiaView<S>& a, const C* x, C* r, PlaneRange planes = {});
 
+/// The residual of plane z alone, into r_plane (nx ny block values: that plane only), on the
+/// calling thread: b - A x, or with `upper` -U x (b unread). Bit for bit the plane's values of
+/// residual / upper_residual, for a consumer that takes the residual plane by plane while it
+/// is in cache (Transfer::restrict_planes) instead of from a whole vector.
+template <class S, class C>
+void plane_residual(const SgDiaView<S>& a, const C* b, const C* x, C* r_plane, int z, bool upper);
+
 /// x_new = x + omega D^{-1} (b - A x), D the point-block diagonal (x_new and x distinct).
 template <class S, class C>
 void jacobi(const SgDiaView<S>& a, const C* b, const C* x, C* x_new, C omega);

@@ -131,6 +131,40 @@ TYPED_TEST(SgDiaOps, ProductsMatchReferenceAndAreThreadCountIndependent) {
     }
 }
 
+// A plane's residual into a buffer of that plane (the restriction's source, restrict_planes):
+// bit for bit the plane's values of residual and upper_residual on the whole vector, for
+// scalar and block grids (the SIMD and the block kernels), planes at both faces and inside.
+TYPED_TEST(SgDiaOps, PlaneResidualIsThePlaneOfTheWholeResidual) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 61;
+    for (const Case& cs : kCases) {
+        SCOPED_TRACE(describe(cs));
+        const auto a = random_matrix<S>(cs.box, Stencil::named(cs.stencil), cs.block, ++seed);
+        const auto x = random_vector<C>(a.rows(), ++seed);
+        const auto b = random_vector<C>(a.rows(), ++seed);
+        const auto n = static_cast<std::size_t>(a.rows());
+        const std::size_t plane = static_cast<std::size_t>(cs.box.nx) * cs.box.ny * cs.block;
+        std::vector<C> full(n), upper(n);
+        residual(a, b.data(), x.data(), full.data());
+        upper_residual(a, x.data(), upper.data());
+        // One value past the plane stays as it was: the plane's own values only.
+        std::vector<C> buf(plane + 1);
+        for (int z = 0; z < cs.box.nz; ++z) {
+            for (const bool up : {false, true}) {
+                std::fill(buf.begin(), buf.end(), C{-9});
+                plane_residual(SgDiaView<S>(a), b.data(), x.data(), buf.data(), z, up);
+                const std::vector<C>& whole = up ? upper : full;
+                for (std::size_t q = 0; q < plane; ++q) {
+                    ASSERT_EQ(buf[q], whole[z * plane + q])
+                        << (up ? "upper" : "full") << ", plane " << z << ", value " << q;
+                }
+                EXPECT_EQ(buf[plane], C{-9});
+            }
+        }
+    }
+}
+
 // The wavefront sweep must equal the sequential lexicographic sweep bitwise, for any thread
 // count (same line kernel, same values read; 1 and 2 threads: more would oversubscribe the
 // 2-core CI machine and make each barrier cost a scheduler slice), and the FP64 reference within C

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <functional>
 #include <type_traits>
 #include <utility>
 
@@ -289,13 +290,11 @@ inline void combine3(const double* m, const double* l, const double* h, std::int
     }
 }
 
-/// The x- and y-restriction of fine plane p: plane[J][ic*r + a], cy lines of cx*r values;
-/// lines holds three lines of scratch.
+/// The x- and y-restriction of a fine plane (fp: its first value): plane[J][ic*r + a], cy
+/// lines of cx*r values; lines holds three lines of scratch.
 template <class F>
-void restrict_plane_xy(const Box& fb, std::int64_t r, F fine, std::int64_t p, double* plane,
-                       double* lines) {
+void restrict_plane_xy(const Box& fb, std::int64_t r, F fp, double* plane, double* lines) {
     const std::int64_t nx = fb.nx, ny = fb.ny, cx = nx / 2, cy = ny / 2, len = cx * r;
-    const F fp = fine + p * ny * nx * r;
     const auto x_line = [&](F f, double* out) {  // f[2ic+1] + f[2ic]/2 + f[2ic+2]/2
         kernels::restrict_line(f.f, f.scale(), nx, static_cast<int>(r), out);
     };
@@ -327,9 +326,34 @@ void reserve_per_thread(std::vector<double>& scratch, std::int64_t per_thread, b
     if (scratch.size() < need) scratch.resize(need);
 }
 
-template <class F, class Out>
-void restrict_fused(const std::vector<DirectionalTransfer>& st, F fine, Out* coarse,
-                    std::vector<double>& scratch) {
+/// The fine planes of a vector: plane p at fine + p nx ny r.
+template <class F>
+struct VectorPlanes {
+    F fine;
+    std::int64_t plane_values;
+    F at(std::int64_t p, void* /*buffer*/) const { return fine + p * plane_values; }
+};
+
+/// The fine planes that `source` writes one at a time into a thread's buffer (restrict_planes):
+/// s[q] f[q] when Scaled, as FineIn forms it from a whole vector.
+template <class CF, bool Scaled>
+struct SourcePlanes {
+    const std::function<void(int, CF*)>* source;
+    const CF* scale;
+    std::int64_t plane_values;
+    FineIn<CF, Scaled> at(std::int64_t p, CF* buffer) const {
+        (*source)(static_cast<int>(p), buffer);
+        return {buffer, Scaled ? scale + p * plane_values : nullptr};
+    }
+};
+
+/// The fused restriction of the fine planes `planes.at(p, buffer)` gives, in increasing p on
+/// each thread, each plane once (a thread's first coarse plane reads its lower fine plane
+/// again). `buffers` holds `buffer` values of scratch per thread for them (0: none).
+template <class P, class B, class Out>
+void restrict_fused(const std::vector<DirectionalTransfer>& st, const P& planes, Out* coarse,
+                    std::vector<double>& scratch, std::int64_t buffer = 0,
+                    std::vector<B>* buffers = nullptr) {
     const Box& fb = st[0].fine;
     const std::int64_t r = st[0].block;
     const std::int64_t nz = fb.nz, cz = nz / 2;
@@ -337,13 +361,22 @@ void restrict_fused(const std::vector<DirectionalTransfer>& st, F fine, Out* coa
     const std::int64_t per_thread = 3 * plane + 3 * len;
     const bool parallel = fb.cells() > kParallelCells;
     reserve_per_thread(scratch, per_thread, parallel);
+    if (buffers != nullptr) {
+        const std::size_t need =
+            static_cast<std::size_t>(buffer * (parallel ? omp_get_max_threads() : 1));
+        if (buffers->size() < need) buffers->resize(need);
+    }
 #pragma omp parallel if (parallel)
     {
         double* buf = scratch.data() + per_thread * omp_get_thread_num();
+        B* own = buffers != nullptr ? buffers->data() + buffer * omp_get_thread_num() : nullptr;
         double* p0 = buf;
         double* p1 = buf + plane;
         double* p2 = buf + 2 * plane;
         double* lines = buf + 3 * plane;
+        const auto xy = [&](std::int64_t z, double* out) {
+            restrict_plane_xy(fb, r, planes.at(z, own), out, lines);
+        };
         std::int64_t have2 = -1;  // the fine plane whose restriction p2 holds
 #pragma omp for schedule(static)
         for (std::int64_t K = 0; K < cz; ++K) {
@@ -351,12 +384,12 @@ void restrict_fused(const std::vector<DirectionalTransfer>& st, F fine, Out* coa
             if (have2 == z0) {
                 std::swap(p0, p2);
             } else {
-                restrict_plane_xy(fb, r, fine, z0, p0, lines);
+                xy(z0, p0);
             }
-            restrict_plane_xy(fb, r, fine, z0 + 1, p1, lines);
+            xy(z0 + 1, p1);
             const bool up = z0 + 2 < nz;
             if (up) {
-                restrict_plane_xy(fb, r, fine, z0 + 2, p2, lines);
+                xy(z0 + 2, p2);
                 have2 = z0 + 2;
             }
             Out* out = coarse + K * plane;
@@ -472,10 +505,14 @@ void Transfer::restrict_to(const CF* fine, CC* coarse, const CF* scale) const {
     const std::size_t k = steps_.size();
     if (k == 0) return;
     if (fused_trilinear(steps_)) {
+        const std::int64_t pv =
+            steps_[0].fine.nx * std::int64_t{steps_[0].fine.ny} * steps_[0].block;
         if (scale != nullptr) {
-            restrict_fused(steps_, FineIn<CF, true>{fine, scale}, coarse, scratch_a_);
+            restrict_fused<VectorPlanes<FineIn<CF, true>>, CF>(
+                steps_, {FineIn<CF, true>{fine, scale}, pv}, coarse, scratch_a_);
         } else {
-            restrict_fused(steps_, FineIn<CF, false>{fine, nullptr}, coarse, scratch_a_);
+            restrict_fused<VectorPlanes<FineIn<CF, false>>, CF>(
+                steps_, {FineIn<CF, false>{fine, nullptr}, pv}, coarse, scratch_a_);
         }
         return;
     }
@@ -502,6 +539,25 @@ void Transfer::restrict_to(const CF* fine, CC* coarse, const CF* scale) const {
         std::swap(cur, next);
     }
     restrict_step(steps_[k - 1], static_cast<const double*>(cur), coarse);
+}
+
+bool Transfer::restricts_by_planes() const { return fused_trilinear(steps_); }
+
+template <class CF, class CC>
+bool Transfer::restrict_planes(const std::function<void(int, CF*)>& plane, CC* coarse,
+                               const CF* scale) const {
+    if (!restricts_by_planes()) return false;
+    const std::int64_t pv = steps_[0].fine.nx * std::int64_t{steps_[0].fine.ny} * steps_[0].block;
+    if (scale != nullptr) {
+        restrict_fused<SourcePlanes<CF, true>, CF>(steps_,
+                                                   SourcePlanes<CF, true>{&plane, scale, pv},
+                                                   coarse, scratch_a_, pv, &scratch_of<CF>());
+    } else {
+        restrict_fused<SourcePlanes<CF, false>, CF>(steps_,
+                                                    SourcePlanes<CF, false>{&plane, nullptr, pv},
+                                                    coarse, scratch_a_, pv, &scratch_of<CF>());
+    }
+    return true;
 }
 
 template <class CC, class CF>
@@ -560,6 +616,15 @@ template void Transfer::restrict_to<double, double>(const double*, double*, cons
 template void Transfer::restrict_to<double, float>(const double*, float*, const double*) const;
 template void Transfer::restrict_to<float, double>(const float*, double*, const float*) const;
 template void Transfer::restrict_to<float, float>(const float*, float*, const float*) const;
+
+template bool Transfer::restrict_planes<double, double>(const std::function<void(int, double*)>&,
+                                                        double*, const double*) const;
+template bool Transfer::restrict_planes<double, float>(const std::function<void(int, double*)>&,
+                                                       float*, const double*) const;
+template bool Transfer::restrict_planes<float, double>(const std::function<void(int, float*)>&,
+                                                       double*, const float*) const;
+template bool Transfer::restrict_planes<float, float>(const std::function<void(int, float*)>&,
+                                                      float*, const float*) const;
 
 template void Transfer::interpolate_add<double, double>(const double*, double*,
                                                         const double*) const;

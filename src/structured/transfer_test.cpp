@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -191,6 +193,63 @@ TEST(CoarsenTransfer, ScaledTransfersApplyTheScaleToTheFineVector) {
         check_scaled<float, double>(t);
         check_scaled<float, float>(t);
         check_scaled<double, float>(t);
+    }
+}
+
+template <class CF, class CC>
+void check_planes(const Transfer& t, bool scaled) {
+    const Box& fb = t.fine();
+    const int r = t.steps()[0].block;
+    const std::int64_t nf = unknowns(fb, t), nc = unknowns(t.coarse(), t);
+    const std::int64_t plane = std::int64_t{fb.nx} * fb.ny * r;
+    const std::vector<double> xf = random_vector(nf, 41), sf = random_vector(nf, 42);
+    const std::vector<CF> fine(xf.begin(), xf.end()), scale(sf.begin(), sf.end());
+    const CF* s = scaled ? scale.data() : nullptr;
+    std::vector<CC> want(static_cast<std::size_t>(nc)), got(want.size(), CC{-7});
+    t.restrict_to(fine.data(), want.data(), s);
+    // The source copies plane z and counts the calls: every plane must be asked for.
+    std::vector<int> calls(static_cast<std::size_t>(fb.nz), 0);
+    const std::function<void(int, CF*)> source = [&](int z, CF* out) {
+        ASSERT_GE(z, 0);
+        ASSERT_LT(z, fb.nz);
+#pragma omp atomic
+        ++calls[static_cast<std::size_t>(z)];
+        std::copy_n(fine.begin() + z * plane, plane, out);
+    };
+    ASSERT_TRUE(t.restrict_planes(source, got.data(), s));
+    for (std::size_t q = 0; q < got.size(); ++q) ASSERT_EQ(got[q], want[q]) << q;
+    for (int z = 0; z < fb.nz; ++z) {
+        EXPECT_GE(calls[static_cast<std::size_t>(z)], 1) << "plane " << z;
+    }
+}
+
+TEST(CoarsenTransfer, RestrictionOfPlanesGivenOneByOneEqualsTheRestrictionOfTheVector) {
+    // A level restricts its residual as it forms it, plane by plane, never stored whole
+    // (restrict_planes): bit for bit the restriction of the whole vector, scaled or not,
+    // serial and OpenMP-parallel (> 2^15 cells), odd and even extents, r = 1 and 2.
+    CoarseningOptions full;
+    full.semi_threshold = 0.0;
+    for (const auto& [box, r] :
+         {std::pair{Box{41, 34, 29}, 1}, std::pair{Box{6, 7, 5}, 1}, std::pair{Box{40, 36, 30}, 1},
+          std::pair{Box{27, 26, 25}, 2}, std::pair{Box{3, 2, 4}, 3}}) {
+        const Transfer t = coarsen(test::random27(box, r, false, 7), full)->transfer;
+        ASSERT_TRUE(t.restricts_by_planes());
+        for (const bool scaled : {false, true}) {
+            SCOPED_TRACE(scaled ? "scaled" : "unscaled");
+            check_planes<double, double>(t, scaled);
+            check_planes<float, double>(t, scaled);
+            check_planes<float, float>(t, scaled);
+            check_planes<double, float>(t, scaled);
+        }
+    }
+    // Other transfers (one direction, operator-dependent weights) do not, and call nothing.
+    for (const Transfer& t : transfers()) {
+        if (t.restricts_by_planes()) continue;
+        std::vector<float> coarse(static_cast<std::size_t>(unknowns(t.coarse(), t)));
+        bool called = false;
+        const std::function<void(int, float*)> source = [&](int, float*) { called = true; };
+        EXPECT_FALSE(t.restrict_planes(source, coarse.data()));
+        EXPECT_FALSE(called);
     }
 }
 
