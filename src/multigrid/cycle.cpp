@@ -72,8 +72,7 @@ void run_cycle(std::vector<std::unique_ptr<Level>>& levels, int l, CycleKind kin
     } else {
         visit_coarser(kind, [&](CycleKind k) { run_cycle(levels, l + 1, k, mg, coarse_sweeps); });
     }
-    lev.correct_from(coarse);
-    lev.smooth(mg.post_sweeps, false);
+    lev.correct_and_smooth(coarse, mg.post_sweeps);
 }
 
 double grid_complexity(const std::vector<LevelReport>& report) {

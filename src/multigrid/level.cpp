@@ -366,6 +366,36 @@ public:
         }
     }
 
+    /// The correction inside the first backward sweep (gs_sweep_prepared): each plane of û
+    /// takes P e (scaled: s ⊙ P e) just before the sweep first reads it, so û is read and
+    /// written once less than by correct_from and then the sweep (8 bytes a row at FP32). The
+    /// same values: bit for bit correct_from then smooth. SymGS point levels on one process
+    /// with full linear coarsening; the others take the two steps.
+    void correct_and_smooth(Level& coarse, int sweeps) override {
+        if (sweeps < 1 || smoother_ != SmootherKind::symgs || !blocks_.empty() || boundary_ ||
+            z_split_ != LevelBoundary::ZSplit::none || !to_coarse_->restricts_by_planes()) {
+            Level::correct_and_smooth(coarse, sweeps);
+            return;
+        }
+        coarse.unscale_solution();
+        clear_unwritten_u();
+        const C* scale = scale_transfers_ ? s_.data() : nullptr;
+        const bool fp64 = coarse.compute() == Precision::fp64;
+        const void* e = coarse.solution_data();
+        const std::function<void(int, int)> prepare = [&](int z0, int z1) {
+            if (fp64) {
+                to_coarse_->interpolate_add_planes(static_cast<const double*>(e), u_.data(), scale,
+                                                   z0, z1);
+            } else {
+                to_coarse_->interpolate_add_planes(static_cast<const float*>(e), u_.data(), scale,
+                                                   z0, z1);
+            }
+        };
+        swept_slabs_ = gs_sweep_prepared(a_, f_.data(), u_.data(), false, GsOrder::blocks, prepare);
+        u_state_ = UState::other;
+        smooth(sweeps - 1, false);
+    }
+
     void direct_solve() override {
         // The LU is of the level's (possibly scaled) operator, so it maps f̂ to û directly.
         std::copy(f_.begin(), f_.end(), work_.begin());

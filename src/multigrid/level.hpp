@@ -168,6 +168,12 @@ public:
     virtual void restrict_residual(Level& coarse) = 0;
     /// u += P coarse.u (the coarse level's û is consumed).
     virtual void correct_from(Level& coarse) = 0;
+    /// correct_from(coarse), then smooth(sweeps, false): the cycle's way up. A level may do
+    /// both in one pass (the correction taken plane by plane inside the first sweep).
+    virtual void correct_and_smooth(Level& coarse, int sweeps) {
+        correct_from(coarse);
+        smooth(sweeps, false);
+    }
     /// r = f - A u in unscaled variables, in FP64 (a distributed level's transfer reads it).
     virtual void residual_unscaled(std::vector<double>& r) = 0;
     /// û += s ⊙ e, e an unscaled correction of this level's size in FP64.

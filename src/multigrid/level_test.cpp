@@ -199,6 +199,68 @@ TEST(LevelRestriction, ResidualRestrictedPlaneByPlaneIsTheWholeResidualRestricte
     omp_set_num_threads(saved_threads);
 }
 
+// The way up takes the coarse correction plane by plane inside the first backward sweep
+// (correct_and_smooth): bit for bit correct_from and then smooth, for one and two sweeps, on 1
+// and 2 threads (the block order), unscaled and scaled FP16, and with a smoother that takes the
+// two steps (Jacobi). Two levels built alike run the two ways from the same state.
+TEST(LevelCorrection, CorrectionInsideTheSweepEqualsCorrectionThenSweep) {
+    struct Case {
+        const char* problem;
+        SmootherKind smoother;
+    };
+    const Case cases[] = {{"laplace27", SmootherKind::symgs},
+                          {"laplace27e8", SmootherKind::symgs},
+                          {"laplace27e8", SmootherKind::jacobi}};
+    const int saved_threads = omp_get_max_threads();
+    for (const Case& c : cases) {
+        for (const int threads : {1, 2}) {
+            for (const int sweeps : {1, 2}) {
+                SCOPED_TRACE(std::string(c.problem) + " " + std::string(to_string(c.smoother)) +
+                             ", " + std::to_string(threads) + " threads, " +
+                             std::to_string(sweeps) + " sweeps");
+                omp_set_num_threads(threads);
+                ProblemOptions po;
+                po.name = c.problem;
+                po.grid = {34, 30, 40};
+                const SgDiaMatrix<double> a = make_problem(po).a;
+                MultigridOptions mg;
+                mg.smoother = c.smoother;
+                const GalerkinLevels g = galerkin_levels(a, mg);
+                ASSERT_GE(g.mats.size(), 3u);
+                ASSERT_TRUE(g.transfers.front().restricts_by_planes());
+                const PrecisionPlan precision = parse_precision("K64P32D16");
+                LevelReport rep0, rep1;
+                LevelSetup s0 = level_setup(g, 0, mg, precision, rep0);
+                s0.to_coarse = &g.transfers[0];
+                LevelSetup s1 = level_setup(g, 1, mg, precision, rep1);
+                s1.to_coarse = &g.transfers[1];
+                const auto n = static_cast<std::size_t>(a.rows());
+                const std::vector<double> b = random_vector(n, 23);
+                std::vector<double> z[2];
+                for (int way = 0; way < 2; ++way) {
+                    const auto fine = make_level(0, s0, false, rep0);
+                    const auto coarse = make_level(1, s1, false, rep1);
+                    fine->set_rhs(b.data());
+                    fine->smooth(1, true);
+                    fine->restrict_residual(*coarse);
+                    coarse->smooth(1, true);
+                    coarse->smooth(1, false);
+                    if (way == 0) {
+                        fine->correct_from(*coarse);
+                        fine->smooth(sweeps, false);
+                    } else {
+                        fine->correct_and_smooth(*coarse, sweeps);
+                    }
+                    z[way].resize(n);
+                    fine->get_solution(z[way].data());
+                }
+                for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(z[1][i], z[0][i]) << "cell " << i;
+            }
+        }
+    }
+    omp_set_num_threads(saved_threads);
+}
+
 // A scaled FP16 level whose storage decision truncates while it counts (pretruncate, the serial
 // hierarchy) is the level that truncates itself after a counting pass: same counts, same
 // decision, bit for bit the same smoothing; without pretruncate nothing is kept.

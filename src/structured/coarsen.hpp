@@ -68,7 +68,8 @@ public:
     /// once (each call is OpenMP-parallel inside).
     template <class CF, class CC>
     void restrict_to(const CF* fine, CC* coarse, const CF* scale = nullptr) const;
-    /// Whether restrict_planes applies: full coarsening in x, y and z with linear weights.
+    /// Whether restrict_planes and interpolate_add_planes apply: full coarsening in x, y and z
+    /// with linear weights.
     bool restricts_by_planes() const;
     /// restrict_to of a fine vector that is never stored: `plane(z, buf)` writes fine plane
     /// z's nx ny block values into buf (one plane of scratch per thread) as the restriction
@@ -84,6 +85,14 @@ public:
     /// vector.
     template <class CC, class CF>
     void interpolate_add(const CC* coarse, CF* fine, const CF* scale = nullptr) const;
+    /// interpolate_add on the fine planes z_begin .. z_end - 1 only (the values of
+    /// interpolate_add there, bit for bit), on the calling thread, which may be one of several
+    /// calling it at once on other planes. Returns false, doing nothing, unless
+    /// restricts_by_planes(). A smoothing sweep takes the correction plane by plane this way just
+    /// before it reads each plane (gs_sweep_prepared).
+    template <class CC, class CF>
+    bool interpolate_add_planes(const CC* coarse, CF* fine, const CF* scale, int z_begin,
+                                int z_end) const;
     /// P as an FP64 CSR matrix (rows = fine unknowns), for tests.
     CsrMatrix prolongation_csr() const;
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "kernels/sgdia.hpp"
@@ -361,6 +362,46 @@ int gs_sweep(const SgDiaView<S>& a, const C* b, C* x, bool forward, bool zero_gu
 }
 
 template <class S, class C>
+int gs_sweep_prepared(const SgDiaView<S>& a, const C* b, C* x, bool forward, GsOrder order,
+                      const std::function<void(int, int)>& prepare) {
+    const kernels::SgDiaGeom g = geometry_of(a);
+    const S* v = a.values;
+    const int nz = g.nz;
+    const int slabs = block_order_slabs(g, {}, forward, false, order);
+    if (slabs == 1 && !run_serial(g)) {  // the wavefront: threads on neighbouring planes
+        prepare(0, nz);
+        return gs_sweep(a, b, x, forward, false, {}, order);
+    }
+    // done[z]: plane z prepared. A thread marks only the planes of its own slab; the planes
+    // around the deferred ones, which two slabs read, are prepared before the threads start.
+    std::vector<char> done(static_cast<std::size_t>(nz), 0);
+    const auto ensure = [&](int z) {
+        if (z < 0 || z >= nz || done[static_cast<std::size_t>(z)] != 0) return;
+        prepare(z, z + 1);
+        done[static_cast<std::size_t>(z)] = 1;
+    };
+    for (int t = 1; t < slabs; ++t) {
+        const int q = gs_block_first(nz, slabs, t);
+        for (int z = q - 1; z <= q + 1; ++z) ensure(z);
+    }
+    const int step = forward ? 1 : -1;
+    return ordered_sweep(g, x, {}, forward, false, order,
+                         [&](std::int64_t lb, std::int64_t le, bool zero) {
+                             // Whole planes here (one run, or a slab's planes): plane by plane
+                             // in the sweep's order, each with the next one prepared.
+                             const int z0 = static_cast<int>(lb / g.ny);
+                             const int z1 = static_cast<int>((le - 1) / g.ny);
+                             for (int z = forward ? z0 : z1; z >= z0 && z <= z1; z += step) {
+                                 ensure(z);
+                                 ensure(z + step);
+                                 const std::int64_t first = std::int64_t{z} * g.ny;
+                                 kernels::gs_lines(g, v, b, x, std::max(lb, first),
+                                                   std::min(le, first + g.ny), forward, zero);
+                             }
+                         });
+}
+
+template <class S, class C>
 void spmv(const kernels::BlockSoa<S, C>& a, const C* x, C* y) {
     const kernels::SgDiaGeom g = a.geom();
     for_lines(g, run_serial(g),
@@ -431,7 +472,10 @@ template void spmv_mirrored<half, float>(const SgDiaView<half>&, const float*, f
     template void residual<S, C>(const SgDiaView<S>&, const C*, const C*, C*, PlaneRange);      \
     template void upper_residual<S, C>(const SgDiaView<S>&, const C*, C*, PlaneRange);          \
     template void plane_residual<S, C>(const SgDiaView<S>&, const C*, const C*, C*, int, bool); \
-    template int gs_sweep<S, C>(const SgDiaView<S>&, const C*, C*, bool, bool, PlaneRange, GsOrder);
+    template int gs_sweep<S, C>(const SgDiaView<S>&, const C*, C*, bool, bool, PlaneRange,      \
+                                GsOrder);                                                       \
+    template int gs_sweep_prepared<S, C>(const SgDiaView<S>&, const C*, C*, bool, GsOrder,      \
+                                         const std::function<void(int, int)>&);
 MPMG_PLANE_OPS(double, double)
 MPMG_PLANE_OPS(float, double)
 MPMG_PLANE_OPS(half, double)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "core/float16.hpp"
@@ -94,6 +95,18 @@ void jacobi(const SgDiaView<S>& a, const C* b, const C* x, C* x_new, C omega);
 template <class S, class C>
 int gs_sweep(const SgDiaView<S>& a, const C* b, C* x, bool forward, bool zero_guess = false,
              PlaneRange planes = {}, GsOrder order = GsOrder::wavefront);
+
+/// gs_sweep of the whole box (x not zero) after prepare(z0, z1) has written x on its planes
+/// z0 .. z1 - 1, such as a coarse-grid correction (Transfer::interpolate_add_planes): each plane
+/// once, just before the sweep first reads it, instead of a pass over all of x before the
+/// sweep (which then reads x back from memory). On one thread one plane ahead of the sweep; in
+/// the block order the planes around the deferred ones first, then one plane ahead in each
+/// slab; in the wavefront all planes first. prepare may run on several threads at once, on
+/// other planes, and must touch x on its planes only. Bit for bit prepare(0, nz) then
+/// gs_sweep(a, b, x, forward, false, {}, order). Returns the slabs, as gs_sweep.
+template <class S, class C>
+int gs_sweep_prepared(const SgDiaView<S>& a, const C* b, C* x, bool forward, GsOrder order,
+                      const std::function<void(int, int)>& prepare);
 
 // The operations above on a whole matrix (template arguments are not deduced through the
 // view's implicit conversion).

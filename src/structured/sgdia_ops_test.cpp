@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -200,6 +201,54 @@ TYPED_TEST(SgDiaOps, WavefrontGaussSeidelEqualsSequentialSweep) {
             reference::gs_sweep(a, bd.data(), ref.data(), forward);
             expect_close(sequential, ref, nullptr,
                          testing::smoother_tolerance<C>(a, bd, std::max(max_x0, max_abs(ref))));
+        }
+    }
+}
+
+// A sweep that takes a change of x plane by plane just before it reads each plane (a coarse
+// correction, gs_sweep_prepared) gives bit for bit the change on all of x and then the sweep,
+// and asks for every plane once: on one thread (plane by plane), on two in the block order
+// (slabs) and in the wavefront (everything first). A plane read before its change would hold
+// other values.
+TYPED_TEST(SgDiaOps, SweepTakingEachPlaneJustInTimeEqualsChangeThenSweep) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 351;
+    for (const Case& cs : kSweepCases) {
+        const auto a = random_matrix<S>(cs.box, Stencil::named(cs.stencil), cs.block, ++seed);
+        const auto x0 = random_vector<C>(a.rows(), ++seed);
+        const auto b = random_vector<C>(a.rows(), ++seed);
+        const auto delta = random_vector<C>(a.rows(), ++seed);
+        const std::size_t plane = static_cast<std::size_t>(cs.box.nx) * cs.box.ny * cs.block;
+        for (const bool forward : {true, false}) {
+            for (const GsOrder order : {GsOrder::blocks, GsOrder::wavefront}) {
+                for (int threads = 1; threads <= 2; ++threads) {
+                    SCOPED_TRACE(describe(cs) + (forward ? " forward, " : " backward, ") +
+                                 (order == GsOrder::blocks ? "blocks, " : "wavefront, ") +
+                                 std::to_string(threads) + " threads");
+                    const Threads scope(threads);
+                    std::vector<C> want = x0;
+                    for (std::size_t q = 0; q < want.size(); ++q) want[q] += delta[q];
+                    const int want_slabs =
+                        gs_sweep(a, b.data(), want.data(), forward, false, {}, order);
+                    std::vector<C> x = x0;
+                    std::vector<int> asked(static_cast<std::size_t>(cs.box.nz), 0);
+                    const std::function<void(int, int)> prepare = [&](int z0, int z1) {
+                        for (int z = z0; z < z1; ++z) {
+#pragma omp atomic
+                            ++asked[static_cast<std::size_t>(z)];
+                            for (std::size_t q = z * plane; q < (z + 1) * plane; ++q)
+                                x[q] += delta[q];
+                        }
+                    };
+                    const int slabs = gs_sweep_prepared(SgDiaView<S>(a), b.data(), x.data(),
+                                                        forward, order, prepare);
+                    EXPECT_EQ(slabs, want_slabs);
+                    EXPECT_EQ(x, want);
+                    for (int z = 0; z < cs.box.nz; ++z)
+                        EXPECT_EQ(asked[static_cast<std::size_t>(z)], 1) << "plane " << z;
+                }
+            }
         }
     }
 }

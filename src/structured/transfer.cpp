@@ -425,39 +425,55 @@ void prolong_index(std::int64_t f, std::int64_t nc, std::int64_t len, At&& at, d
     }
 }
 
+/// The fused interpolation into fine plane k (fine += P coarse there, or scale ⊙ (P coarse));
+/// tz and ty hold a coarse plane and a line of scratch.
+template <class In, class Out>
+void interpolate_plane(const std::vector<DirectionalTransfer>& st, const In* coarse, Out* fine,
+                       const Out* scale, std::int64_t k, double* tz, double* ty) {
+    const Box& fb = st[0].fine;
+    const std::int64_t r = st[0].block;
+    const std::int64_t nx = fb.nx, ny = fb.ny;
+    const std::int64_t cx = nx / 2, cy = ny / 2, cz = fb.nz / 2;
+    const std::int64_t len = cx * r, plane = len * cy;
+    prolong_index<In>(
+        k, cz, plane, [&](std::int64_t K) { return coarse + K * plane; }, tz);
+    for (std::int64_t j = 0; j < ny; ++j) {
+        // An odd fine line takes its coarse line as it is: read in place, not copied.
+        const double* line = ty;
+        if (j % 2 == 1) {
+            line = tz + (j - 1) / 2 * len;
+        } else {
+            prolong_index<double>(
+                j, cy, len, [&](std::int64_t J) { return tz + J * len; }, ty);
+        }
+        const std::int64_t y0 = (k * ny + j) * nx * r;
+        Out* y = fine + y0;
+        const Out* sc = scale != nullptr ? scale + y0 : nullptr;
+        kernels::interpolate_line_add(line, nx, static_cast<int>(r), y, sc);
+    }
+}
+
+/// Scratch values interpolate_plane needs.
+std::int64_t interpolate_scratch(const std::vector<DirectionalTransfer>& st) {
+    const Box& fb = st[0].fine;
+    const std::int64_t len = (fb.nx / 2) * st[0].block;
+    return len * (fb.ny / 2) + len;
+}
+
 template <class In, class Out>
 void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coarse, Out* fine,
                        const Out* scale, std::vector<double>& scratch) {
     const Box& fb = st[0].fine;
-    const std::int64_t r = st[0].block;
-    const std::int64_t nx = fb.nx, ny = fb.ny, nz = fb.nz;
-    const std::int64_t cx = nx / 2, cy = ny / 2, cz = nz / 2;
-    const std::int64_t len = cx * r, plane = len * cy;
-    const std::int64_t per_thread = plane + len;
+    const std::int64_t per_thread = interpolate_scratch(st);
+    const std::int64_t plane = per_thread - (fb.nx / 2) * st[0].block;
     const bool parallel = fb.cells() > kParallelCells;
     reserve_per_thread(scratch, per_thread, parallel);
 #pragma omp parallel if (parallel)
     {
         double* tz = scratch.data() + per_thread * omp_get_thread_num();
-        double* ty = tz + plane;
 #pragma omp for schedule(static)
-        for (std::int64_t k = 0; k < nz; ++k) {
-            prolong_index<In>(
-                k, cz, plane, [&](std::int64_t K) { return coarse + K * plane; }, tz);
-            for (std::int64_t j = 0; j < ny; ++j) {
-                // An odd fine line takes its coarse line as it is: read in place, not copied.
-                const double* line = ty;
-                if (j % 2 == 1) {
-                    line = tz + (j - 1) / 2 * len;
-                } else {
-                    prolong_index<double>(
-                        j, cy, len, [&](std::int64_t J) { return tz + J * len; }, ty);
-                }
-                const std::int64_t y0 = (k * ny + j) * nx * r;
-                Out* y = fine + y0;
-                const Out* sc = scale != nullptr ? scale + y0 : nullptr;
-                kernels::interpolate_line_add(line, nx, static_cast<int>(r), y, sc);
-            }
+        for (std::int64_t k = 0; k < fb.nz; ++k) {
+            interpolate_plane(st, coarse, fine, scale, k, tz, tz + plane);
         }
     }
 }
@@ -596,6 +612,21 @@ void Transfer::interpolate_add(const CC* coarse, CF* fine, const CF* scale) cons
     for (std::size_t q = 0; q < n; ++q) fine[q] += scale[q] * target[q];
 }
 
+template <class CC, class CF>
+bool Transfer::interpolate_add_planes(const CC* coarse, CF* fine, const CF* scale, int z_begin,
+                                      int z_end) const {
+    if (!restricts_by_planes()) return false;
+    // Per thread: the sweeps that call this run it on several threads at once.
+    thread_local std::vector<double> scratch;
+    const std::int64_t need = interpolate_scratch(steps_);
+    if (std::ssize(scratch) < need) scratch.resize(static_cast<std::size_t>(need));
+    const std::int64_t plane = need - (steps_[0].fine.nx / 2) * steps_[0].block;
+    for (int k = z_begin; k < z_end; ++k) {
+        interpolate_plane(steps_, coarse, fine, scale, k, scratch.data(), scratch.data() + plane);
+    }
+    return true;
+}
+
 template <class T>
 std::vector<T>& Transfer::scratch_of() const {
     if constexpr (std::is_same_v<T, float>) {
@@ -631,5 +662,14 @@ template void Transfer::interpolate_add<double, double>(const double*, double*,
 template void Transfer::interpolate_add<double, float>(const double*, float*, const float*) const;
 template void Transfer::interpolate_add<float, double>(const float*, double*, const double*) const;
 template void Transfer::interpolate_add<float, float>(const float*, float*, const float*) const;
+
+template bool Transfer::interpolate_add_planes<double, double>(const double*, double*,
+                                                               const double*, int, int) const;
+template bool Transfer::interpolate_add_planes<double, float>(const double*, float*, const float*,
+                                                              int, int) const;
+template bool Transfer::interpolate_add_planes<float, double>(const float*, double*, const double*,
+                                                              int, int) const;
+template bool Transfer::interpolate_add_planes<float, float>(const float*, float*, const float*,
+                                                             int, int) const;
 
 }  // namespace mpmg

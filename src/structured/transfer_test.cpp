@@ -253,6 +253,55 @@ TEST(CoarsenTransfer, RestrictionOfPlanesGivenOneByOneEqualsTheRestrictionOfTheV
     }
 }
 
+template <class CC, class CF>
+void check_interpolate_planes(const Transfer& t, bool scaled) {
+    const Box& fb = t.fine();
+    const std::int64_t nf = unknowns(fb, t), nc = unknowns(t.coarse(), t);
+    const std::vector<double> y0 = random_vector(nf, 51), sf = random_vector(nf, 52);
+    const std::vector<double> xc = random_vector(nc, 53);
+    const std::vector<CF> start(y0.begin(), y0.end()), scale(sf.begin(), sf.end());
+    const std::vector<CC> coarse(xc.begin(), xc.end());
+    const CF* s = scaled ? scale.data() : nullptr;
+    std::vector<CF> want = start, got = start;
+    t.interpolate_add(coarse.data(), want.data(), s);
+    // Top plane alone, then the rest downwards in pieces of two (the order a backward sweep
+    // asks in), then nothing (an empty range).
+    ASSERT_TRUE(t.interpolate_add_planes(coarse.data(), got.data(), s, fb.nz - 1, fb.nz));
+    for (int z1 = fb.nz - 1; z1 > 0; z1 -= 2) {
+        ASSERT_TRUE(
+            t.interpolate_add_planes(coarse.data(), got.data(), s, std::max(0, z1 - 2), z1));
+    }
+    ASSERT_TRUE(t.interpolate_add_planes(coarse.data(), got.data(), s, 0, 0));
+    for (std::size_t q = 0; q < got.size(); ++q) ASSERT_EQ(got[q], want[q]) << q;
+}
+
+TEST(CoarsenTransfer, InterpolationPlaneByPlaneEqualsTheWholeInterpolation) {
+    // A backward sweep takes the correction plane by plane (interpolate_add_planes): bit for
+    // bit interpolate_add, scaled or not, odd and even extents, r = 1 and 2. Other transfers
+    // do not, and leave the fine vector alone.
+    CoarseningOptions full;
+    full.semi_threshold = 0.0;
+    for (const auto& [box, r] : {std::pair{Box{41, 34, 29}, 1}, std::pair{Box{6, 7, 5}, 1},
+                                 std::pair{Box{27, 26, 24}, 2}, std::pair{Box{3, 2, 4}, 3}}) {
+        const Transfer t = coarsen(test::random27(box, r, false, 7), full)->transfer;
+        for (const bool scaled : {false, true}) {
+            SCOPED_TRACE(scaled ? "scaled" : "unscaled");
+            check_interpolate_planes<double, double>(t, scaled);
+            check_interpolate_planes<float, double>(t, scaled);
+            check_interpolate_planes<float, float>(t, scaled);
+            check_interpolate_planes<double, float>(t, scaled);
+        }
+    }
+    for (const Transfer& t : transfers()) {
+        if (t.restricts_by_planes()) continue;
+        const std::vector<float> coarse(static_cast<std::size_t>(unknowns(t.coarse(), t)), 1.0f);
+        std::vector<float> fine(static_cast<std::size_t>(unknowns(t.fine(), t)), 2.0f);
+        EXPECT_FALSE(t.interpolate_add_planes(coarse.data(), fine.data(),
+                                              static_cast<const float*>(nullptr), 0, t.fine().nz));
+        for (const float v : fine) ASSERT_EQ(v, 2.0f);
+    }
+}
+
 TEST(CoarsenTransfer, TrilinearInterpolationIsExactOnConstantsInside) {
     // Full linear coarsening: P applied to ones is 1 at interior fine cells (and less at the
     // Dirichlet boundary, fine index 0 along a direction).
