@@ -34,6 +34,9 @@ struct LevelInfo {
     std::int64_t matrix_bytes = 0;
     std::string solve;  ///< "smoother" / "direct (LU, fp64)"
     std::string note;   ///< fallback or decision and its reason
+    /// Exactly symmetric: the smoother, residuals and products read the centre and the offsets
+    /// after it only, each lower offset from its mirror (the same values, about half the bytes).
+    bool upper_half = false;
 };
 
 /// How a distributed run (mpirun -np N, issue #8) split the grid; absent for a serial run.

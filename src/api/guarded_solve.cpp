@@ -36,6 +36,7 @@ LevelInfo to_info(const LevelReport& r) {
     i.overflow_count = r.counts.overflow;
     i.underflow_count = r.counts.underflow;
     i.subnormal_count = r.counts.subnormal;
+    i.upper_half = r.upper_half;
     i.matrix_bytes = r.matrix_bytes;
     i.solve = r.solve;
     i.note = r.note;

@@ -29,7 +29,8 @@ json level_json(const LevelInfo& l) {
                 {"subnormal_count", l.subnormal_count},
                 {"matrix_bytes", l.matrix_bytes},
                 {"solve", l.solve},
-                {"note", l.note}};
+                {"note", l.note},
+                {"reads_upper_half", l.upper_half}};
 }
 
 json partition_json(const std::optional<PartitionInfo>& p) {

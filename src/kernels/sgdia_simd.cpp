@@ -591,7 +591,13 @@ void gs_line_dir(const GsArgs<S, C>& p, const Active<S, C>& act, const int* gb, 
     const int nx = g.nx;
     const std::int64_t c0 = line * nx;
     const S* centre = p.a + g.center * g.diag_stride + c0;
-    const S* tr = trail >= 0 ? p.a + trail * g.diag_stride + c0 : nullptr;
+    // mirror_lower: a forward sweep's trailing neighbour (dx = -1) from its mirror (dx = +1)
+    // one cell back, as collect() reads the lower offsets; lane 0 at the line's start, the one
+    // value before the line (before the mirror's array on the first line, still inside the
+    // matrix), is masked (m = 0 there) and the scalar path never reads it.
+    const S* tr = trail < 0               ? nullptr
+                  : g.mirror_lower && Fwd ? p.a + (g.ndiag - 1 - trail) * g.diag_stride + c0 - 1
+                                          : p.a + trail * g.diag_stride + c0;
     const C* b = p.b + c0;
     C* x = p.x + c0;
     if (nx < n) {

@@ -42,6 +42,9 @@ struct LevelReport {
     std::int64_t matrix_bytes = 0;
     std::string solve;  ///< "smoother" or "direct (LU)" or "smoother sweeps"
     std::string note;   ///< a fallback or decision, with its reason
+    /// The level's matrix is exactly symmetric and its sweeps, residuals and products read the
+    /// centre and the offsets after it only (SgDiaView::mirror_lower).
+    bool upper_half = false;
 };
 
 /// The coupling of a distributed level's rows to the cells other processes own (issue #8): the

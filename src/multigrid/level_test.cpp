@@ -137,6 +137,32 @@ TEST(LevelInterface, EquilibratedAmgLevel) {
         2e-3);
 }
 
+// Exactly symmetric point levels read their upper half (LevelReport::upper_half): laplace27 in
+// FP16 and FP64 and rhd scaled in FP16 (a symmetric scaling keeps equal values equal); not the
+// nonsymmetric weather level, nor a block level (rhd3t), which reads every offset.
+TEST(LevelUpperHalf, ExactlySymmetricPointLevelsReadTheirUpperHalf) {
+    struct Case {
+        const char* problem;
+        const char* precision;
+        bool upper_half;
+    };
+    const Case cases[] = {{"laplace27", "K64P32D16", true},
+                          {"laplace27", "K64P64D64", true},
+                          {"rhd", "K64P32D16", true},
+                          {"weather", "K64P32D16", false},
+                          {"rhd3t", "K64P32D16", false}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.problem) + " " + c.precision);
+        ProblemOptions po;
+        po.name = c.problem;
+        po.n = 12;
+        const SgDiaMatrix<double> a = make_problem(po).a;  // the levels read it: kept alive
+        SymgsLevel0 l0(a, c.precision);
+        (void)l0.make();
+        EXPECT_EQ(l0.rep.upper_half, c.upper_half);
+    }
+}
+
 // A level restricts its residual as it forms it, plane by plane inside the restriction's pass
 // (Transfer::restrict_planes), never writing r̂ whole: the coarse right-hand side must be bit
 // for bit the restriction of the residual residual_unscaled forms whole. After the forward sweep

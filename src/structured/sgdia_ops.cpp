@@ -102,7 +102,7 @@ kernels::SgDiaGeom geometry_of(const SgDiaView<S>& a) {
                               a.stencil->center(),
                               a.stencil->offsets().data(),
                               a.diag_stride,
-                              false};
+                              a.mirror_lower && a.block == 1};
 }
 
 /// Runs f(line_begin, line_end) over the lines of the planes [planes.begin, planes.end) (all
@@ -240,6 +240,7 @@ namespace {
 std::uint64_t value_bits(double v) { return std::bit_cast<std::uint64_t>(v); }
 std::uint64_t value_bits(float v) { return std::bit_cast<std::uint32_t>(v); }
 std::uint64_t value_bits(half v) { return v.bits; }
+std::uint64_t value_bits(bfloat16 v) { return v.bits; }
 
 }  // namespace
 
@@ -449,6 +450,7 @@ template void spmv<bfloat16, float>(const SgDiaView<bfloat16>&, const float*, fl
 template bool exactly_symmetric<double>(const SgDiaView<double>&);
 template bool exactly_symmetric<float>(const SgDiaView<float>&);
 template bool exactly_symmetric<half>(const SgDiaView<half>&);
+template bool exactly_symmetric<bfloat16>(const SgDiaView<bfloat16>&);
 
 template void spmv_mirrored<double, double>(const SgDiaView<double>&, const double*, double*);
 template double spmv_dot<double, double>(const SgDiaView<double>&, const double*, double*, bool,

@@ -167,5 +167,83 @@ TYPED_TEST(SpmvMirrored, EqualsTheFullProductBitForBitWithoutReadingLowerOffsets
     }
 }
 
+template <class P>
+class MirroredView : public ::testing::Test {};
+using MirroredViewPairs =
+    ::testing::Types<testing::Pair<double, double>, testing::Pair<half, double>,
+                     testing::Pair<float, float>, testing::Pair<half, float>,
+                     testing::Pair<bfloat16, float>>;
+TYPED_TEST_SUITE(MirroredView, MirroredViewPairs);
+
+// A view with mirror_lower (an exactly symmetric level, multigrid/level.cpp) sweeps, forms
+// residuals and Jacobi steps bit for bit as the full matrix does, without reading the offsets
+// before the centre (NaN here): forward from zero, backward and forward from x, in the block
+// order and the wavefront, on 1 and 2 threads; lines shorter than a vector (nx = 3).
+TYPED_TEST(MirroredView, SweepsAndResidualsEqualTheFullOnesWithoutReadingLowerOffsets) {
+    using S = typename TypeParam::Storage;
+    using C = typename TypeParam::Compute;
+    unsigned seed = 71;
+    for (const Case& cs : kCases) {
+        if (cs.block != 1) continue;  // block levels read every offset (mirror_lower: r = 1)
+        SCOPED_TRACE(describe(cs));
+        const SgDiaMatrix<double> ad = symmetric_matrix(cs, ++seed);
+        SgDiaMatrix<S> a(ad.box(), ad.stencil(), ad.block());
+        for (int d = 0; d < ad.stencil().size(); ++d) {
+            for (std::int64_t k = 0; k < ad.diag_values(); ++k) {
+                // A dominant diagonal keeps the sweeps' values bounded.
+                const double v = ad.diagonal(d)[k];
+                a.diagonal(d)[k] =
+                    from_double<S>(d == ad.stencil().center() ? 30.0 + std::abs(v) : v);
+            }
+        }
+        ASSERT_TRUE(exactly_symmetric(a));
+        const auto x0 = random_vector<C>(a.rows(), ++seed);
+        const auto b = random_vector<C>(a.rows(), ++seed);
+        const auto n = static_cast<std::size_t>(a.rows());
+        const std::size_t plane = static_cast<std::size_t>(cs.box.nx) * cs.box.ny;
+        // Every result in turn: three sweeps, residual, -U x, a plane's residual, Jacobi.
+        const auto results = [&](const SgDiaView<S>& v, GsOrder order) {
+            std::vector<std::vector<C>> out;
+            std::vector<C> x(n, C(0));
+            gs_sweep(v, b.data(), x.data(), true, true, {}, order);
+            out.push_back(x);
+            gs_sweep(v, b.data(), x.data(), false, false, {}, order);
+            out.push_back(x);
+            x = x0;
+            gs_sweep(v, b.data(), x.data(), true, false, {}, order);
+            out.push_back(x);
+            std::vector<C> r(n), u(n), pr(plane), xj(n);
+            residual(v, b.data(), x0.data(), r.data());
+            upper_residual(v, x0.data(), u.data());
+            plane_residual(v, b.data(), x0.data(), pr.data(), cs.box.nz / 2, false);
+            jacobi(v, b.data(), x0.data(), xj.data(), C(0.7));
+            out.push_back(r);
+            out.push_back(u);
+            out.push_back(pr);
+            out.push_back(xj);
+            return out;
+        };
+        for (const GsOrder order : {GsOrder::blocks, GsOrder::wavefront}) {
+            for (int threads = 1; threads <= 2; ++threads) {
+                SCOPED_TRACE(std::to_string(threads) + " thread(s), " +
+                             (order == GsOrder::blocks ? "blocks" : "wavefront"));
+                const int saved = omp_get_max_threads();
+                omp_set_num_threads(threads);
+                SgDiaMatrix<S> poisoned = a;
+                const auto want = results(SgDiaView<S>(a), order);
+                poison_lower(poisoned);
+                SgDiaView<S> mirrored(poisoned);
+                mirrored.mirror_lower = true;
+                const auto got = results(mirrored, order);
+                omp_set_num_threads(saved);
+                for (std::size_t q = 0; q < want.size(); ++q) {
+                    for (const C v : want[q]) ASSERT_TRUE(std::isfinite(static_cast<double>(v)));
+                    EXPECT_EQ(got[q], want[q]) << "result " << q;
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mpmg

@@ -29,6 +29,11 @@ struct SgDiaView {
     int block = 1;
     std::int64_t diag_stride = 0;
     const S* values = nullptr;
+    /// The values are exactly symmetric (exactly_symmetric) and the operations on the view may
+    /// read each offset before the centre from its mirror after it (kernels::SgDiaGeom::
+    /// mirror_lower: the same values, bit for bit the same results, from about half the value
+    /// streams). Point matrices (block 1) only.
+    bool mirror_lower = false;
 
     SgDiaView() = default;
     /// The whole of `a` (implicit: every matrix is a view of itself).
