@@ -313,6 +313,16 @@ std::function<int()> add_solve(CLI::App& app) {
                 "(2^{} A) x' = 2^{} b, x = 2^{} x'\n",
                 r.a_exponent, r.b_exponent, r.a_exponent - r.b_exponent);
         }
+        if (r.a_flushed || r.b_flushed) {
+            fmt::print(
+                "warning: the input scale turned some nonzero values of {} into zero (their "
+                "magnitudes span more than FP64 holds): the system solved is not quite the one "
+                "given, and a small residual may hide large errors in the unknowns they "
+                "determined\n",
+                r.a_flushed && r.b_flushed ? "A and b"
+                : r.a_flushed              ? "A"
+                                           : "b");
+        }
         print_hierarchy(r);
         if (a->quiet) {
             fmt::print("{} after {} iterations: relative residual {:.3e}, total {:.4f} s\n",

@@ -104,6 +104,10 @@ struct SolveResult {
     /// magnitudes lying outside [2^-64, 2^64]; x is A x = b's (README "Input scale"). The level
     /// reports describe the scaled system.
     int a_exponent = 0, b_exponent = 0;
+    /// That scale turned some nonzero value of A (of b) into zero: the magnitudes span more
+    /// than FP64 holds (about 2^2098), so the system solved is not quite the one given, and a
+    /// small residual may hide a large error in the unknowns those values determined.
+    bool a_flushed = false, b_flushed = false;
 };
 
 /// Validates the options, builds the problem and the preconditioner, and solves. Throws
@@ -124,6 +128,7 @@ struct SetupResult {
     /// renumbering, and the unknowns per node aggregated by.
     bool negated = false;
     int a_exponent = 0;
+    bool a_flushed = false;  ///< as SolveResult::a_flushed
     std::string reordered;
     int block_size = 0;
     std::string block_size_reason;

@@ -244,7 +244,39 @@ TEST(InputScale, ExtremeMagnitudesConvergeToTheExactSolution) {
                 ASSERT_TRUE(r.error_vs_exact.has_value());
                 EXPECT_LT(*r.error_vs_exact, 1e-8);
                 EXPECT_NE(r.a_exponent, 0);
+                EXPECT_FALSE(r.a_flushed);  // laplace27's values span a factor 26 only
+                EXPECT_FALSE(r.b_flushed);
             }
+        }
+    }
+}
+
+// Magnitudes spanning more than FP64 holds: diag(1e300, 1e-300, 1) with b = A 1. The scale
+// 2^-996 that brings 1e300 to [1, 2) turns 1e-300 (in A and in b) into zero, so the second
+// unknown is lost: the relative residual of what comes back is tiny (its row weighs 1e-300
+// against 1e300), the error in x is not. The solve converges and says that the scale flushed
+// values of A and b; diag(1e300, 3e299, 2e299), scaled by the same power, flushes nothing.
+TEST(InputScale, ValuesTheScaleFlushesToZeroAreReported) {
+    const fs::path path = temp_file("span.mtx");
+    for (const bool flush : {true, false}) {
+        SCOPED_TRACE(flush ? "1e-300" : "3e299");
+        CsrMatrix a;
+        a.rows = a.cols = 3;
+        a.row_ptr = {0, 1, 2, 3};
+        a.col = {0, 1, 2};
+        a.val = flush ? std::vector<double>{1e300, 1e-300, 1.0}
+                      : std::vector<double>{1e300, 3e299, 2e299};
+        write_matrix_market(path.string(), a);
+        const SolveResult r = solve_file(path, false, "K64P64D64");
+        EXPECT_EQ(r.a_exponent, -996);
+        EXPECT_EQ(r.a_flushed, flush);
+        EXPECT_EQ(r.b_flushed, flush);
+        ASSERT_TRUE(r.converged) << r.message;
+        ASSERT_TRUE(r.error_vs_exact.has_value());
+        if (flush) {
+            EXPECT_GT(*r.error_vs_exact, 0.1);  // the lost unknown
+        } else {
+            EXPECT_LT(*r.error_vs_exact, 1e-12);
         }
     }
 }

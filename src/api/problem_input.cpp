@@ -148,6 +148,12 @@ void scale_by_power_of_two(std::span<double> v, int e) {
 
 namespace {
 
+/// Whether 2^e turns the smallest nonzero magnitude (+Inf: none) of some process into zero.
+bool flushed_any(double smallest, int e, const Communicator& comm) {
+    const bool mine = e < 0 && std::isfinite(smallest) && std::ldexp(smallest, e) == 0.0;
+    return dist::max_all_ranks(mine ? 1.0 : 0.0, comm) > 0.0;
+}
+
 /// prepare_matrix for A's values, once `negative` (this process's rows) is known.
 PreparedMatrix prepare_values(std::span<double> values, bool negative, const Communicator& comm) {
     PreparedMatrix m;
@@ -160,6 +166,7 @@ PreparedMatrix prepare_values(std::span<double> values, bool negative, const Com
     // The smallest nonzero magnitude as the scaling left it (the same ldexp); +Inf when none.
     m.a_normal = !range.nonfinite &&
                  !(std::ldexp(range.smallest, m.a_exponent) < std::numeric_limits<double>::min());
+    m.a_flushed = flushed_any(range.smallest, m.a_exponent, comm);
     return m;
 }
 
@@ -185,10 +192,13 @@ void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& 
     }
 }
 
-int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm) {
+int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm, bool* flushed) {
     if (negated) negate_values(b);
-    const int e = normalising_exponent(dist::max_all_ranks(largest_abs(b), comm));
+    const kernels::FiniteRange range =
+        kernels::finite_range(b.data(), static_cast<std::int64_t>(b.size()));
+    const int e = normalising_exponent(dist::max_all_ranks(range.largest, comm));
     scale_by_power_of_two(b, e);
+    if (flushed != nullptr) *flushed = flushed_any(range.smallest, e, comm);
     return e;
 }
 

@@ -48,6 +48,9 @@ struct PreparedMatrix {
     /// Every value of this process's scaled A is zero or a normal FP64 number
     /// (StructuredProblem::a_normal).
     bool a_normal = false;
+    /// The scale turned some nonzero value of A into zero: A's magnitudes span more than FP64
+    /// holds below the largest one brought to [1, 2) (any process's, on all of them).
+    bool a_flushed = false;
 };
 
 /// The system the solve takes in place of A x = b (collective over `comm`, MPI_COMM_WORLD by
@@ -62,7 +65,9 @@ struct PreparedMatrix {
 PreparedMatrix prepare_matrix(SgDiaMatrix<double>& a, const Communicator& comm = {});
 PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row = 0,
                               const Communicator& comm = {});
-int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm = {});
+/// `flushed` (when given): the scale turned some nonzero b_i into zero (on any process).
+int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm = {},
+                bool* flushed = nullptr);
 
 /// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
 /// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric), SymGS, the

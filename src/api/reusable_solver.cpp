@@ -399,6 +399,7 @@ struct Solver::Impl {
         s.options = resolved;
         s.negated = prepared.negated;
         s.a_exponent = prepared.a_exponent;
+        s.a_flushed = prepared.a_flushed;
         s.setup_s = std::chrono::duration<double>(Clock::now() - t0).count();
         s.levels = std::move(built.levels);
         s.grid_complexity = built.grid_complexity;
@@ -618,7 +619,7 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
         s.x_work[i] = x[s.caller_row(i)];
     }
     const int ea = s.prepared.a_exponent;
-    out.b_exponent = prepare_rhs(s.b_work, s.prepared.negated, s.comm);
+    out.b_exponent = prepare_rhs(s.b_work, s.prepared.negated, s.comm, &out.b_flushed);
     scale_by_power_of_two(s.x_work, out.b_exponent - ea);
     const bool x_given = !dist::all_ranks(
         std::none_of(s.x_work.begin(), s.x_work.end(), [](double v) { return v != 0.0; }), s.comm);
@@ -649,6 +650,7 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.options = s.resolved;
     out.negated = s.prepared.negated;
     out.a_exponent = ea;
+    out.a_flushed = s.prepared.a_flushed;
     out.reordered = s.setup_info.reordered;
     out.block_size = s.setup_info.block_size;
     out.block_size_reason = s.setup_info.block_size_reason;

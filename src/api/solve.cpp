@@ -177,7 +177,8 @@ bool prepare_input(M& a, std::vector<double>& b, SolveResult& out, std::int64_t 
     }
     out.negated = m.negated;
     out.a_exponent = m.a_exponent;
-    out.b_exponent = prepare_rhs(b, m.negated);
+    out.a_flushed = m.a_flushed;
+    out.b_exponent = prepare_rhs(b, m.negated, {}, &out.b_flushed);
     return m.a_normal;
 }
 
