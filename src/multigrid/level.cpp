@@ -384,7 +384,7 @@ public:
     /// with full linear coarsening; the others take the two steps.
     void correct_and_smooth(Level& coarse, int sweeps) override {
         if (sweeps < 1 || smoother_ != SmootherKind::symgs || !blocks_.empty() || boundary_ ||
-            z_split_ != LevelBoundary::ZSplit::none || !to_coarse_->restricts_by_planes()) {
+            !to_coarse_->restricts_by_planes()) {
             Level::correct_and_smooth(coarse, sweeps);
             return;
         }
@@ -460,6 +460,12 @@ private:
             level_vectors::store_unscaled(u_, inv_s_, z);
         }
     }
+    /// f(q) for every deferred plane q of the last sweep's block order (swept_slabs_): q was
+    /// swept after q + 1, so -U û does not hold on the planes q and q + 1, which take b - A û.
+    template <class F>
+    void for_deferred_planes(F&& f) const {
+        for (int t = 1; t < swept_slabs_; ++t) f(gs_block_first(a_.box.nz, swept_slabs_, t));
+    }
     /// The restriction of r̂ with r̂ formed plane by plane inside its pass
     /// (Transfer::restrict_planes): residual_to_r's values, never written to r_ and read back
     /// (8 bytes a row less per cycle at FP32). Point levels on one process with full linear
@@ -469,14 +475,10 @@ private:
         if (!blocks_.empty() || boundary_ || !to_coarse_->restricts_by_planes()) return false;
         clear_unwritten_u();
         const bool upper = u_state_ == UState::forward_from_zero;
-        // As residual_to_r: in the block order the deferred planes q, q + 1 take b - A û.
-        const int nz = a_.box.nz;
         const auto deferred = [&](int z) {
-            for (int t = 1; t < swept_slabs_; ++t) {
-                const int q = gs_block_first(nz, swept_slabs_, t);
-                if (z == q || z == q + 1) return true;
-            }
-            return false;
+            bool near = false;
+            for_deferred_planes([&](int q) { near = near || z == q || z == q + 1; });
+            return near;
         };
         const std::function<void(int, C*)> plane = [&](int z, C* out) {
             plane_residual(a_, f_.data(), u_.data(), out, z, upper && !deferred(z));
@@ -495,13 +497,9 @@ private:
             upper_residual(a_, u_.data(), r_.data(), PlaneRange{2, -1});
         } else if (upper && u_state_ == UState::forward_from_zero) {
             upper_residual(a_, u_.data(), r_.data());
-            // In the block order each deferred plane q was swept after plane q + 1: -U û does
-            // not hold on those two planes, which take b - A û.
-            const int nz = a_.box.nz;
-            for (int t = 1; t < swept_slabs_; ++t) {
-                const int q = gs_block_first(nz, swept_slabs_, t);
+            for_deferred_planes([&](int q) {
                 residual(a_, f_.data(), u_.data(), r_.data(), PlaneRange{q, q + 2});
-            }
+            });
         } else if (blocks_.empty()) {
             residual(a_, f_.data(), u_.data(), r_.data());
         } else {

@@ -43,6 +43,21 @@ SgDiaMatrix<double> symmetric_matrix(const Case& cs, unsigned seed) {
     return a;
 }
 
+/// ad rounded to S value by value (the strides differ: padded in bytes), with `centre_add` +
+/// |a_cc| in place of each centre value a_cc when centre_add > 0.
+template <class S>
+SgDiaMatrix<S> narrowed(const SgDiaMatrix<double>& ad, double centre_add = 0.0) {
+    SgDiaMatrix<S> a(ad.box(), ad.stencil(), ad.block());
+    for (int d = 0; d < ad.stencil().size(); ++d) {
+        const bool centre = centre_add > 0.0 && d == ad.stencil().center();
+        for (std::int64_t k = 0; k < ad.diag_values(); ++k) {
+            const double v = ad.diagonal(d)[k];
+            a.diagonal(d)[k] = from_double<S>(centre ? centre_add + std::abs(v) : v);
+        }
+    }
+    return a;
+}
+
 /// Overwrites every value of the offsets before the centre with NaN.
 template <class S>
 void poison_lower(SgDiaMatrix<S>& a) {
@@ -140,12 +155,7 @@ TYPED_TEST(SpmvMirrored, EqualsTheFullProductBitForBitWithoutReadingLowerOffsets
         SCOPED_TRACE(describe(cs));
         const SgDiaMatrix<double> ad = symmetric_matrix(cs, ++seed);
         ASSERT_TRUE(exactly_symmetric(ad));
-        SgDiaMatrix<S> a(ad.box(), ad.stencil(), ad.block());
-        for (int d = 0; d < ad.stencil().size(); ++d) {  // strides differ (padded in bytes)
-            for (std::int64_t k = 0; k < ad.diag_values(); ++k) {
-                a.diagonal(d)[k] = from_double<S>(ad.diagonal(d)[k]);
-            }
-        }
+        SgDiaMatrix<S> a = narrowed<S>(ad);
         const auto x = random_vector<C>(a.rows(), ++seed);
         const auto n = static_cast<std::size_t>(a.rows());
         std::vector<C> want(n), got(n);
@@ -187,15 +197,8 @@ TYPED_TEST(MirroredView, SweepsAndResidualsEqualTheFullOnesWithoutReadingLowerOf
         if (cs.block != 1) continue;  // block levels read every offset (mirror_lower: r = 1)
         SCOPED_TRACE(describe(cs));
         const SgDiaMatrix<double> ad = symmetric_matrix(cs, ++seed);
-        SgDiaMatrix<S> a(ad.box(), ad.stencil(), ad.block());
-        for (int d = 0; d < ad.stencil().size(); ++d) {
-            for (std::int64_t k = 0; k < ad.diag_values(); ++k) {
-                // A dominant diagonal keeps the sweeps' values bounded.
-                const double v = ad.diagonal(d)[k];
-                a.diagonal(d)[k] =
-                    from_double<S>(d == ad.stencil().center() ? 30.0 + std::abs(v) : v);
-            }
-        }
+        // A dominant diagonal keeps the sweeps' values bounded.
+        const SgDiaMatrix<S> a = narrowed<S>(ad, 30.0);
         ASSERT_TRUE(exactly_symmetric(a));
         const auto x0 = random_vector<C>(a.rows(), ++seed);
         const auto b = random_vector<C>(a.rows(), ++seed);
