@@ -169,9 +169,9 @@ TEST(Cli, KrylovMirroredProductsAreReported) {
             .get<int>();
     };
     EXPECT_EQ(from("--problem rhd --n 12"), 2);
-    // The FP16 copy that level 0 shares is not worth the check (as fast mirrored or not) ...
-    EXPECT_EQ(from("--problem laplace27 --n 12 --precision K64P32D16"), 0);
-    // ... but under Full64 it comes only at the 7th product, after the check.
+    // The FP16 copy that level 0 shares is checked once when it is made, for both ...
+    EXPECT_EQ(from("--problem laplace27 --n 12 --precision K64P32D16"), 2);
+    // ... and under Full64 it comes only at the 7th product, after the check.
     EXPECT_EQ(from("--problem laplace27 --n 12 --precision K64P64D64"), 2);
     EXPECT_EQ(from("--problem rhd3t --n 8 --precision K64P64D64"), 2);
     EXPECT_EQ(from("--problem solid3d --n 8 --precision K32P32D16 --rtol 1e-5"), 2);
@@ -281,9 +281,10 @@ TEST(Cli, StructuredMatrixFromFile) {
     EXPECT_EQ(j["rows"], 900);
     EXPECT_EQ(j["hierarchy"]["levels"][0]["storage_precision"], "fp16");
     EXPECT_LT(j["error_vs_exact"].get<double>(), 1e-8);
-    // Stored symmetric in the file: the products read half of its offsets, except from the
-    // FP16 copy (its integer values fit) that level 0 shares under K64P32D16.
-    EXPECT_EQ(j["krylov_operator_mirrored_from_product"], 0);
+    // Stored symmetric in the file: the products read half of its offsets, also from the FP16
+    // copy (its integer values fit) that level 0 shares under K64P32D16, and level 0 too.
+    EXPECT_EQ(j["krylov_operator_mirrored_from_product"], 2);
+    EXPECT_TRUE(j["hierarchy"]["levels"][0]["reads_upper_half"].get<bool>());
     const CliRun f = mpmg("solve --matrix " + data + "/gr_30_30.mtx.gz --grid 30,30,1 " +
                           "--precision K64P64D64 --json " + json.string());
     ASSERT_EQ(f.code, 0) << f.err;

@@ -65,9 +65,12 @@ public:
                 half_scale_ = h->scale;
                 half_facts_ = h->facts;
                 half_from_ = products_ + 1;
+                // One check for the products and for level 0, which reads this copy when it
+                // stores FP16 unscaled (a nonsymmetric copy costs about one plane).
+                half_symmetric_ = exactly_symmetric(*half_);
             }
         }
-        return {half_, half_scale_, half_facts_};
+        return {half_, half_scale_, half_facts_, half_symmetric_};
     }
     /// The storage of the matrix the last products read (K's own unless an exact copy is
     /// narrower).
@@ -108,10 +111,11 @@ private:
         if (!tried_symmetry_ && product > kProductsBeforeSymmetryCheck) {
             // On the matrix the products read: an exact copy is symmetric exactly when A is, a
             // truncated one (K = FP32) whenever it is itself, and a later exact copy holds A's
-            // values. Not for the FP16 copy: its products convert every value and take as long
-            // mirrored (laplace27 n = 128: 21.9 and 21.4 ms), so the check would not pay.
+            // values. The FP16 copy was checked when it was made (exact_half).
             tried_symmetry_ = true;
-            if (!half_ && (single_ ? exactly_symmetric(*single_) : exactly_symmetric(a_))) {
+            if (half_     ? half_symmetric_
+                : single_ ? exactly_symmetric(*single_)
+                          : exactly_symmetric(a_)) {
                 mirrored_from_ = product;
             }
         }
@@ -145,6 +149,7 @@ private:
     mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< A / half_scale_, exact
     mutable double half_scale_ = 1.0;
     mutable HalfFacts half_facts_;
+    mutable bool half_symmetric_ = false;  ///< half_ is exactly symmetric
     /// Exact FP32 copy (K = FP64), or A truncated to K = FP32.
     mutable std::optional<SgDiaMatrix<float>> single_;
     mutable int half_from_ = 1, single_from_ = 1, mirrored_from_ = 0;

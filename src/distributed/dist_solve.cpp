@@ -71,12 +71,15 @@ public:
             (void)exact_half();  // collective: the same product on every process
         }
         if (!tried_symmetry_ && product > kProductsBeforeSymmetryCheck) {
-            // As the serial operator: not for the FP16 copy. The block's own entries only (a
-            // symmetric A has symmetric blocks; a product reads the coupling apart), so each
-            // process decides for its block, and the wait for the FP16 copy, which must be
-            // the same on all, counts as mirrored only where every process mirrors.
+            // As the serial operator (the FP16 copy checked when it was made). The block's own
+            // entries only (a symmetric A has symmetric blocks; a product reads the coupling
+            // apart), so each process decides for its block, and the wait for the FP16 copy,
+            // which must be the same on all, counts as mirrored only where every process
+            // mirrors.
             tried_symmetry_ = true;
-            if (!half_ && exactly_symmetric(products_view())) mirrored_from_ = product;
+            if (half_ ? half_symmetric_ : exactly_symmetric(products_view())) {
+                mirrored_from_ = product;
+            }
             int all = mirrored_from_ > 0 ? 1 : 0;
             MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, comm_);
             all_mirrored_ = all != 0;
@@ -84,7 +87,11 @@ public:
         products_ = product;
         halo_.exchange(x);
         if (half_) {
-            spmv(*half_, x, y);
+            if (mirrored_from_ > 0) {
+                spmv_mirrored(*half_, x, y);
+            } else {
+                spmv(*half_, x, y);
+            }
             // A x = c (M x) on this process's rows
             if (half_scale_ != 1.0) krylov_ops::scale_copy(size(), half_scale_, y, y);
         } else if (mirrored_from_ > 0) {
@@ -107,7 +114,7 @@ public:
     /// taken only when every process holds its block / c (level 0 then stores them, scaled by
     /// the scalar c, on every process alike).
     ExactHalf exact_half() const {
-        if (tried_half_) return {half_, half_scale_, half_facts_};
+        if (tried_half_) return {half_, half_scale_, half_facts_, half_symmetric_};
         tried_half_ = true;
         // Both tries read this process's rows as they are (own_block_holds_multiple), without
         // making its FP64 block.
@@ -145,8 +152,9 @@ public:
             half_scale_ = c;
             half_facts_ = facts;
             half_from_ = products_ + 1;
+            half_symmetric_ = exactly_symmetric(*half_);  // this block's, as the serial copy's
         }
-        return {half_, half_scale_, half_facts_};
+        return {half_, half_scale_, half_facts_, half_symmetric_};
     }
     /// The storage the last products read, and the first product that read it.
     Precision storage() const {
@@ -196,6 +204,7 @@ private:
     mutable std::shared_ptr<const SgDiaMatrix<half>> half_;  ///< this block / half_scale_
     mutable double half_scale_ = 1.0;
     mutable HalfFacts half_facts_;
+    mutable bool half_symmetric_ = false;  ///< half_ is exactly symmetric
 };
 
 /// How the last DistHierarchy built came out (for the partition report).

@@ -31,9 +31,10 @@ constexpr Precision precision_of() {
 /// The level's matrix in storage precision S (scaled inside the truncation when so set up), or
 /// the shared exact FP16 copy when the level stores FP16 unscaled and its source gives one, or
 /// the FP64 operator itself (LevelSetup::shared_fp64) when it stores FP64 unscaled.
+/// *symmetric: the matrix returned is a shared exact FP16 copy known to be exactly symmetric.
 template <class S>
 std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
-                                                     TruncationCounts& counts) {
+                                                     TruncationCounts& counts, bool* symmetric) {
     if constexpr (std::is_same_v<S, half>) {
         if (setup.truncated) {
             counts += setup.truncated_counts;
@@ -43,11 +44,13 @@ std::shared_ptr<const SgDiaMatrix<S>> truncate_level(const LevelSetup& setup,
         // narrowed: HalfFacts).
         if (setup.shared_half.m) {  // A / c, exact
             counts.subnormal += setup.shared_half.facts.subnormal;
+            *symmetric = setup.shared_half.symmetric;
             return setup.shared_half.m;
         }
         if (setup.exact_half && setup.s.empty() && !setup.owns) {
             if (ExactHalf e = setup.exact_half(); e.m && e.scale == 1.0) {
                 counts.subnormal += e.facts.subnormal;
+                *symmetric = e.symmetric;
                 return e.m;
             }
         }
@@ -101,7 +104,9 @@ template <class S, class C>
 class LevelImpl final : public Level {
 public:
     LevelImpl(const LevelSetup& setup, bool direct, LevelReport& report)
-        : a_ptr_(in_place<S>(setup, direct) ? nullptr : truncate_level<S>(setup, report.counts)),
+        : a_ptr_(in_place<S>(setup, direct)
+                     ? nullptr
+                     : truncate_level<S>(setup, report.counts, &shared_symmetric_)),
           a_(a_ptr_ ? SgDiaView<S>(*a_ptr_) : view_of<S>(setup)),
           rows_(a_.rows()),
           block_(a_.block),
@@ -151,7 +156,9 @@ public:
         // 4.7-4.8 ms, the sweep from zero 2.2 instead of 2.5 (throwaway driver, one thread).
         // Smoothing levels on one process (a distributed level's view reaches into its ghost
         // cells).
-        if (!direct && blocks_.empty() && block_ == 1 && !boundary_ && exactly_symmetric(a_)) {
+        // A shared exact FP16 copy (the Krylov operator's) was checked when it was made.
+        if (!direct && blocks_.empty() && block_ == 1 && !boundary_ &&
+            (shared_symmetric_ || exactly_symmetric(a_))) {
             a_.mirror_lower = true;
             report.upper_half = true;
         }
@@ -589,6 +596,9 @@ private:
         }
     }
 
+    /// a_ptr_ is a shared exact FP16 copy known to be exactly symmetric (ExactHalf::symmetric);
+    /// declared before a_ptr_, whose initialiser sets it.
+    bool shared_symmetric_ = false;
     /// The level's matrix, owned or shared (LevelSetup::exact_half); null once blocks_ holds it.
     std::shared_ptr<const SgDiaMatrix<S>> a_ptr_;  ///< null when the level reads a window
     SgDiaView<S> a_;  ///< what the SG-DIA operations read: *a_ptr_, or LevelSetup::fp64_view

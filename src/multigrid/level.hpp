@@ -75,6 +75,10 @@ struct ExactHalf {
     std::shared_ptr<const SgDiaMatrix<half>> m;  ///< null: FP16 holds no such multiple of A
     double scale = 1.0;
     HalfFacts facts;  ///< m's subnormal count and range, found while it was made
+    /// m equals its transpose bit for bit, checked once when it was made (false: it does not, or
+    /// nobody checked): a level that reads m then reads its upper half without a check of its
+    /// own (LevelReport::upper_half).
+    bool symmetric = false;
 };
 
 /// Makes or returns the ExactHalf of a level's matrix (the Krylov operator's copy of A).
