@@ -312,21 +312,10 @@ public:
     }
 
     void restrict_residual(Level& coarse) override {
-        // Scaled: the unscaled residual s ⊙ r̂ is formed inside the restriction's pass.
-        const C* scale = scale_transfers_ ? s_.data() : nullptr;
-        const bool planes =
-            coarse.compute() == Precision::fp64
-                ? restrict_residual_planes(static_cast<double*>(coarse.rhs_data()), scale)
-                : restrict_residual_planes(static_cast<float*>(coarse.rhs_data()), scale);
-        if (planes) {
-            coarse.finish_rhs();
-            return;
-        }
-        residual_to_r(true);
         if (coarse.compute() == Precision::fp64) {
-            to_coarse_->restrict_to(r_.data(), static_cast<double*>(coarse.rhs_data()), scale);
+            restrict_into(static_cast<double*>(coarse.rhs_data()));
         } else {
-            to_coarse_->restrict_to(r_.data(), static_cast<float*>(coarse.rhs_data()), scale);
+            restrict_into(static_cast<float*>(coarse.rhs_data()));
         }
         coarse.finish_rhs();
     }
@@ -396,21 +385,11 @@ public:
             return;
         }
         coarse.unscale_solution();
-        clear_unwritten_u();
-        const C* scale = scale_transfers_ ? s_.data() : nullptr;
-        const bool fp64 = coarse.compute() == Precision::fp64;
-        const void* e = coarse.solution_data();
-        const std::function<void(int, int)> prepare = [&](int z0, int z1) {
-            if (fp64) {
-                to_coarse_->interpolate_add_planes(static_cast<const double*>(e), u_.data(), scale,
-                                                   z0, z1);
-            } else {
-                to_coarse_->interpolate_add_planes(static_cast<const float*>(e), u_.data(), scale,
-                                                   z0, z1);
-            }
-        };
-        swept_slabs_ = gs_sweep_prepared(a_, f_.data(), u_.data(), false, GsOrder::blocks, prepare);
-        u_state_ = UState::other;
+        if (coarse.compute() == Precision::fp64) {
+            correct_in_sweep(static_cast<const double*>(coarse.solution_data()));
+        } else {
+            correct_in_sweep(static_cast<const float*>(coarse.solution_data()));
+        }
         smooth(sweeps - 1, false);
     }
 
@@ -473,24 +452,40 @@ private:
     void for_deferred_planes(F&& f) const {
         for (int t = 1; t < swept_slabs_; ++t) f(gs_block_first(a_.box.nz, swept_slabs_, t));
     }
-    /// The restriction of r̂ with r̂ formed plane by plane inside its pass
-    /// (Transfer::restrict_planes): residual_to_r's values, never written to r_ and read back
-    /// (8 bytes a row less per cycle at FP32). Point levels on one process with full linear
-    /// coarsening; false, doing nothing, otherwise.
+    /// coarse_rhs = R r̂ (scaled: R (s ⊙ r̂), formed inside the restriction's pass). Point
+    /// levels on one process with full linear coarsening form r̂ plane by plane inside that
+    /// pass (Transfer::restrict_planes): residual_to_r's values, never written to r_ and read
+    /// back (8 bytes a row less per cycle at FP32); the others restrict r_.
     template <class CC>
-    bool restrict_residual_planes(CC* coarse_rhs, const C* scale) {
-        if (!blocks_.empty() || boundary_ || !to_coarse_->restricts_by_planes()) return false;
+    void restrict_into(CC* coarse_rhs) {
+        const C* scale = scale_transfers_ ? s_.data() : nullptr;
+        if (blocks_.empty() && !boundary_) {
+            clear_unwritten_u();
+            const bool upper = u_state_ == UState::forward_from_zero;
+            const auto deferred = [&](int z) {
+                bool near = false;
+                for_deferred_planes([&](int q) { near = near || z == q || z == q + 1; });
+                return near;
+            };
+            const std::function<void(int, C*)> plane = [&](int z, C* out) {
+                plane_residual(a_, f_.data(), u_.data(), out, z, upper && !deferred(z));
+            };
+            if (to_coarse_->restrict_planes(plane, coarse_rhs, scale)) return;
+        }
+        residual_to_r(true);
+        to_coarse_->restrict_to(r_.data(), coarse_rhs, scale);
+    }
+    /// û += P e (scaled: s ⊙ P e) and one backward sweep, each plane's correction just before
+    /// the sweep first reads it (correct_and_smooth).
+    template <class CC>
+    void correct_in_sweep(const CC* e) {
         clear_unwritten_u();
-        const bool upper = u_state_ == UState::forward_from_zero;
-        const auto deferred = [&](int z) {
-            bool near = false;
-            for_deferred_planes([&](int q) { near = near || z == q || z == q + 1; });
-            return near;
+        const C* scale = scale_transfers_ ? s_.data() : nullptr;
+        const std::function<void(int, int)> prepare = [&](int z0, int z1) {
+            to_coarse_->interpolate_add_planes(e, u_.data(), scale, z0, z1);
         };
-        const std::function<void(int, C*)> plane = [&](int z, C* out) {
-            plane_residual(a_, f_.data(), u_.data(), out, z, upper && !deferred(z));
-        };
-        return to_coarse_->restrict_planes(plane, coarse_rhs, scale);
+        swept_slabs_ = gs_sweep_prepared(a_, f_.data(), u_.data(), false, GsOrder::blocks, prepare);
+        u_state_ = UState::other;
     }
     // r̂ = f̂ - Â û (with the coupling to other processes on a distributed level); after one
     // forward sweep from zero, when `upper` allows, -U û (half the stencil's values).
