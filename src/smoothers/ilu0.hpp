@@ -20,4 +20,10 @@ struct Ilu0Factors {
 /// Factors in FP64. Throws NumericalError naming the row when a pivot block is singular.
 Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a);
 
+namespace detail {
+/// ilu0_factor with every cell through the general loop (no compile-time stencil for the
+/// cells away from the faces): what the tests compare ilu0_factor with, bit for bit.
+Ilu0Factors ilu0_factor_general(const SgDiaMatrix<double>& a);
+}  // namespace detail
+
 }  // namespace mpmg
