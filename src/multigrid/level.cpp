@@ -124,20 +124,7 @@ public:
             for (std::size_t i = 0; i < s_.size(); ++i)
                 inv_s_[i] = static_cast<C>(1.0 / setup.s[i]);
         }
-        if (setup.smoother == SmootherKind::ilu0 && !direct) {
-            Ilu0Factors f = ilu0_factor(setup.matrix());
-            if constexpr (std::is_same_v<S, double>) {
-                // FP64 storage keeps the factors themselves (what truncate<double> would count,
-                // without its copy).
-                report.counts += count_truncation<double>(f.l);
-                report.counts += count_truncation<double>(f.u);
-                l_ = std::move(f.l);
-                u_factor_ = std::move(f.u);
-            } else if (!truncate_factors_scaled(f, setup, report.counts)) {
-                l_ = truncate<S>(f.l, report.counts);
-                u_factor_ = truncate<S>(f.u, report.counts);
-            }
-        }
+        if (setup.smoother == SmootherKind::ilu0 && !direct) factor_ilu(setup, report.counts);
         if (direct) {
             coarse_.emplace(setup.matrix());
             work_.resize(f_.size());
@@ -178,18 +165,48 @@ public:
     /// S^{-1} L S and S^{-1} U S^{-1}, with the same pivots), so the factors are scaled inside
     /// their truncation, L-hat_ij = l_ij / (s_i / s_j), U-hat_ij = u_ij / (s_i s_j), and no
     /// FP64 copy of the scaled level is made. False (nothing done) for other levels.
-    bool truncate_factors_scaled(const Ilu0Factors& f, const LevelSetup& setup,
-                                 TruncationCounts& counts) {
-        if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
-            if (setup.s.empty() || !setup.scale_in_truncation) return false;
-            std::vector<double> inv_s(setup.s.size());
-            for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / setup.s[i];
-            l_ = truncate_scaled<S>(f.l, setup.s, counts, {.s_col = &inv_s});
-            u_factor_ = truncate_scaled<S>(f.u, setup.s, counts);
-            return true;
+    /// The ILU(0) factors in the level's storage S. FP64 keeps ilu0_factor's (counted as
+    /// truncate<double> would, without its copy). Narrower storage narrows them, scaled as the
+    /// level is when it is (setup-then-scale: L by s_i / s_j, U by s_i s_j); on point levels L
+    /// line by line as the factorisation makes it (LowerNarrowing, bit for bit what truncating
+    /// the FP64 L gives), so no FP64 L of the whole level is held. One thread of the Zen 5 VM,
+    /// weather n = 121 K64P32D16 (ILU on every level): setup 0.64 -> see docs/structured-path.md.
+    void factor_ilu(const LevelSetup& setup, TruncationCounts& counts) {
+        const SgDiaMatrix<double>& a = setup.matrix();
+        if constexpr (std::is_same_v<S, double>) {
+            Ilu0Factors f = ilu0_factor(a);
+            counts += count_truncation<double>(f.l);
+            counts += count_truncation<double>(f.u);
+            l_ = std::move(f.l);
+            u_factor_ = std::move(f.u);
         } else {
-            (void)f, (void)setup, (void)counts;
-            return false;
+            constexpr bool k16 = std::is_same_v<S, half> || std::is_same_v<S, bfloat16>;
+            const bool scaled = k16 && !setup.s.empty() && setup.scale_in_truncation;
+            std::vector<double> inv_s;
+            if (scaled) {
+                inv_s.resize(setup.s.size());
+                for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / setup.s[i];
+            }
+            const auto narrowed = [&](const SgDiaMatrix<double>& m, bool lower) {
+                if constexpr (k16) {
+                    if (scaled) {
+                        return truncate_scaled<S>(m, setup.s, counts,
+                                                  {.s_col = lower ? &inv_s : nullptr});
+                    }
+                }
+                return truncate<S>(m, counts);
+            };
+            if (a.block() == 1) {
+                LowerNarrowing<S> l(a, scaled ? &setup.s : nullptr, scaled ? &inv_s : nullptr);
+                const Ilu0Factors f = ilu0_factor(a, &l);
+                l_ = l.take();
+                counts += l.counts;
+                u_factor_ = narrowed(f.u, false);
+            } else {
+                const Ilu0Factors f = ilu0_factor(a);
+                l_ = narrowed(f.l, true);
+                u_factor_ = narrowed(f.u, false);
+            }
         }
     }
 

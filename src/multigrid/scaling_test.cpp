@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -225,6 +226,71 @@ TEST(Scaling, IluFactorsOfAScaleAsThoseOfTheScaledMatrix) {
         expect_close(l, want.l, "L");
         expect_close(u, want.u, "U");
     }
+}
+
+template <class S>
+void expect_same_bits(const SgDiaMatrix<S>& got, const SgDiaMatrix<S>& want, const char* what) {
+    ASSERT_EQ(got.stencil().offsets(), want.stencil().offsets()) << what;
+    ASSERT_EQ(got.values().size(), want.values().size()) << what;
+    EXPECT_EQ(
+        std::memcmp(got.values().data(), want.values().data(), got.values().size() * sizeof(S)), 0)
+        << what;
+}
+
+void expect_same_counts(const TruncationCounts& got, const TruncationCounts& want) {
+    EXPECT_EQ(got.overflow, want.overflow);
+    EXPECT_EQ(got.underflow, want.underflow);
+    EXPECT_EQ(got.subnormal, want.subnormal);
+    EXPECT_EQ(got.nonfinite_input, want.nonfinite_input);
+}
+
+// An FP16 ILU level narrows L line by line as the factorisation makes it (LowerNarrowing): it
+// must give what truncating the whole FP64 L gives, bit for bit, with the same counts, scaled
+// (weather's operator, far outside FP16's range, and laplace27 on a box with one cell across)
+// and plain (FP32, BF16).
+TEST(Scaling, LowerFactorNarrowedLineByLineEqualsTruncatingTheWholeOne) {
+    for (const SgDiaMatrix<double>& a :
+         {make_weather(Box{9, 8, 6}, 2).a, laplace27(Box{6, 1, 5}, 1e6), laplace27(Box{1, 4, 3})}) {
+        const LevelScaling sc = compute_scaling(a, kHalfMax);
+        ASSERT_TRUE(sc.ok) << sc.problem;
+        std::vector<double> inv_s(sc.s.size());
+        for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / sc.s[i];
+        const Ilu0Factors whole = ilu0_factor(a);
+        {
+            TruncationCounts want;
+            const SgDiaMatrix<half> l =
+                truncate_scaled<half>(whole.l, sc.s, want, {.s_col = &inv_s});
+            LowerNarrowing<half> sink(a, &sc.s, &inv_s);
+            const Ilu0Factors f = ilu0_factor(a, &sink);
+            EXPECT_TRUE(f.l.values().empty());
+            expect_same_bits(f.u, whole.u, "U");
+            expect_same_bits(sink.take(), l, "L scaled");
+            expect_same_counts(sink.counts, want);
+            if (a.stencil().name() == "3d19") {  // weather: FP16's small end is reached
+                EXPECT_GT(want.subnormal + want.underflow, 0);
+            }
+        }
+        {
+            TruncationCounts want;
+            const SgDiaMatrix<float> l = truncate<float>(whole.l, want);
+            LowerNarrowing<float> sink(a);
+            (void)ilu0_factor(a, &sink);
+            expect_same_bits(sink.take(), l, "L fp32");
+            expect_same_counts(sink.counts, want);
+        }
+        {
+            TruncationCounts want;
+            const SgDiaMatrix<bfloat16> l = truncate<bfloat16>(whole.l, want);
+            LowerNarrowing<bfloat16> sink(a);
+            (void)ilu0_factor(a, &sink);
+            expect_same_bits(sink.take(), l, "L bf16");
+            expect_same_counts(sink.counts, want);
+        }
+    }
+    // Block matrices keep their FP64 L: a sink is refused.
+    const SgDiaMatrix<double> b = make_rhd3t(Box{3, 3, 3}, 1).a;
+    LowerNarrowing<half> sink(make_weather(Box{3, 3, 3}, 1).a);
+    EXPECT_THROW((void)ilu0_factor(b, &sink), std::invalid_argument);
 }
 
 }  // namespace

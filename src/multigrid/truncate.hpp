@@ -18,6 +18,7 @@
 #include "kernels/convert_simd.hpp"
 #include "kernels/setup_simd.hpp"
 #include "mpmg/sgdia_matrix.hpp"
+#include "smoothers/ilu0.hpp"
 #include "structured/sgdia_view.hpp"
 
 namespace mpmg {
@@ -98,6 +99,56 @@ SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<d
     if (opt.largest) *opt.largest = *std::max_element(per_diagonal.begin(), per_diagonal.end());
     return out;
 }
+
+/// An Ilu0LowerSink that narrows the factor L into storage S line by line as ilu0_factor makes
+/// it: truncate<S>(L), or with `s` truncate_scaled<S>(L, s, counts, {.s_col = s_col}), bit
+/// for bit and with the same counts, without an FP64 L of the whole box (ILU levels in FP16:
+/// the FP64 L of weather n = 121's level 0 is 150 MB). Point matrices only.
+template <class S>
+class LowerNarrowing final : public Ilu0LowerSink {
+public:
+    /// `a`: the matrix being factored; s and s_col both null (plain) or both set (scaled: S
+    /// half or bfloat16).
+    LowerNarrowing(const SgDiaMatrix<double>& a, const std::vector<double>* s = nullptr,
+                   const std::vector<double>* s_col = nullptr)
+        : l_(a.box(), lower_half(a.stencil()), 1), s_(s), s_col_(s_col) {}
+
+    void line(std::int64_t c0, const double* const* values) override {
+        const Box& b = l_.box();
+        const std::int64_t plane = std::int64_t{b.nx} * b.ny;
+        const std::int64_t j = c0 / b.nx % b.ny, k = c0 / plane;
+        for (int d = 0; d < l_.stencil().size(); ++d) {
+            const Offset& o = l_.stencil()[d];
+            if ((o.dy < 0 && j == 0) || (o.dy > 0 && j + 1 == b.ny) || (o.dz < 0 && k == 0) ||
+                (o.dz > 0 && k + 1 == b.nz)) {
+                continue;  // no neighbour inside on this line
+            }
+            const int i0 = o.dx < 0 ? 1 : 0, i1 = o.dx > 0 ? b.nx - 1 : b.nx;
+            if (i1 <= i0) continue;
+            const std::int64_t at = c0 + i0, n = i1 - i0;
+            S* to = l_.diagonal(d) + at;
+            if (s_ == nullptr) {
+                counts += kernels::narrow(values[d] + i0, to, n);
+            } else if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
+                const std::int64_t lin = o.dx + b.nx * (o.dy + std::int64_t{b.ny} * o.dz);
+                counts += kernels::narrow_scaled(values[d] + i0, s_->data() + at,
+                                                 s_col_->data() + at + lin, to, n);
+            }
+        }
+    }
+    /// L in S, once the factorisation is done.
+    SgDiaMatrix<S> take() { return std::move(l_); }
+    TruncationCounts counts;  ///< what the narrowing did, as truncate's
+
+private:
+    static Stencil lower_half(const Stencil& st) {
+        std::vector<Offset> o(st.offsets().begin(), st.offsets().begin() + st.center() + 1);
+        return Stencil(o);
+    }
+    SgDiaMatrix<S> l_;
+    const std::vector<double>* s_;
+    const std::vector<double>* s_col_;
+};
 
 /// What truncate<S>(a) would count, without building the matrix: comparisons against the
 /// rounding thresholds of S (range_limits), one memory-bound pass with no conversion.

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -138,7 +139,8 @@ inline void static_for(F&& f) {
 /// their order, so the same operations in the same order as the general loop and the same
 /// bits (Ilu0.InteriorPathEqualsTheGeneralLoop). The skips test `mask`, the same for every
 /// cell (branches the processor predicts); with Exact (mask == Super) there are none. `src`,
-/// `col` and `shift` are indexed by the matrix's offsets.
+/// `col` and `shift` are indexed by the matrix's offsets; col[d] of a lower offset d is the
+/// line buffer of factor<1> (cell c at c - line).
 ///
 /// One thread of the Zen 5 VM, a throwaway driver (best of 3, against detail::
 /// ilu0_factor_general, which is what every cell took before; page faults of the new factors
@@ -151,10 +153,11 @@ template <std::uint32_t Super, bool Exact>
 void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>& src,
                          const std::array<double*, 27>& col,
                          const std::array<std::int64_t, 27>& shift, double* pivot_inv,
-                         std::int64_t c0, std::int64_t c1) {
+                         std::int64_t line, std::int64_t c0, std::int64_t c1) {
     using Sh = Shape<Super>;
     constexpr auto& t = Sh::tables;
-    // The matrix's arrays and shifts by Super's offsets (absent ones: never read).
+    // The matrix's arrays and shifts by Super's offsets (absent ones: never read); the lower
+    // offsets' col is the line's buffer, from the line's first cell `line` on.
     std::array<const double*, Sh::nd> sp{};
     std::array<double*, Sh::nd> cp{};
     std::array<std::int64_t, Sh::nd> sh{};
@@ -169,7 +172,7 @@ void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>
         return Exact || (mask >> t.lex[static_cast<std::size_t>(e)] & 1u) != 0;
     };
     for (std::int64_t c = c0; c < c1; ++c) {
-        double row[Sh::nd];
+        double row[Sh::nd] = {};  // absent offsets: never read (the compiler cannot tell)
         static_for<Sh::nd>([&](auto d) {
             if (has(d)) row[d] = sp[d][c];
         });
@@ -184,7 +187,11 @@ void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>
             });
         });
         static_for<Sh::nd>([&](auto d) {
-            if (has(d)) cp[d][c] = row[d];
+            if constexpr (d < t.center) {
+                if (has(d)) cp[d][c - line] = row[d];
+            } else {
+                if (has(d)) cp[d][c] = row[d];
+            }
         });
         const double p = row[t.center];
         if (!(std::fabs(p) > 0.0) || !std::isfinite(p)) bad_pivot(c);
@@ -196,12 +203,12 @@ void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>
 /// is inside 3d27).
 void factor_interior(std::uint32_t mask, const std::array<const double*, 27>& src,
                      const std::array<double*, 27>& col, const std::array<std::int64_t, 27>& shift,
-                     double* pivot_inv, std::int64_t c0, std::int64_t c1) {
+                     double* pivot_inv, std::int64_t line, std::int64_t c0, std::int64_t c1) {
     const auto run = [&]<std::uint32_t Super>() {
         if (mask == Super) {
-            factor_interior_run<Super, true>(mask, src, col, shift, pivot_inv, c0, c1);
+            factor_interior_run<Super, true>(mask, src, col, shift, pivot_inv, line, c0, c1);
         } else {
-            factor_interior_run<Super, false>(mask, src, col, shift, pivot_inv, c0, c1);
+            factor_interior_run<Super, false>(mask, src, col, shift, pivot_inv, line, c0, c1);
         }
     };
     if ((mask & ~kMask3d7) == 0) {
@@ -218,7 +225,7 @@ void factor_interior(std::uint32_t mask, const std::array<const double*, 27>& sr
 /// The factorisation with block size R known at compile time (R = 0: a.block() at run time), so
 /// that the r x r helpers unroll for the common sizes.
 template <int R>
-Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled) {
+Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* sink) {
     const Box& box = a.box();
     const int r = R > 0 ? R : a.block(), rr = r * r, nd = a.stencil().size(),
               center = a.stencil().center();
@@ -256,8 +263,9 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled) {
         if (d <= center) lower.push_back(a.stencil()[d]);
         if (d >= center) upper.push_back(a.stencil()[d]);
     }
-    Ilu0Factors f{SgDiaMatrix<double>(box, Stencil(lower), r),
-                  SgDiaMatrix<double>(box, Stencil(upper), r)};
+    Ilu0Factors f{
+        sink != nullptr ? SgDiaMatrix<double>() : SgDiaMatrix<double>(box, Stencil(lower), r),
+        SgDiaMatrix<double>(box, Stencil(upper), r)};
     // Point stencils read each row of a in the loop below; blocks work in place on a copy.
     for (int d = 0; d < nd && R != 1; ++d) {
         double* to = d < center ? f.l.diagonal(d) : f.u.diagonal(d - center);
@@ -268,6 +276,13 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled) {
     const auto block = [&](int d, std::int64_t c) {
         return d < center ? &f.l.value(d, c, 0, 0) : &f.u.value(d - center, c, 0, 0);
     };
+    // Point stencils: L's values of the line being factored (its lower offsets, then the
+    // unit centre), copied into f.l or given to `sink` at the line's end.
+    std::vector<double> lbuf;
+    if constexpr (R == 1) {
+        lbuf.assign(static_cast<std::size_t>((center + 1) * box.nx), 0.0);
+        std::fill(lbuf.begin() + center * box.nx, lbuf.end(), 1.0);
+    }
     // Whether cell (x, y, z) lies in the box. A cell at least one away from every face has all
     // its neighbours inside, and so has every cell c + dk + dj an update reaches (within one
     // step of c).
@@ -287,7 +302,8 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled) {
         std::array<const double*, 27> src{};
         std::uint32_t mask = 0;
         for (int d = 0; d < nd; ++d) {
-            col[static_cast<std::size_t>(d)] = block(d, 0);
+            col[static_cast<std::size_t>(d)] =
+                d < center ? lbuf.data() + d * box.nx : f.u.diagonal(d - center);
             src[static_cast<std::size_t>(d)] = a.diagonal(d);
             mask |= std::uint32_t{1} << lex(a.stencil()[d]);
         }
@@ -311,23 +327,37 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled) {
                 }
             }
             for (int d = 0; d < nd; ++d) {
-                col[static_cast<std::size_t>(d)][c] = row[static_cast<std::size_t>(d)];
+                col[static_cast<std::size_t>(d)][d < center ? cx : c] =
+                    row[static_cast<std::size_t>(d)];
             }
             double p = row[static_cast<std::size_t>(center)];
             invert(&p, 1, &pivot_inv[static_cast<std::size_t>(c)], c);
         };
         // Cells in order, line by line; the cells between the ends of a line away from the
         // faces go through the loop unrolled at compile time (factor_interior).
+        std::array<const double*, 27> line_values{};
+        for (int d = 0; d <= center; ++d) {
+            line_values[static_cast<std::size_t>(d)] = lbuf.data() + d * box.nx;
+        }
         std::int64_t c = 0;
         for (int cz = 0; cz < box.nz; ++cz) {
             for (int cy = 0; cy < box.ny; ++cy, c += box.nx) {
                 const bool inner = cy > 0 && cy + 1 < box.ny && cz > 0 && cz + 1 < box.nz;
                 if (unrolled && inner && box.nx >= 3) {
                     cell(c, 0, cy, cz);
-                    factor_interior(mask, src, col, shift, pivot_inv.data(), c + 1, c + box.nx - 1);
+                    factor_interior(mask, src, col, shift, pivot_inv.data(), c, c + 1,
+                                    c + box.nx - 1);
                     cell(c + box.nx - 1, box.nx - 1, cy, cz);
                 } else {
                     for (int cx = 0; cx < box.nx; ++cx) cell(c + cx, cx, cy, cz);
+                }
+                if (sink != nullptr) {
+                    sink->line(c, line_values.data());
+                } else {
+                    for (int d = 0; d < center; ++d) {
+                        const double* from = lbuf.data() + d * box.nx;
+                        std::copy(from, from + box.nx, f.l.diagonal(d) + c);
+                    }
                 }
             }
         }
@@ -362,6 +392,7 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled) {
             }
         }
     }
+    if (sink != nullptr) return f;
     const int lc = f.l.stencil().center();
     for (std::int64_t c = 0; c < box.cells(); ++c) {
         for (int i = 0; i < r; ++i) f.l.value(lc, c, i, i) = 1.0;
@@ -373,27 +404,34 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled) {
 
 namespace {
 
-Ilu0Factors factor_any(const SgDiaMatrix<double>& a, bool unrolled) {
+Ilu0Factors factor_any(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* sink) {
+    if (sink != nullptr && a.block() != 1) {
+        throw std::invalid_argument("ilu0_factor: a sink for L takes point matrices only");
+    }
     switch (a.block()) {
         case 1:
-            return factor<1>(a, unrolled);
+            return factor<1>(a, unrolled, sink);
         case 2:
-            return factor<2>(a, unrolled);
+            return factor<2>(a, unrolled, sink);
         case 3:
-            return factor<3>(a, unrolled);
+            return factor<3>(a, unrolled, sink);
         case 4:
-            return factor<4>(a, unrolled);
+            return factor<4>(a, unrolled, sink);
         default:
-            return factor<0>(a, unrolled);
+            return factor<0>(a, unrolled, sink);
     }
 }
 
 }  // namespace
 
-Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a) { return factor_any(a, true); }
+Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a, Ilu0LowerSink* lower) {
+    return factor_any(a, true, lower);
+}
 
 namespace detail {
-Ilu0Factors ilu0_factor_general(const SgDiaMatrix<double>& a) { return factor_any(a, false); }
+Ilu0Factors ilu0_factor_general(const SgDiaMatrix<double>& a) {
+    return factor_any(a, false, nullptr);
+}
 }  // namespace detail
 
 }  // namespace mpmg

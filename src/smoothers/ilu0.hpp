@@ -7,6 +7,8 @@
 // kernels. Block (r x r) entries give block ILU(0).
 #pragma once
 
+#include <cstdint>
+
 #include "mpmg/sgdia_matrix.hpp"
 
 namespace mpmg {
@@ -17,8 +19,23 @@ struct Ilu0Factors {
     SgDiaMatrix<double> u;  ///< upper with the pivot blocks on the centre: the centre and above
 };
 
+/// Takes L's values line by line as the factorisation makes them, in place of an FP64 L: a
+/// level stored in a narrower precision narrows them as they come (multigrid/truncate.hpp,
+/// LowerNarrowing), so no FP64 L of the whole box is ever held. L's values are read by no later
+/// row, unlike U's.
+class Ilu0LowerSink {
+public:
+    virtual ~Ilu0LowerSink() = default;
+    /// L's values of the line of cells [c0, c0 + nx): values[d][i] for L's offset d (A's
+    /// lower offsets, then the centre, which holds 1) and cell c0 + i. Entries whose
+    /// neighbour lies outside the box hold whatever A holds there. Lines come in order.
+    virtual void line(std::int64_t c0, const double* const* values) = 0;
+};
+
 /// Factors in FP64. Throws NumericalError naming the row when a pivot block is singular.
-Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a);
+/// With `lower` (point matrices only; std::invalid_argument for blocks) L's values go to it and
+/// the returned l is empty.
+Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a, Ilu0LowerSink* lower = nullptr);
 
 namespace detail {
 /// ilu0_factor with every cell through the general loop (no compile-time stencil for the
