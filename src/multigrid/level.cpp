@@ -160,17 +160,15 @@ public:
         }
     }
 
-    /// A level scaled inside its truncation factorises A itself: ILU(0) commutes with the
-    /// diagonal scaling S = diag(s) (the factors of S^{-1} A S^{-1} on the same pattern are
-    /// S^{-1} L S and S^{-1} U S^{-1}, with the same pivots), so the factors are scaled inside
-    /// their truncation, L-hat_ij = l_ij / (s_i / s_j), U-hat_ij = u_ij / (s_i s_j), and no
-    /// FP64 copy of the scaled level is made. False (nothing done) for other levels.
     /// The ILU(0) factors in the level's storage S. FP64 keeps ilu0_factor's (counted as
-    /// truncate<double> would, without its copy). Narrower storage narrows them, scaled as the
-    /// level is when it is (setup-then-scale: L by s_i / s_j, U by s_i s_j); on point levels L
-    /// line by line as the factorisation makes it (LowerNarrowing, bit for bit what truncating
-    /// the FP64 L gives), so no FP64 L of the whole level is held. One thread of the Zen 5 VM,
-    /// weather n = 121 K64P32D16 (ILU on every level): setup 0.64 -> see docs/structured-path.md.
+    /// truncate<double> would, without its copy). Narrower storage narrows them; a level scaled
+    /// inside its truncation factorises A itself: ILU(0) commutes with the diagonal scaling
+    /// S = diag(s) (the factors of S^{-1} A S^{-1} on the same pattern are S^{-1} L S and
+    /// S^{-1} U S^{-1}, with the same pivots), so the factors are scaled as they are narrowed,
+    /// L-hat_ij = l_ij / (s_i / s_j), U-hat_ij = u_ij / (s_i s_j), and no FP64 copy of the
+    /// scaled level is made. Point levels narrow them line by line as the factorisation makes
+    /// them (FactorNarrowing: bit for bit what truncating the FP64 factors gives), so no FP64
+    /// factors of the whole level are held either; block levels truncate the FP64 factors.
     void factor_ilu(const LevelSetup& setup, TruncationCounts& counts) {
         const SgDiaMatrix<double>& a = setup.matrix();
         if constexpr (std::is_same_v<S, double>) {
@@ -182,31 +180,26 @@ public:
         } else {
             constexpr bool k16 = std::is_same_v<S, half> || std::is_same_v<S, bfloat16>;
             const bool scaled = k16 && !setup.s.empty() && setup.scale_in_truncation;
-            std::vector<double> inv_s;
-            if (scaled) {
-                inv_s.resize(setup.s.size());
-                for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / setup.s[i];
-            }
-            const auto narrowed = [&](const SgDiaMatrix<double>& m, bool lower) {
-                if constexpr (k16) {
-                    if (scaled) {
-                        return truncate_scaled<S>(m, setup.s, counts,
-                                                  {.s_col = lower ? &inv_s : nullptr});
-                    }
-                }
-                return truncate<S>(m, counts);
-            };
             if (a.block() == 1) {
-                LowerNarrowing<S> l(a, scaled ? &setup.s : nullptr, scaled ? &inv_s : nullptr);
-                const Ilu0Factors f = ilu0_factor(a, &l);
-                l_ = l.take();
-                counts += l.counts;
-                u_factor_ = narrowed(f.u, false);
-            } else {
-                const Ilu0Factors f = ilu0_factor(a);
-                l_ = narrowed(f.l, true);
-                u_factor_ = narrowed(f.u, false);
+                FactorNarrowing<S> factors(a, scaled ? &setup.s : nullptr);
+                (void)ilu0_factor(a, &factors);
+                l_ = factors.take_l();
+                u_factor_ = factors.take_u();
+                counts += factors.counts;
+                return;
             }
+            const Ilu0Factors f = ilu0_factor(a);
+            if constexpr (k16) {
+                if (scaled) {
+                    std::vector<double> inv_s(setup.s.size());
+                    for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / setup.s[i];
+                    l_ = truncate_scaled<S>(f.l, setup.s, counts, {.s_col = &inv_s});
+                    u_factor_ = truncate_scaled<S>(f.u, setup.s, counts);
+                    return;
+                }
+            }
+            l_ = truncate<S>(f.l, counts);
+            u_factor_ = truncate<S>(f.u, counts);
         }
     }
 

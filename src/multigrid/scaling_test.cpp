@@ -244,13 +244,17 @@ void expect_same_counts(const TruncationCounts& got, const TruncationCounts& wan
     EXPECT_EQ(got.nonfinite_input, want.nonfinite_input);
 }
 
-// An FP16 ILU level narrows L line by line as the factorisation makes it (LowerNarrowing): it
-// must give what truncating the whole FP64 L gives, bit for bit, with the same counts, scaled
-// (weather's operator, far outside FP16's range, and laplace27 on a box with one cell across)
-// and plain (FP32, BF16).
-TEST(Scaling, LowerFactorNarrowedLineByLineEqualsTruncatingTheWholeOne) {
+// An FP16 ILU level narrows the factors line by line as the factorisation makes them
+// (FactorNarrowing, U kept in FP64 only in a ring of lines): they must be what truncating the
+// whole FP64 factors gives, bit for bit, with the same counts, scaled (weather's operator, far
+// outside FP16's range; a 27-point matrix, whose corner offsets read the oldest line of the
+// ring; laplace27 on boxes one cell across) and plain (FP32, BF16).
+TEST(Scaling, FactorsNarrowedLineByLineEqualTruncatingTheWholeOnes) {
     for (const SgDiaMatrix<double>& a :
-         {make_weather(Box{9, 8, 6}, 2).a, laplace27(Box{6, 1, 5}, 1e6), laplace27(Box{1, 4, 3})}) {
+         {make_weather(Box{9, 8, 6}, 2).a, make_weather(Box{7, 2, 5}, 3).a,
+          wide_range_matrix(Box{5, 4, 4}, -3.0, 3.0, 7), laplace27(Box{6, 1, 5}, 1e6),
+          laplace27(Box{1, 4, 3})}) {
+        SCOPED_TRACE(a.box().ny);
         const LevelScaling sc = compute_scaling(a, kHalfMax);
         ASSERT_TRUE(sc.ok) << sc.problem;
         std::vector<double> inv_s(sc.s.size());
@@ -260,11 +264,13 @@ TEST(Scaling, LowerFactorNarrowedLineByLineEqualsTruncatingTheWholeOne) {
             TruncationCounts want;
             const SgDiaMatrix<half> l =
                 truncate_scaled<half>(whole.l, sc.s, want, {.s_col = &inv_s});
-            LowerNarrowing<half> sink(a, &sc.s, &inv_s);
+            const SgDiaMatrix<half> u = truncate_scaled<half>(whole.u, sc.s, want);
+            FactorNarrowing<half> sink(a, &sc.s);
             const Ilu0Factors f = ilu0_factor(a, &sink);
             EXPECT_TRUE(f.l.values().empty());
-            expect_same_bits(f.u, whole.u, "U");
-            expect_same_bits(sink.take(), l, "L scaled");
+            EXPECT_TRUE(f.u.values().empty());
+            expect_same_bits(sink.take_l(), l, "L scaled");
+            expect_same_bits(sink.take_u(), u, "U scaled");
             expect_same_counts(sink.counts, want);
             if (a.stencil().name() == "3d19") {  // weather: FP16's small end is reached
                 EXPECT_GT(want.subnormal + want.underflow, 0);
@@ -273,23 +279,27 @@ TEST(Scaling, LowerFactorNarrowedLineByLineEqualsTruncatingTheWholeOne) {
         {
             TruncationCounts want;
             const SgDiaMatrix<float> l = truncate<float>(whole.l, want);
-            LowerNarrowing<float> sink(a);
+            const SgDiaMatrix<float> u = truncate<float>(whole.u, want);
+            FactorNarrowing<float> sink(a);
             (void)ilu0_factor(a, &sink);
-            expect_same_bits(sink.take(), l, "L fp32");
+            expect_same_bits(sink.take_l(), l, "L fp32");
+            expect_same_bits(sink.take_u(), u, "U fp32");
             expect_same_counts(sink.counts, want);
         }
         {
             TruncationCounts want;
             const SgDiaMatrix<bfloat16> l = truncate<bfloat16>(whole.l, want);
-            LowerNarrowing<bfloat16> sink(a);
+            const SgDiaMatrix<bfloat16> u = truncate<bfloat16>(whole.u, want);
+            FactorNarrowing<bfloat16> sink(a);
             (void)ilu0_factor(a, &sink);
-            expect_same_bits(sink.take(), l, "L bf16");
+            expect_same_bits(sink.take_l(), l, "L bf16");
+            expect_same_bits(sink.take_u(), u, "U bf16");
             expect_same_counts(sink.counts, want);
         }
     }
-    // Block matrices keep their FP64 L: a sink is refused.
+    // Block matrices keep their FP64 factors: a sink is refused.
     const SgDiaMatrix<double> b = make_rhd3t(Box{3, 3, 3}, 1).a;
-    LowerNarrowing<half> sink(make_weather(Box{3, 3, 3}, 1).a);
+    FactorNarrowing<half> sink(make_weather(Box{3, 3, 3}, 1).a);
     EXPECT_THROW((void)ilu0_factor(b, &sink), std::invalid_argument);
 }
 

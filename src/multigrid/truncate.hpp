@@ -100,25 +100,48 @@ SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<d
     return out;
 }
 
-/// An Ilu0LowerSink that narrows the factor L into storage S line by line as ilu0_factor makes
-/// it: truncate<S>(L), or with `s` truncate_scaled<S>(L, s, counts, {.s_col = s_col}), bit
-/// for bit and with the same counts, without an FP64 L of the whole box (ILU levels in FP16:
-/// the FP64 L of weather n = 121's level 0 is 150 MB). Point matrices only.
+/// An Ilu0Sink that narrows the factors into storage S line by line as ilu0_factor makes them:
+/// L and U as truncate<S> would narrow the FP64 factors, or with `s` as the scaled ILU level
+/// does (truncate_scaled<S>: L by s_i / s_j, {.s_col = 1 / s}; U by s_i s_j), bit for bit and
+/// with the same counts, without FP64 factors of the whole box (weather n = 121's level 0 in
+/// FP64: L 150 MB, U 142 MB). Point matrices only.
 template <class S>
-class LowerNarrowing final : public Ilu0LowerSink {
+class FactorNarrowing final : public Ilu0Sink {
 public:
-    /// `a`: the matrix being factored; s and s_col both null (plain) or both set (scaled: S
-    /// half or bfloat16).
-    LowerNarrowing(const SgDiaMatrix<double>& a, const std::vector<double>* s = nullptr,
-                   const std::vector<double>* s_col = nullptr)
-        : l_(a.box(), lower_half(a.stencil()), 1), s_(s), s_col_(s_col) {}
+    /// `a`: the matrix being factored; `s` null (plain) or its scaling (S half or bfloat16).
+    explicit FactorNarrowing(const SgDiaMatrix<double>& a, const std::vector<double>* s = nullptr)
+        : l_(a.box(), half_of(a.stencil(), true), 1),
+          u_(a.box(), half_of(a.stencil(), false), 1),
+          s_(s) {
+        if (s_ != nullptr) {
+            inv_s_.resize(s_->size());
+            for (std::size_t i = 0; i < inv_s_.size(); ++i) inv_s_[i] = 1.0 / (*s_)[i];
+        }
+    }
 
-    void line(std::int64_t c0, const double* const* values) override {
-        const Box& b = l_.box();
-        const std::int64_t plane = std::int64_t{b.nx} * b.ny;
-        const std::int64_t j = c0 / b.nx % b.ny, k = c0 / plane;
-        for (int d = 0; d < l_.stencil().size(); ++d) {
-            const Offset& o = l_.stencil()[d];
+    void line(std::int64_t c0, const double* const* lower, const double* const* upper) override {
+        narrow_line(l_, c0, lower, s_ != nullptr ? &inv_s_ : nullptr);
+        narrow_line(u_, c0, upper, s_);
+    }
+    /// The factors in S, once the factorisation is done.
+    SgDiaMatrix<S> take_l() { return std::move(l_); }
+    SgDiaMatrix<S> take_u() { return std::move(u_); }
+    TruncationCounts counts;  ///< what the narrowing did, as truncate's
+
+private:
+    static Stencil half_of(const Stencil& st, bool lower) {
+        const auto first = st.offsets().begin();
+        return lower ? Stencil(std::vector<Offset>(first, first + st.center() + 1))
+                     : Stencil(std::vector<Offset>(first + st.center(), st.offsets().end()));
+    }
+    /// The values of line c0 of `m`'s offsets whose neighbour lies inside, narrowed (scaled by
+    /// s_row = s_ and s_col when s_col is set).
+    void narrow_line(SgDiaMatrix<S>& m, std::int64_t c0, const double* const* values,
+                     const std::vector<double>* s_col) {
+        const Box& b = m.box();
+        const std::int64_t j = c0 / b.nx % b.ny, k = c0 / (std::int64_t{b.nx} * b.ny);
+        for (int d = 0; d < m.stencil().size(); ++d) {
+            const Offset& o = m.stencil()[d];
             if ((o.dy < 0 && j == 0) || (o.dy > 0 && j + 1 == b.ny) || (o.dz < 0 && k == 0) ||
                 (o.dz > 0 && k + 1 == b.nz)) {
                 continue;  // no neighbour inside on this line
@@ -126,28 +149,19 @@ public:
             const int i0 = o.dx < 0 ? 1 : 0, i1 = o.dx > 0 ? b.nx - 1 : b.nx;
             if (i1 <= i0) continue;
             const std::int64_t at = c0 + i0, n = i1 - i0;
-            S* to = l_.diagonal(d) + at;
-            if (s_ == nullptr) {
+            S* to = m.diagonal(d) + at;
+            if (s_col == nullptr) {
                 counts += kernels::narrow(values[d] + i0, to, n);
             } else if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
                 const std::int64_t lin = o.dx + b.nx * (o.dy + std::int64_t{b.ny} * o.dz);
                 counts += kernels::narrow_scaled(values[d] + i0, s_->data() + at,
-                                                 s_col_->data() + at + lin, to, n);
+                                                 s_col->data() + at + lin, to, n);
             }
         }
     }
-    /// L in S, once the factorisation is done.
-    SgDiaMatrix<S> take() { return std::move(l_); }
-    TruncationCounts counts;  ///< what the narrowing did, as truncate's
-
-private:
-    static Stencil lower_half(const Stencil& st) {
-        std::vector<Offset> o(st.offsets().begin(), st.offsets().begin() + st.center() + 1);
-        return Stencil(o);
-    }
-    SgDiaMatrix<S> l_;
+    SgDiaMatrix<S> l_, u_;
     const std::vector<double>* s_;
-    const std::vector<double>* s_col_;
+    std::vector<double> inv_s_;
 };
 
 /// What truncate<S>(a) would count, without building the matrix: comparisons against the

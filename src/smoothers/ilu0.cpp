@@ -139,8 +139,10 @@ inline void static_for(F&& f) {
 /// their order, so the same operations in the same order as the general loop and the same
 /// bits (Ilu0.InteriorPathEqualsTheGeneralLoop). The skips test `mask`, the same for every
 /// cell (branches the processor predicts); with Exact (mask == Super) there are none. `src`,
-/// `col` and `shift` are indexed by the matrix's offsets; col[d] of a lower offset d is the
-/// line buffer of factor<1> (cell c at c - line).
+/// `col`, `shift` and `rshift` are indexed by the matrix's offsets: col[d] of a lower offset d
+/// is factor<1>'s line buffer (cell c at c - line), of the centre and an upper one U's values
+/// (cell c at c + rline: U itself, or its ring of lines), where the neighbour of c at lower
+/// offset dk reads them at c + rline + rshift[dk] (and its pivot at c + shift[dk]).
 ///
 /// One thread of the Zen 5 VM, a throwaway driver (best of 3, against detail::
 /// ilu0_factor_general, which is what every cell took before; page faults of the new factors
@@ -152,20 +154,22 @@ inline void static_for(F&& f) {
 template <std::uint32_t Super, bool Exact>
 void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>& src,
                          const std::array<double*, 27>& col,
-                         const std::array<std::int64_t, 27>& shift, double* pivot_inv,
-                         std::int64_t line, std::int64_t c0, std::int64_t c1) {
+                         const std::array<std::int64_t, 27>& shift,
+                         const std::array<std::int64_t, 27>& rshift, double* pivot_inv,
+                         std::int64_t line, std::int64_t rline, std::int64_t c0, std::int64_t c1) {
     using Sh = Shape<Super>;
     constexpr auto& t = Sh::tables;
     // The matrix's arrays and shifts by Super's offsets (absent ones: never read); the lower
     // offsets' col is the line's buffer, from the line's first cell `line` on.
     std::array<const double*, Sh::nd> sp{};
     std::array<double*, Sh::nd> cp{};
-    std::array<std::int64_t, Sh::nd> sh{};
+    std::array<std::int64_t, Sh::nd> sh{}, rs{};
     for (int e = 0, d = 0; e < Sh::nd; ++e) {
         if ((mask >> t.lex[static_cast<std::size_t>(e)] & 1u) == 0) continue;
         sp[static_cast<std::size_t>(e)] = src[static_cast<std::size_t>(d)];
         cp[static_cast<std::size_t>(e)] = col[static_cast<std::size_t>(d)];
         sh[static_cast<std::size_t>(e)] = shift[static_cast<std::size_t>(d)];
+        rs[static_cast<std::size_t>(e)] = rshift[static_cast<std::size_t>(d)];
         ++d;
     }
     const auto has = [mask](int e) {
@@ -178,19 +182,19 @@ void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>
         });
         static_for<t.center>([&](auto dk) {
             if (!has(dk)) return;
-            const std::int64_t k = c + sh[dk];
+            const std::int64_t k = c + sh[dk], rk = c + rline + rs[dk];
             double& ack = row[dk];
             ack = -(0.0 - ack * pivot_inv[k]);
             static_for<t.count[dk]>([&](auto q) {
                 constexpr typename Sh::Update u = t.updates[dk][q];
-                if (has(u.dj) && has(u.d)) row[u.d] -= ack * cp[u.dj][k];
+                if (has(u.dj) && has(u.d)) row[u.d] -= ack * cp[u.dj][rk];
             });
         });
         static_for<Sh::nd>([&](auto d) {
             if constexpr (d < t.center) {
                 if (has(d)) cp[d][c - line] = row[d];
             } else {
-                if (has(d)) cp[d][c] = row[d];
+                if (has(d)) cp[d][c + rline] = row[d];
             }
         });
         const double p = row[t.center];
@@ -203,12 +207,15 @@ void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>
 /// is inside 3d27).
 void factor_interior(std::uint32_t mask, const std::array<const double*, 27>& src,
                      const std::array<double*, 27>& col, const std::array<std::int64_t, 27>& shift,
-                     double* pivot_inv, std::int64_t line, std::int64_t c0, std::int64_t c1) {
+                     const std::array<std::int64_t, 27>& rshift, double* pivot_inv,
+                     std::int64_t line, std::int64_t rline, std::int64_t c0, std::int64_t c1) {
     const auto run = [&]<std::uint32_t Super>() {
         if (mask == Super) {
-            factor_interior_run<Super, true>(mask, src, col, shift, pivot_inv, line, c0, c1);
+            factor_interior_run<Super, true>(mask, src, col, shift, rshift, pivot_inv, line, rline,
+                                             c0, c1);
         } else {
-            factor_interior_run<Super, false>(mask, src, col, shift, pivot_inv, line, c0, c1);
+            factor_interior_run<Super, false>(mask, src, col, shift, rshift, pivot_inv, line, rline,
+                                              c0, c1);
         }
     };
     if ((mask & ~kMask3d7) == 0) {
@@ -225,7 +232,7 @@ void factor_interior(std::uint32_t mask, const std::array<const double*, 27>& sr
 /// The factorisation with block size R known at compile time (R = 0: a.block() at run time), so
 /// that the r x r helpers unroll for the common sizes.
 template <int R>
-Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* sink) {
+Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0Sink* sink) {
     const Box& box = a.box();
     const int r = R > 0 ? R : a.block(), rr = r * r, nd = a.stencil().size(),
               center = a.stencil().center();
@@ -263,9 +270,11 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* s
         if (d <= center) lower.push_back(a.stencil()[d]);
         if (d >= center) upper.push_back(a.stencil()[d]);
     }
-    Ilu0Factors f{
-        sink != nullptr ? SgDiaMatrix<double>() : SgDiaMatrix<double>(box, Stencil(lower), r),
-        SgDiaMatrix<double>(box, Stencil(upper), r)};
+    Ilu0Factors f;
+    if (sink == nullptr) {
+        f.l = SgDiaMatrix<double>(box, Stencil(lower), r);
+        f.u = SgDiaMatrix<double>(box, Stencil(upper), r);
+    }
     // Point stencils read each row of a in the loop below; blocks work in place on a copy.
     for (int d = 0; d < nd && R != 1; ++d) {
         double* to = d < center ? f.l.diagonal(d) : f.u.diagonal(d - center);
@@ -277,11 +286,17 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* s
         return d < center ? &f.l.value(d, c, 0, 0) : &f.u.value(d - center, c, 0, 0);
     };
     // Point stencils: L's values of the line being factored (its lower offsets, then the
-    // unit centre), copied into f.l or given to `sink` at the line's end.
-    std::vector<double> lbuf;
+    // unit centre), copied into f.l or given to `sink` at the line's end. U's values go to
+    // f.u, or with a sink to a ring of the last `ring` lines (a row reads U of the rows up to a
+    // plane and a line back, so ny + 2 lines hold all it reads and its own), and to the sink
+    // as each line is done. Cell c of line q sits at (q % ring) nx + c - q nx of the ring.
+    std::vector<double> lbuf, ubuf;
+    const std::int64_t lines = std::int64_t{box.ny} * box.nz;
+    const std::int64_t ring = sink != nullptr ? std::min<std::int64_t>(lines, box.ny + 2) : lines;
     if constexpr (R == 1) {
         lbuf.assign(static_cast<std::size_t>((center + 1) * box.nx), 0.0);
         std::fill(lbuf.begin() + center * box.nx, lbuf.end(), 1.0);
+        if (sink != nullptr) ubuf.resize(static_cast<std::size_t>((nd - center) * ring * box.nx));
     }
     // Whether cell (x, y, z) lies in the box. A cell at least one away from every face has all
     // its neighbours inside, and so has every cell c + dk + dj an update reaches (within one
@@ -302,12 +317,19 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* s
         std::array<const double*, 27> src{};
         std::uint32_t mask = 0;
         for (int d = 0; d < nd; ++d) {
-            col[static_cast<std::size_t>(d)] =
-                d < center ? lbuf.data() + d * box.nx : f.u.diagonal(d - center);
+            col[static_cast<std::size_t>(d)] = d < center ? lbuf.data() + d * box.nx
+                                               : sink == nullptr
+                                                   ? f.u.diagonal(d - center)
+                                                   : ubuf.data() + (d - center) * ring * box.nx;
             src[static_cast<std::size_t>(d)] = a.diagonal(d);
             mask |= std::uint32_t{1} << lex(a.stencil()[d]);
         }
+        // The ring index of the current line's first cell, and of each lower offset's
+        // neighbour relative to the cell's (the cell shifts when U is not a ring).
+        std::int64_t rbase = 0;
+        std::array<std::int64_t, 27> rshift = shift;
         const auto cell = [&](std::int64_t c, int cx, int cy, int cz) {
+            const std::int64_t rc = rbase + cx;
             const bool interior =
                 cx > 0 && cx + 1 < box.nx && cy > 0 && cy + 1 < box.ny && cz > 0 && cz + 1 < box.nz;
             std::array<double, 27> row{};
@@ -323,11 +345,12 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* s
                 for (const Update& u : updates[static_cast<std::size_t>(dk)]) {
                     if (!interior && !inside(cx + u.oc.dx, cy + u.oc.dy, cz + u.oc.dz)) continue;
                     row[static_cast<std::size_t>(u.d)] -=
-                        ack * col[static_cast<std::size_t>(u.dj)][k];
+                        ack * col[static_cast<std::size_t>(u.dj)]
+                                 [rc + rshift[static_cast<std::size_t>(dk)]];
                 }
             }
             for (int d = 0; d < nd; ++d) {
-                col[static_cast<std::size_t>(d)][d < center ? cx : c] =
+                col[static_cast<std::size_t>(d)][d < center ? cx : rc] =
                     row[static_cast<std::size_t>(d)];
             }
             double p = row[static_cast<std::size_t>(center)];
@@ -335,24 +358,35 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* s
         };
         // Cells in order, line by line; the cells between the ends of a line away from the
         // faces go through the loop unrolled at compile time (factor_interior).
-        std::array<const double*, 27> line_values{};
+        std::array<const double*, 27> lower_values{}, upper_values{};
         for (int d = 0; d <= center; ++d) {
-            line_values[static_cast<std::size_t>(d)] = lbuf.data() + d * box.nx;
+            lower_values[static_cast<std::size_t>(d)] = lbuf.data() + d * box.nx;
         }
-        std::int64_t c = 0;
+        const auto slot = [ring](std::int64_t q) { return (q % ring + ring) % ring; };
+        std::int64_t c = 0, q = 0;
         for (int cz = 0; cz < box.nz; ++cz) {
-            for (int cy = 0; cy < box.ny; ++cy, c += box.nx) {
+            for (int cy = 0; cy < box.ny; ++cy, c += box.nx, ++q) {
+                rbase = slot(q) * box.nx;
+                for (int dk = 0; dk < center; ++dk) {
+                    const Offset& ok = a.stencil()[dk];
+                    const std::int64_t to = q + ok.dy + std::int64_t{box.ny} * ok.dz;
+                    rshift[static_cast<std::size_t>(dk)] = (slot(to) - slot(q)) * box.nx + ok.dx;
+                }
                 const bool inner = cy > 0 && cy + 1 < box.ny && cz > 0 && cz + 1 < box.nz;
                 if (unrolled && inner && box.nx >= 3) {
                     cell(c, 0, cy, cz);
-                    factor_interior(mask, src, col, shift, pivot_inv.data(), c, c + 1,
-                                    c + box.nx - 1);
+                    factor_interior(mask, src, col, shift, rshift, pivot_inv.data(), c, rbase - c,
+                                    c + 1, c + box.nx - 1);
                     cell(c + box.nx - 1, box.nx - 1, cy, cz);
                 } else {
                     for (int cx = 0; cx < box.nx; ++cx) cell(c + cx, cx, cy, cz);
                 }
                 if (sink != nullptr) {
-                    sink->line(c, line_values.data());
+                    for (int d = center; d < nd; ++d) {
+                        upper_values[static_cast<std::size_t>(d - center)] =
+                            col[static_cast<std::size_t>(d)] + rbase;
+                    }
+                    sink->line(c, lower_values.data(), upper_values.data());
                 } else {
                     for (int d = 0; d < center; ++d) {
                         const double* from = lbuf.data() + d * box.nx;
@@ -404,9 +438,9 @@ Ilu0Factors factor(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* s
 
 namespace {
 
-Ilu0Factors factor_any(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSink* sink) {
+Ilu0Factors factor_any(const SgDiaMatrix<double>& a, bool unrolled, Ilu0Sink* sink) {
     if (sink != nullptr && a.block() != 1) {
-        throw std::invalid_argument("ilu0_factor: a sink for L takes point matrices only");
+        throw std::invalid_argument("ilu0_factor: a sink takes the factors of point matrices only");
     }
     switch (a.block()) {
         case 1:
@@ -424,8 +458,8 @@ Ilu0Factors factor_any(const SgDiaMatrix<double>& a, bool unrolled, Ilu0LowerSin
 
 }  // namespace
 
-Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a, Ilu0LowerSink* lower) {
-    return factor_any(a, true, lower);
+Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a, Ilu0Sink* sink) {
+    return factor_any(a, true, sink);
 }
 
 namespace detail {

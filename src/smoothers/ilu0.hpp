@@ -19,23 +19,25 @@ struct Ilu0Factors {
     SgDiaMatrix<double> u;  ///< upper with the pivot blocks on the centre: the centre and above
 };
 
-/// Takes L's values line by line as the factorisation makes them, in place of an FP64 L: a
-/// level stored in a narrower precision narrows them as they come (multigrid/truncate.hpp,
-/// LowerNarrowing), so no FP64 L of the whole box is ever held. L's values are read by no later
-/// row, unlike U's.
-class Ilu0LowerSink {
+/// Takes the factors' values line by line as the factorisation makes them, in place of FP64
+/// factors of the whole box: a level stored in a narrower precision narrows them as they come
+/// (multigrid/truncate.hpp, FactorNarrowing). The factorisation then keeps only the U values
+/// later rows read (a ring of ny + 2 lines) in FP64.
+class Ilu0Sink {
 public:
-    virtual ~Ilu0LowerSink() = default;
-    /// L's values of the line of cells [c0, c0 + nx): values[d][i] for L's offset d (A's
-    /// lower offsets, then the centre, which holds 1) and cell c0 + i. Entries whose
-    /// neighbour lies outside the box hold whatever A holds there. Lines come in order.
-    virtual void line(std::int64_t c0, const double* const* values) = 0;
+    virtual ~Ilu0Sink() = default;
+    /// The factors' values of the line of cells [c0, c0 + nx): lower[d][i] for L's offset d
+    /// (A's lower offsets, then the centre, which holds 1) and upper[d][i] for U's offset d
+    /// (the centre, then A's upper offsets), cell c0 + i. Entries whose neighbour lies outside
+    /// the box hold whatever A holds there. Lines come in order; the pointers are good for the
+    /// call only.
+    virtual void line(std::int64_t c0, const double* const* lower, const double* const* upper) = 0;
 };
 
 /// Factors in FP64. Throws NumericalError naming the row when a pivot block is singular.
-/// With `lower` (point matrices only; std::invalid_argument for blocks) L's values go to it and
-/// the returned l is empty.
-Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a, Ilu0LowerSink* lower = nullptr);
+/// With `sink` (point matrices only; std::invalid_argument for blocks) the factors' values go
+/// to it and the returned factors are empty.
+Ilu0Factors ilu0_factor(const SgDiaMatrix<double>& a, Ilu0Sink* sink = nullptr);
 
 namespace detail {
 /// ilu0_factor with every cell through the general loop (no compile-time stencil for the
