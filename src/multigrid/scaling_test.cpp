@@ -244,6 +244,21 @@ void expect_same_counts(const TruncationCounts& got, const TruncationCounts& wan
     EXPECT_EQ(got.nonfinite_input, want.nonfinite_input);
 }
 
+// FactorNarrowing<S> without scaling gives truncate<S> of the FP64 factors `whole` of a.
+template <class S>
+void expect_plain_narrowing(const SgDiaMatrix<double>& a, const Ilu0Factors& whole,
+                            const char* what) {
+    SCOPED_TRACE(what);
+    TruncationCounts want;
+    const SgDiaMatrix<S> l = truncate<S>(whole.l, want);
+    const SgDiaMatrix<S> u = truncate<S>(whole.u, want);
+    FactorNarrowing<S> sink(a);
+    (void)ilu0_factor(a, &sink);
+    expect_same_bits(sink.take_l(), l, "L");
+    expect_same_bits(sink.take_u(), u, "U");
+    expect_same_counts(sink.counts, want);
+}
+
 // An FP16 ILU level narrows the factors line by line as the factorisation makes them
 // (FactorNarrowing, U kept in FP64 only in a ring of lines): they must be what truncating the
 // whole FP64 factors gives, bit for bit, with the same counts, scaled (weather's operator, far
@@ -276,26 +291,8 @@ TEST(Scaling, FactorsNarrowedLineByLineEqualTruncatingTheWholeOnes) {
                 EXPECT_GT(want.subnormal + want.underflow, 0);
             }
         }
-        {
-            TruncationCounts want;
-            const SgDiaMatrix<float> l = truncate<float>(whole.l, want);
-            const SgDiaMatrix<float> u = truncate<float>(whole.u, want);
-            FactorNarrowing<float> sink(a);
-            (void)ilu0_factor(a, &sink);
-            expect_same_bits(sink.take_l(), l, "L fp32");
-            expect_same_bits(sink.take_u(), u, "U fp32");
-            expect_same_counts(sink.counts, want);
-        }
-        {
-            TruncationCounts want;
-            const SgDiaMatrix<bfloat16> l = truncate<bfloat16>(whole.l, want);
-            const SgDiaMatrix<bfloat16> u = truncate<bfloat16>(whole.u, want);
-            FactorNarrowing<bfloat16> sink(a);
-            (void)ilu0_factor(a, &sink);
-            expect_same_bits(sink.take_l(), l, "L bf16");
-            expect_same_bits(sink.take_u(), u, "U bf16");
-            expect_same_counts(sink.counts, want);
-        }
+        expect_plain_narrowing<float>(a, whole, "fp32");
+        expect_plain_narrowing<bfloat16>(a, whole, "bf16");
     }
     // Block matrices keep their FP64 factors: a sink is refused.
     const SgDiaMatrix<double> b = make_rhd3t(Box{3, 3, 3}, 1).a;

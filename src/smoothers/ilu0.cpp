@@ -175,23 +175,29 @@ void factor_interior_run(std::uint32_t mask, const std::array<const double*, 27>
     const auto has = [mask](int e) {
         return Exact || (mask >> t.lex[static_cast<std::size_t>(e)] & 1u) != 0;
     };
+    // Indices from the integral constants' types, and the tables named directly, not through a
+    // reference: GCC 12 with -fsanitize=undefined crashed (internal compiler error) on
+    // t.count[dk] as a template argument.
     for (std::int64_t c = c0; c < c1; ++c) {
         double row[Sh::nd] = {};  // absent offsets: never read (the compiler cannot tell)
-        static_for<Sh::nd>([&](auto d) {
+        static_for<Sh::nd>([&](auto dc) {
+            constexpr int d = decltype(dc)::value;
             if (has(d)) row[d] = sp[d][c];
         });
-        static_for<t.center>([&](auto dk) {
+        static_for<Sh::tables.center>([&](auto kc) {
+            constexpr int dk = decltype(kc)::value;
             if (!has(dk)) return;
             const std::int64_t k = c + sh[dk], rk = c + rline + rs[dk];
             double& ack = row[dk];
             ack = -(0.0 - ack * pivot_inv[k]);
-            static_for<t.count[dk]>([&](auto q) {
-                constexpr typename Sh::Update u = t.updates[dk][q];
+            static_for<Sh::tables.count[dk]>([&](auto qc) {
+                constexpr typename Sh::Update u = Sh::tables.updates[dk][decltype(qc)::value];
                 if (has(u.dj) && has(u.d)) row[u.d] -= ack * cp[u.dj][rk];
             });
         });
-        static_for<Sh::nd>([&](auto d) {
-            if constexpr (d < t.center) {
+        static_for<Sh::nd>([&](auto dc) {
+            constexpr int d = decltype(dc)::value;
+            if constexpr (d < Sh::tables.center) {
                 if (has(d)) cp[d][c - line] = row[d];
             } else {
                 if (has(d)) cp[d][c + rline] = row[d];
