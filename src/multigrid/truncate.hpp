@@ -104,7 +104,7 @@ SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<d
 /// L and U as truncate<S> would narrow the FP64 factors, or with `s` as the scaled ILU level
 /// does (truncate_scaled<S>: L by s_i / s_j, {.s_col = 1 / s}; U by s_i s_j), bit for bit and
 /// with the same counts, without FP64 factors of the whole box (weather n = 121's level 0 in
-/// FP64: L 150 MB, U 142 MB). Point matrices only.
+/// FP64: L and U 142 MB each). Point matrices only.
 template <class S>
 class FactorNarrowing final : public Ilu0Sink {
 public:
