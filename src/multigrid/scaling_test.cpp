@@ -294,9 +294,13 @@ TEST(Scaling, FactorsNarrowedLineByLineEqualTruncatingTheWholeOnes) {
         expect_plain_narrowing<float>(a, whole, "fp32");
         expect_plain_narrowing<bfloat16>(a, whole, "bf16");
     }
+    // Only the 16-bit formats are scaled.
+    const SgDiaMatrix<double> w = make_weather(Box{3, 3, 3}, 1).a;
+    const std::vector<double> ones(static_cast<std::size_t>(w.rows()), 1.0);
+    EXPECT_THROW(FactorNarrowing<float>(w, &ones), std::logic_error);
     // Block matrices keep their FP64 factors: a sink is refused.
     const SgDiaMatrix<double> b = make_rhd3t(Box{3, 3, 3}, 1).a;
-    FactorNarrowing<half> sink(make_weather(Box{3, 3, 3}, 1).a);
+    FactorNarrowing<half> sink(w);
     EXPECT_THROW((void)ilu0_factor(b, &sink), std::invalid_argument);
 }
 

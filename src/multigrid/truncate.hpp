@@ -10,6 +10,7 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -113,6 +114,11 @@ public:
         : l_(a.box(), half_of(a.stencil(), true), 1),
           u_(a.box(), half_of(a.stencil(), false), 1),
           s_(s) {
+        if constexpr (!std::is_same_v<S, half> && !std::is_same_v<S, bfloat16>) {
+            if (s_ != nullptr) {
+                throw std::logic_error("FactorNarrowing: only FP16 and BF16 factors are scaled");
+            }
+        }
         if (s_ != nullptr) {
             inv_s_.resize(s_->size());
             for (std::size_t i = 0; i < inv_s_.size(); ++i) inv_s_[i] = 1.0 / (*s_)[i];
