@@ -12,25 +12,44 @@
 
 namespace mpmg {
 
-/// Calls f(first, count) for the runs of consecutive cells whose neighbour at offset d lies
-/// inside the box, in increasing order (the cells of SgDiaMatrix::for_each_inside): one run per
-/// plane when the offset does not move along x (the plane's inside rows are then contiguous),
-/// else one per line.
+/// Calls f(first, count) for the runs of consecutive cells of [c0, c1) whose neighbour at
+/// offset d lies inside the box, in increasing order (the cells of SgDiaMatrix::for_each_inside):
+/// one run per plane when the offset does not move along x (the plane's inside rows are then
+/// contiguous), else one per line, clipped to [c0, c1); only the planes and lines that meet it
+/// are visited.
 template <class F>
-void for_each_inside_run(const Box& b, const Stencil& stencil, int d, F&& f) {
+void for_each_inside_run(const Box& b, const Stencil& stencil, int d, std::int64_t c0,
+                         std::int64_t c1, F&& f) {
     const Offset& o = stencil[d];
     const int i0 = o.dx < 0 ? 1 : 0, i1 = o.dx > 0 ? b.nx - 1 : b.nx;
     const int j0 = o.dy < 0 ? 1 : 0, j1 = o.dy > 0 ? b.ny - 1 : b.ny;
     const int k0 = o.dz < 0 ? 1 : 0, k1 = o.dz > 0 ? b.nz - 1 : b.nz;
-    if (i1 <= i0 || j1 <= j0) return;
-    for (int k = k0; k < k1; ++k) {
-        const std::int64_t plane = std::int64_t{k} * b.ny;
+    if (i1 <= i0 || j1 <= j0 || c1 <= c0) return;
+    const std::int64_t nx = b.nx, plane = nx * b.ny;
+    const std::int64_t kb = std::max<std::int64_t>(k0, c0 / plane);
+    const std::int64_t ke = std::min<std::int64_t>(k1, (c1 - 1) / plane + 1);
+    for (std::int64_t k = kb; k < ke; ++k) {
+        const std::int64_t base = k * plane;
         if (o.dx == 0) {
-            f((plane + j0) * b.nx, std::int64_t{j1 - j0} * b.nx);
+            const std::int64_t lo = std::max(base + j0 * nx, c0), hi = std::min(base + j1 * nx, c1);
+            if (lo < hi) f(lo, hi - lo);
             continue;
         }
-        for (int j = j0; j < j1; ++j) f((plane + j) * b.nx + i0, std::int64_t{i1 - i0});
+        const std::int64_t jb = std::max<std::int64_t>(j0, (std::max(c0, base) - base) / nx);
+        const std::int64_t je =
+            std::min<std::int64_t>(j1, (std::min(c1, base + plane) - base + nx - 1) / nx);
+        for (std::int64_t j = jb; j < je; ++j) {
+            const std::int64_t line = base + j * nx;
+            const std::int64_t lo = std::max(line + i0, c0), hi = std::min(line + i1, c1);
+            if (lo < hi) f(lo, hi - lo);
+        }
     }
+}
+
+/// for_each_inside_run over the whole box.
+template <class F>
+void for_each_inside_run(const Box& b, const Stencil& stencil, int d, F&& f) {
+    for_each_inside_run(b, stencil, d, 0, b.cells(), std::forward<F>(f));
 }
 
 /// for_each_inside_run on a's box and stencil.

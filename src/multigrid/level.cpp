@@ -191,8 +191,7 @@ public:
             const Ilu0Factors f = ilu0_factor(a);
             if constexpr (k16) {
                 if (scaled) {
-                    std::vector<double> inv_s(setup.s.size());
-                    for (std::size_t i = 0; i < inv_s.size(); ++i) inv_s[i] = 1.0 / setup.s[i];
+                    const std::vector<double> inv_s = reciprocals(setup.s);
                     l_ = truncate_scaled<S>(f.l, setup.s, counts, {.s_col = &inv_s});
                     u_factor_ = truncate_scaled<S>(f.u, setup.s, counts);
                     return;

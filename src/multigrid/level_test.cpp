@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "api/thread_scope.hpp"
 #include "core/float16.hpp"
 #include "io/problems.hpp"
 #include "kernels/sgdia_test_util.hpp"
@@ -178,22 +179,21 @@ TEST(LevelRestriction, ResidualRestrictedPlaneByPlaneIsTheWholeResidualRestricte
     const Case cases[] = {{"laplace27", SmootherKind::symgs, false},
                           {"laplace27e8", SmootherKind::symgs, true},
                           {"laplace27e8", SmootherKind::ilu0, true}};
-    const int saved_threads = omp_get_max_threads();
     for (const Case& c : cases) {
+        ProblemOptions po;
+        po.name = c.problem;
+        po.grid = {34, 30, 40};  // above the parallel cut-offs, deep enough for slabs
+        const SgDiaMatrix<double> a = make_problem(po).a;
+        MultigridOptions mg;
+        mg.smoother = c.smoother;
+        const GalerkinLevels g = galerkin_levels(a, mg);
+        ASSERT_GE(g.mats.size(), 2u);
+        const Transfer& t = g.transfers.front();
+        ASSERT_TRUE(t.restricts_by_planes());
         for (const int threads : {1, 2}) {
             SCOPED_TRACE(std::string(c.problem) + " " + std::string(to_string(c.smoother)) + ", " +
                          std::to_string(threads) + " threads");
-            omp_set_num_threads(threads);
-            ProblemOptions po;
-            po.name = c.problem;
-            po.grid = {34, 30, 40};  // above the parallel cut-offs, deep enough for slabs
-            const SgDiaMatrix<double> a = make_problem(po).a;
-            MultigridOptions mg;
-            mg.smoother = c.smoother;
-            const GalerkinLevels g = galerkin_levels(a, mg);
-            ASSERT_GE(g.mats.size(), 2u);
-            const Transfer& t = g.transfers.front();
-            ASSERT_TRUE(t.restricts_by_planes());
+            const ThreadScope scope(threads);
             LevelReport rep0, rep1;
             LevelSetup s0 = level_setup(g, 0, mg, parse_precision("K64P32D16"), rep0);
             s0.to_coarse = &t;
@@ -222,7 +222,6 @@ TEST(LevelRestriction, ResidualRestrictedPlaneByPlaneIsTheWholeResidualRestricte
             }
         }
     }
-    omp_set_num_threads(saved_threads);
 }
 
 // The way up takes the coarse correction plane by plane inside the first backward sweep
@@ -237,23 +236,22 @@ TEST(LevelCorrection, CorrectionInsideTheSweepEqualsCorrectionThenSweep) {
     const Case cases[] = {{"laplace27", SmootherKind::symgs},
                           {"laplace27e8", SmootherKind::symgs},
                           {"laplace27e8", SmootherKind::jacobi}};
-    const int saved_threads = omp_get_max_threads();
     for (const Case& c : cases) {
+        ProblemOptions po;
+        po.name = c.problem;
+        po.grid = {34, 30, 40};
+        const SgDiaMatrix<double> a = make_problem(po).a;
+        MultigridOptions mg;
+        mg.smoother = c.smoother;
+        const GalerkinLevels g = galerkin_levels(a, mg);
+        ASSERT_GE(g.mats.size(), 3u);
+        ASSERT_TRUE(g.transfers.front().restricts_by_planes());
         for (const int threads : {1, 2}) {
             for (const int sweeps : {1, 2}) {
                 SCOPED_TRACE(std::string(c.problem) + " " + std::string(to_string(c.smoother)) +
                              ", " + std::to_string(threads) + " threads, " +
                              std::to_string(sweeps) + " sweeps");
-                omp_set_num_threads(threads);
-                ProblemOptions po;
-                po.name = c.problem;
-                po.grid = {34, 30, 40};
-                const SgDiaMatrix<double> a = make_problem(po).a;
-                MultigridOptions mg;
-                mg.smoother = c.smoother;
-                const GalerkinLevels g = galerkin_levels(a, mg);
-                ASSERT_GE(g.mats.size(), 3u);
-                ASSERT_TRUE(g.transfers.front().restricts_by_planes());
+                const ThreadScope scope(threads);
                 const PrecisionPlan precision = parse_precision("K64P32D16");
                 LevelReport rep0, rep1;
                 LevelSetup s0 = level_setup(g, 0, mg, precision, rep0);
@@ -284,7 +282,6 @@ TEST(LevelCorrection, CorrectionInsideTheSweepEqualsCorrectionThenSweep) {
             }
         }
     }
-    omp_set_num_threads(saved_threads);
 }
 
 // A scaled FP16 level whose storage decision truncates while it counts (pretruncate, the serial

@@ -101,6 +101,13 @@ SgDiaMatrix<S> truncate_scaled(const SgDiaMatrix<double>& a, const std::vector<d
     return out;
 }
 
+/// 1 / s, value by value: the column scales of L in a scaled ILU(0) level (L-hat = S^{-1} L S).
+inline std::vector<double> reciprocals(const std::vector<double>& s) {
+    std::vector<double> out(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) out[i] = 1.0 / s[i];
+    return out;
+}
+
 /// An Ilu0Sink that narrows the factors into storage S line by line as ilu0_factor makes them:
 /// L and U as truncate<S> would narrow the FP64 factors, or with `s` as the scaled ILU level
 /// does (truncate_scaled<S>: L by s_i / s_j, {.s_col = 1 / s}; U by s_i s_j), bit for bit and
@@ -119,10 +126,7 @@ public:
                 throw std::logic_error("FactorNarrowing: only FP16 and BF16 factors are scaled");
             }
         }
-        if (s_ != nullptr) {
-            inv_s_.resize(s_->size());
-            for (std::size_t i = 0; i < inv_s_.size(); ++i) inv_s_[i] = 1.0 / (*s_)[i];
-        }
+        if (s_ != nullptr) inv_s_ = reciprocals(*s_);
     }
 
     void line(std::int64_t c0, const double* const* lower, const double* const* upper) override {
@@ -145,24 +149,20 @@ private:
     void narrow_line(SgDiaMatrix<S>& m, std::int64_t c0, const double* const* values,
                      const std::vector<double>* s_col) {
         const Box& b = m.box();
-        const std::int64_t j = c0 / b.nx % b.ny, k = c0 / (std::int64_t{b.nx} * b.ny);
         for (int d = 0; d < m.stencil().size(); ++d) {
             const Offset& o = m.stencil()[d];
-            if ((o.dy < 0 && j == 0) || (o.dy > 0 && j + 1 == b.ny) || (o.dz < 0 && k == 0) ||
-                (o.dz > 0 && k + 1 == b.nz)) {
-                continue;  // no neighbour inside on this line
-            }
-            const int i0 = o.dx < 0 ? 1 : 0, i1 = o.dx > 0 ? b.nx - 1 : b.nx;
-            if (i1 <= i0) continue;
-            const std::int64_t at = c0 + i0, n = i1 - i0;
-            S* to = m.diagonal(d) + at;
-            if (s_col == nullptr) {
-                counts += kernels::narrow(values[d] + i0, to, n);
-            } else if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
-                const std::int64_t lin = o.dx + b.nx * (o.dy + std::int64_t{b.ny} * o.dz);
-                counts += kernels::narrow_scaled(values[d] + i0, s_->data() + at,
-                                                 s_col->data() + at + lin, to, n);
-            }
+            const std::int64_t lin = o.dx + b.nx * (o.dy + std::int64_t{b.ny} * o.dz);
+            for_each_inside_run(
+                b, m.stencil(), d, c0, c0 + b.nx, [&](std::int64_t at, std::int64_t n) {
+                    const double* from = values[d] + (at - c0);
+                    S* to = m.diagonal(d) + at;
+                    if (s_col == nullptr) {
+                        counts += kernels::narrow(from, to, n);
+                    } else if constexpr (std::is_same_v<S, half> || std::is_same_v<S, bfloat16>) {
+                        counts += kernels::narrow_scaled(from, s_->data() + at,
+                                                         s_col->data() + at + lin, to, n);
+                    }
+                });
         }
     }
     SgDiaMatrix<S> l_, u_;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "api/thread_scope.hpp"
 #include "io/problems.hpp"
 #include "kernels/sgdia_test_util.hpp"
 #include "structured/sgdia_ops.hpp"
@@ -167,11 +168,11 @@ TYPED_TEST(SpmvMirrored, EqualsTheFullProductBitForBitWithoutReadingLowerOffsets
         poison_lower(a);
         EXPECT_FALSE(exactly_symmetric(a));
         for (int threads = 1; threads <= 2; ++threads) {
-            const int saved = omp_get_max_threads();
-            omp_set_num_threads(threads);
-            std::fill(got.begin(), got.end(), C(0));
-            spmv_mirrored(a, x.data(), got.data());
-            omp_set_num_threads(saved);
+            {
+                const ThreadScope scope(threads);
+                std::fill(got.begin(), got.end(), C(0));
+                spmv_mirrored(a, x.data(), got.data());
+            }
             EXPECT_EQ(got, want) << threads << " thread(s)";
         }
     }
@@ -230,15 +231,13 @@ TYPED_TEST(MirroredView, SweepsAndResidualsEqualTheFullOnesWithoutReadingLowerOf
             for (int threads = 1; threads <= 2; ++threads) {
                 SCOPED_TRACE(std::to_string(threads) + " thread(s), " +
                              (order == GsOrder::blocks ? "blocks" : "wavefront"));
-                const int saved = omp_get_max_threads();
-                omp_set_num_threads(threads);
+                const ThreadScope scope(threads);
                 SgDiaMatrix<S> poisoned = a;
                 const auto want = results(SgDiaView<S>(a), order);
                 poison_lower(poisoned);
                 SgDiaView<S> mirrored(poisoned);
                 mirrored.mirror_lower = true;
                 const auto got = results(mirrored, order);
-                omp_set_num_threads(saved);
                 for (std::size_t q = 0; q < want.size(); ++q) {
                     for (const C v : want[q]) ASSERT_TRUE(std::isfinite(static_cast<double>(v)));
                     EXPECT_EQ(got[q], want[q]) << "result " << q;

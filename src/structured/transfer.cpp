@@ -425,16 +425,18 @@ void prolong_index(std::int64_t f, std::int64_t nc, std::int64_t len, At&& at, d
     }
 }
 
-/// The fused interpolation into fine plane k (fine += P coarse there, or scale ⊙ (P coarse));
-/// tz and ty hold a coarse plane and a line of scratch.
+/// The fused interpolation into fine plane k (fine += P coarse there, or scale ⊙ (P coarse)),
+/// in `scratch` (interpolate_scratch values: a coarse plane, then a line).
 template <class In, class Out>
 void interpolate_plane(const std::vector<DirectionalTransfer>& st, const In* coarse, Out* fine,
-                       const Out* scale, std::int64_t k, double* tz, double* ty) {
+                       const Out* scale, std::int64_t k, double* scratch) {
     const Box& fb = st[0].fine;
     const std::int64_t r = st[0].block;
     const std::int64_t nx = fb.nx, ny = fb.ny;
     const std::int64_t cx = nx / 2, cy = ny / 2, cz = fb.nz / 2;
     const std::int64_t len = cx * r, plane = len * cy;
+    double* tz = scratch;
+    double* ty = scratch + plane;
     prolong_index<In>(
         k, cz, plane, [&](std::int64_t K) { return coarse + K * plane; }, tz);
     for (std::int64_t j = 0; j < ny; ++j) {
@@ -465,16 +467,14 @@ void interpolate_fused(const std::vector<DirectionalTransfer>& st, const In* coa
                        const Out* scale, std::vector<double>& scratch) {
     const Box& fb = st[0].fine;
     const std::int64_t per_thread = interpolate_scratch(st);
-    const std::int64_t plane = per_thread - (fb.nx / 2) * st[0].block;
     const bool parallel = fb.cells() > kParallelCells;
     reserve_per_thread(scratch, per_thread, parallel);
 #pragma omp parallel if (parallel)
     {
-        double* tz = scratch.data() + per_thread * omp_get_thread_num();
+        double* mine = scratch.data() + per_thread * omp_get_thread_num();
 #pragma omp for schedule(static)
-        for (std::int64_t k = 0; k < fb.nz; ++k) {
-            interpolate_plane(st, coarse, fine, scale, k, tz, tz + plane);
-        }
+        for (std::int64_t k = 0; k < fb.nz; ++k)
+            interpolate_plane(st, coarse, fine, scale, k, mine);
     }
 }
 
@@ -620,9 +620,8 @@ bool Transfer::interpolate_add_planes(const CC* coarse, CF* fine, const CF* scal
     thread_local std::vector<double> scratch;
     const std::int64_t need = interpolate_scratch(steps_);
     if (std::ssize(scratch) < need) scratch.resize(static_cast<std::size_t>(need));
-    const std::int64_t plane = need - (steps_[0].fine.nx / 2) * steps_[0].block;
     for (int k = z_begin; k < z_end; ++k) {
-        interpolate_plane(steps_, coarse, fine, scale, k, scratch.data(), scratch.data() + plane);
+        interpolate_plane(steps_, coarse, fine, scale, k, scratch.data());
     }
     return true;
 }

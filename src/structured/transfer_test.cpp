@@ -19,6 +19,14 @@ using test::random_vector;
 
 /// Transfers worth checking: one step per direction, full coarsening (3 steps, odd extents),
 /// two steps with block 2, and operator-dependent (non-uniform) weights.
+/// The transfer of full linear coarsening (every direction halved) of a random 27-point
+/// matrix on `box` with r x r blocks.
+Transfer full_linear(Box box, int r) {
+    CoarseningOptions full;
+    full.semi_threshold = 0.0;
+    return coarsen(test::random27(box, r, false, 7), full)->transfer;
+}
+
 std::vector<Transfer> transfers() {
     std::vector<Transfer> out;
     CoarseningOptions full;
@@ -141,11 +149,9 @@ TEST(CoarsenTransfer, FusedTrilinearPassesEqualTheStepsOneAfterTheOther) {
     // Full linear coarsening runs fused (one pass over the fine grid); the result must be
     // bitwise that of the three directional steps. Odd and even extents, r = 1 and 2, and grids
     // large enough for the OpenMP-parallel passes (> 2^15 cells).
-    CoarseningOptions full;
-    full.semi_threshold = 0.0;
     for (const auto& [box, r] : {std::pair{Box{41, 34, 29}, 1}, std::pair{Box{6, 7, 5}, 1},
                                  std::pair{Box{27, 26, 25}, 2}, std::pair{Box{3, 2, 4}, 3}}) {
-        const Transfer t = coarsen(test::random27(box, r, false, 7), full)->transfer;
+        const Transfer t = full_linear(box, r);
         ASSERT_EQ(t.steps().size(), 3u);
         check_fused_equals_staged<double, double>(t);
         check_fused_equals_staged<float, double>(t);
@@ -227,12 +233,10 @@ TEST(CoarsenTransfer, RestrictionOfPlanesGivenOneByOneEqualsTheRestrictionOfTheV
     // A level restricts its residual as it forms it, plane by plane, never stored whole
     // (restrict_planes): bit for bit the restriction of the whole vector, scaled or not,
     // serial and OpenMP-parallel (> 2^15 cells), odd and even extents, r = 1 and 2.
-    CoarseningOptions full;
-    full.semi_threshold = 0.0;
     for (const auto& [box, r] :
          {std::pair{Box{41, 34, 29}, 1}, std::pair{Box{6, 7, 5}, 1}, std::pair{Box{40, 36, 30}, 1},
           std::pair{Box{27, 26, 25}, 2}, std::pair{Box{3, 2, 4}, 3}}) {
-        const Transfer t = coarsen(test::random27(box, r, false, 7), full)->transfer;
+        const Transfer t = full_linear(box, r);
         ASSERT_TRUE(t.restricts_by_planes());
         for (const bool scaled : {false, true}) {
             SCOPED_TRACE(scaled ? "scaled" : "unscaled");
@@ -279,11 +283,9 @@ TEST(CoarsenTransfer, InterpolationPlaneByPlaneEqualsTheWholeInterpolation) {
     // A backward sweep takes the correction plane by plane (interpolate_add_planes): bit for
     // bit interpolate_add, scaled or not, odd and even extents, r = 1 and 2. Other transfers
     // do not, and leave the fine vector alone.
-    CoarseningOptions full;
-    full.semi_threshold = 0.0;
     for (const auto& [box, r] : {std::pair{Box{41, 34, 29}, 1}, std::pair{Box{6, 7, 5}, 1},
                                  std::pair{Box{27, 26, 24}, 2}, std::pair{Box{3, 2, 4}, 3}}) {
-        const Transfer t = coarsen(test::random27(box, r, false, 7), full)->transfer;
+        const Transfer t = full_linear(box, r);
         for (const bool scaled : {false, true}) {
             SCOPED_TRACE(scaled ? "scaled" : "unscaled");
             check_interpolate_planes<double, double>(t, scaled);
