@@ -699,6 +699,36 @@ TEST(Mpi, AmgPathSolvesLikeSerial) {
     check_amg("solve --matrix " + path.string() + " --cycle K --quiet");
 }
 
+// Smoothed aggregation under mpirun (dist_smoothed.hpp): the decoupled aggregates' tentative
+// prolongation smoothed across the ranks, R A P summed at the coarse rows' owners. laplace27
+// n = 24 (16 CG iterations on 1, 2 and 3 ranks), the L-shape finite elements (18 on 1, 2 and
+// 3), plane elasticity with nodes of 2 unknowns (the filter lumps by components; 22, 22, 21),
+// and oil (a nonsymmetric A: R = P_t^T; 27, 26, 26). Every distributed level reports its
+// smoothed P.
+TEST(Mpi, AmgPathSmoothedAggregationSolvesLikeSerial) {
+    const std::string lshape = std::string(MPMG_SHARED_DATA) + "/mfem/mfem_lshape_o3_r5";
+    const fs::path elasticity = temp_dir() / "elasticity128_sa.mtx";
+    write_matrix_market(elasticity.string(), csr_test::elasticity2d(128, 64, 0.3));
+    for (const std::string& args :
+         {std::string("solve --problem laplace27 --n 24 --method amg"),
+          "solve --matrix " + lshape + ".mtx.gz --rhs " + lshape + "_b.mtx.gz",
+          "solve --matrix " + elasticity.string(),
+          std::string("solve --problem oil --n 32 --method amg")}) {
+        SCOPED_TRACE(args);
+        const std::string sa = args + " --aggregation smoothed --quiet";
+        check_amg(sa);
+        const MpiRun par = mpmg(2, sa);
+        ASSERT_EQ(par.code, 0) << par.err;
+        const json& levels = par.result["hierarchy"]["levels"];
+        const int distributed = par.result["partition"]["distributed_levels"];
+        ASSERT_GE(distributed, 1);
+        for (int l = 0; l < distributed; ++l) {
+            const std::string note = levels[static_cast<std::size_t>(l)]["note"];
+            EXPECT_NE(note.find("smoothed P: omega"), std::string::npos) << note;
+        }
+    }
+}
+
 // A system of PDEs (plane elasticity, 2 unknowns per node, read in parts): rank 0 reads the
 // block size from the gathered matrix, RCM renumbers whole nodes and the row blocks hold whole
 // nodes, so every rank aggregates nodes as serially (128 x 64 elements: 50, 50 and 51 CG

@@ -189,7 +189,8 @@ public:
     /// InvalidInput naming the rank and row for a block that is not well-formed (as setup(a)
     /// checks), blocks that do not follow each other or do not cover A, a differing column
     /// count, or options that differ from rank 0's (threads aside); Unsupported for the
-    /// structured path, smoothed aggregation or RCM reordering (not distributed). Afterwards
+    /// structured path or RCM reordering (the numbering is the caller's). Smoothed aggregation
+    /// smooths the aggregates' prolongation across the processes. Afterwards
     /// update_values() takes this process's new values in the order of its rows' entries and
     /// keeps the aggregates (collective; the process keeps a copy of its pattern for it, 8
     /// bytes an entry). On one process (no mpirun, or a communicator of one) this is setup(rows)

@@ -101,16 +101,20 @@ TEST(SolverRows, EqualsTheDistributedSolveOfTheWholeMatrix) {
         const char* problem;
         int n;
         int block_size;
+        AggregationKind aggregation = AggregationKind::automatic;
     };
-    // CG with the K-cycle (laplace27), GMRES with row weights (oil), and nodes of three
-    // unknowns kept whole on each process (solid3d, asked for).
-    for (const Case c : {Case{"laplace27", 28, 0}, Case{"oil", 28, 0}, Case{"solid3d", 16, 3}}) {
+    // CG with the K-cycle (laplace27), GMRES with row weights (oil), nodes of three unknowns
+    // kept whole on each process (solid3d, asked for), and smoothed aggregation (distributed
+    // P and R, dist_smoothed.hpp).
+    for (const Case c : {Case{"laplace27", 28, 0}, Case{"oil", 28, 0}, Case{"solid3d", 16, 3},
+                         Case{"laplace27", 28, 0, AggregationKind::smoothed}}) {
         SCOPED_TRACE(c.problem);
         SolverOptions whole = amg_options();
         whole.problem.name = c.problem;
         whole.problem.n = c.n;
         whole.multigrid.reorder = ReorderKind::none;  // as the rows are given
         whole.multigrid.block_size = c.block_size;
+        whole.multigrid.aggregation = c.aggregation;
         const SolveResult want = solve(whole);
         ASSERT_TRUE(want.converged);
         ASSERT_TRUE(want.partition.has_value());
@@ -354,13 +358,6 @@ TEST(SolverRows, EveryProcessThrowsTheSameError) {
     Solver differing(other);
     m = thrown<InvalidInput>([&] { differing.setup(mine(), first); });
     EXPECT_TRUE(contains(m, fmt::format("rank {}'s options differ from rank 0's", last))) << m;
-    // What is not distributed.
-    SolverOptions sa = o;
-    sa.multigrid.aggregation = AggregationKind::smoothed;
-    Solver smoothed(sa);
-    EXPECT_TRUE(contains(thrown<Unsupported>([&] { smoothed.setup(mine(), first); }),
-                         "--aggregation smoothed"));
-
     // After all that, a setup that works, and a solve whose b is short on the last process.
     s.setup(mine(), first);
     ASSERT_TRUE(s.ready());

@@ -25,6 +25,7 @@
 #include "distributed/agree.hpp"
 #include "distributed/dist_csr.hpp"
 #include "distributed/dist_ops.hpp"
+#include "distributed/dist_smoothed.hpp"
 #include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "multigrid/amg_hierarchy.hpp"
@@ -230,6 +231,35 @@ RowWeights dist_row_weights(const DistCsr& a, const CsrMatrix& mine) {
 }
 
 /// The distributed AMG preconditioner (the header's description).
+/// The transfers between distributed levels l and l + 1: PGM's piecewise-constant ones inside
+/// each process, or smoothed aggregation's distributed P and R.
+struct LevelTransfer {
+    AmgTransfer pgm;  ///< when `smoothed` is null
+    std::unique_ptr<DistSmoothedLevel> smoothed;
+
+    std::int64_t coarse_rows() const {
+        return smoothed ? smoothed->r->local_rows() : pgm.coarse_rows();
+    }
+    /// c = R fine (collective when smoothed).
+    void restrict_to(const std::vector<double>& fine, std::vector<double>& c) const {
+        if (smoothed) {
+            smoothed->r->multiply(fine.data(), c.data());
+        } else {
+            pgm.restrict_to(fine.data(), c.data());
+        }
+    }
+    /// fine = P c (this level's rows; collective when smoothed).
+    void interpolate(const std::vector<double>& c, std::vector<double>& fine) const {
+        if (smoothed) {
+            fine.resize(static_cast<std::size_t>(smoothed->p->local_rows()));
+            smoothed->p->multiply(c.data(), fine.data());
+        } else {
+            fine.assign(pgm.agg.size(), 0.0);
+            pgm.interpolate_add(c.data(), fine.data(), static_cast<const double*>(nullptr));
+        }
+    }
+};
+
 class DistAmg final : public BuiltPreconditioner {
 public:
     /// `rows0`: the user's number of each of this process's rows of a0 (for messages);
@@ -244,7 +274,8 @@ public:
         : mg_(mg), comm_(a0.comm()), rank_(a0.rank()), k_symmetric_(symmetric) {
         // solve() resolves `auto` from the whole A (amg_defaults); V if it reaches here.
         mg_.cycle = resolve_cycle(mg.cycle, false);
-        const int passes = settings.pgm_passes;
+        const bool smoothed = mg.aggregation == AggregationKind::smoothed;
+        const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
         k_every_ = settings.k_cycle_every;
         const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels));
         const auto distributed_level = [&](const DistCsr& m, int l) {
@@ -305,6 +336,16 @@ public:
                 g.matched, g.attached, g.singles);
             if (g.isolated > 0) note += fmt::format(", {} isolated (left out)", g.isolated);
             note += ")";
+            // Smoothed: P, R and the coarse rows, distributed (dist_smoothed.hpp).
+            std::unique_ptr<DistSmoothedLevel> sl;
+            if (smoothed) {
+                sl = std::make_unique<DistSmoothedLevel>(smoothed_level(
+                    m, g, cp, settings.sa_theta, std::max(1, mg.block_size), symmetric_a));
+                note +=
+                    fmt::format("; smoothed P: omega {:.3g} (rho {:.3g}), {:.1f} entries per row",
+                                sl->omega, sl->rho, sl->entries_per_row);
+                if (!symmetric_a) note += "; R = tentative P^T (nonsymmetric)";
+            }
             // The storage decision may fail on one process only (a zero diagonal in its
             // block): agreed before the collective steps below.
             const AmgStorageDecision dec = run_agreed(
@@ -339,9 +380,15 @@ public:
             rep.compute = dec.precision.compute;
             levels_.push_back(run_agreed([&] { return make_amg_level(l, setup, rep); }, comm_));
             reps.push_back(combined(rep, comm_));
-            transfers_.push_back(AmgTransfer::from(g, kRestrictionScale));
-            CsrMatrix coarse = galerkin_rows(m, g.agg, kRestrictionScale, cp);
-            owned_.emplace_back(coarse, 0, cp, comm_);
+            if (sl) {
+                owned_.emplace_back(sl->coarse, 0, cp, comm_);
+                sl->coarse = CsrMatrix();
+                transfers_.push_back(LevelTransfer{{}, std::move(sl)});
+            } else {
+                transfers_.push_back(LevelTransfer{AmgTransfer::from(g, kRestrictionScale), {}});
+                CsrMatrix coarse = galerkin_rows(m, g.agg, kRestrictionScale, cp);
+                owned_.emplace_back(coarse, 0, cp, comm_);
+            }
             cur = &owned_.back();
         }
         // The rest, gathered onto rank 0 and coarsened on there.
@@ -422,12 +469,12 @@ private:
     void cycle(int l, CycleKind kind) {
         const auto ul = static_cast<std::size_t>(l);
         Level& lev = *levels_[ul];
-        const AmgTransfer& t = transfers_[ul];
+        const LevelTransfer& t = transfers_[ul];
         lev.smooth(mg_.pre_sweeps, true);
         lev.residual_unscaled(fine_);
         std::vector<double>& c = coarse_[ul];  // kept: no page faults
         c.resize(static_cast<std::size_t>(t.coarse_rows()));
-        t.restrict_to(fine_.data(), c.data());
+        t.restrict_to(fine_, c);
         // v <- the coarse correction for the right-hand side v, from zero.
         const auto coarse_solve = [&](std::vector<double>& v) {
             if (l + 1 < static_cast<int>(levels_.size())) {
@@ -446,8 +493,7 @@ private:
         } else {
             coarse_solve(c);
         }
-        fine_.assign(static_cast<std::size_t>(lev.rows()), 0.0);
-        t.interpolate_add(c.data(), fine_.data(), static_cast<const double*>(nullptr));
+        t.interpolate(c, fine_);
         lev.add_correction(fine_);
         lev.smooth(mg_.post_sweeps, false);
     }
@@ -502,7 +548,7 @@ private:
     std::deque<DistCsr> owned_;                   // coarse levels' rows (stable addresses)
     std::unique_ptr<DistCsr> weighted0_;          // W A's rows (row weights; else null)
     RowWeighting row_weighting_;                  // W of W A (none: empty)
-    std::vector<AmgTransfer> transfers_;          // transfers_[l]: level l -> l + 1 (local)
+    std::vector<LevelTransfer> transfers_;        // transfers_[l]: level l -> l + 1
     std::vector<std::unique_ptr<Level>> levels_;  // the distributed levels
     std::unique_ptr<AmgHierarchy> tail_;          // rank 0: the gathered levels
     RowPartition tail_rows_;
@@ -585,14 +631,8 @@ std::int64_t coupling_entries(const CsrMatrix& a, const std::vector<std::int64_t
     return n;
 }
 
-/// Errors of options and sizes that the distributed AMG path does not take.
-void check_supported(const SolverOptions& o, std::int64_t rows, std::int64_t nnz) {
-    if (o.multigrid.aggregation == AggregationKind::smoothed) {
-        throw Unsupported(
-            "--aggregation smoothed is not distributed yet (its prolongation reaches the "
-            "neighbouring ranks' aggregates): under mpirun the AMG path aggregates with PGM "
-            "(--aggregation pgm or auto)");
-    }
+/// The error of sizes that the distributed AMG path does not take.
+void check_supported(std::int64_t rows, std::int64_t nnz) {
     if (rows > INT_MAX || nnz > INT_MAX) {
         throw Unsupported(fmt::format(
             "--method amg under mpirun: {} rows / {} nonzeros exceed MPI's int counts", rows, nnz));
@@ -950,7 +990,7 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Com
     check_same_options(o, comm);
     const RowPartition rp = given_blocks(mine, first_row, comm);
     const std::int64_t n = rp.global_rows();
-    check_supported(o, n, reduce(mine.nnz(), MPI_SUM, comm));
+    check_supported(n, reduce(mine.nnz(), MPI_SUM, comm));
     if (o.multigrid.reorder == ReorderKind::rcm) {
         throw Unsupported(
             "multigrid.reorder rcm: a Solver set up on the processes' rows keeps the caller's "
@@ -1011,7 +1051,7 @@ PartitionInfo RowBlockSystem::partition(std::size_t levels) const {
 
 bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
-    check_supported(o, p.a.rows, p.a.nnz());
+    check_supported(p.a.rows, p.a.nnz());
     solve_rows(&p, nullptr, o, out,
                o.problem.matrix.empty()
                    ? "problem generated whole by every rank, which keeps its rows"
@@ -1021,7 +1061,7 @@ bool solve_amg(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
 
 bool solve_amg(CsrRows& rows, const SolverOptions& o, SolveResult& out) {
     if (!distributed()) return false;
-    check_supported(o, rows.rows.global_rows(), rows.nnz);
+    check_supported(rows.rows.global_rows(), rows.nnz);
     solve_rows(nullptr, &rows, o, out,
                "file read in parts: every rank read only its share of the lines and kept its "
                "rows (rank 0 gathers the matrix to renumber the rows and choose the block size)");

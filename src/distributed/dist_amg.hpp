@@ -21,8 +21,9 @@
 //   steps on that level's rows in FP64, the inner products summed over the processes; the
 //   gathered levels take them as the serial hierarchy does (AmgSettings::k_cycle_every).
 //
-// Smoothed aggregation (--aggregation smoothed) is not distributed (its P reaches the
-// neighbours' aggregates): a clear error under mpirun.
+// - Smoothed aggregation (--aggregation smoothed): the same decoupled aggregates, their
+//   tentative prolongation smoothed across the processes (dist_smoothed.hpp): P and R are
+//   distributed matrices, and restriction and interpolation exchange ghost values.
 #pragma once
 
 #include <cstdint>

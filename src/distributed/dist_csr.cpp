@@ -84,14 +84,19 @@ int as_int(std::int64_t n, const char* what) {
 
 }  // namespace
 
-DistCsr::DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& p, MPI_Comm comm)
-    : p_(p), comm_(comm) {
+DistCsr::DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& rows,
+                 const RowPartition& cols, MPI_Comm comm)
+    : p_(rows), cp_(cols), comm_(comm) {
     MPI_Comm_rank(comm, &rank_);
-    const std::int64_t first = p.first(rank_), end = p.first(rank_ + 1), n = end - first;
-    if (m.cols != p.global_rows() || at < 0 || at + n > m.rows) {
+    const std::int64_t n = rows.rows(rank_);
+    if (m.cols != cols.global_rows() || rows.size() != cols.size() || at < 0 || at + n > m.rows) {
         throw std::logic_error("DistCsr: the rows do not match the partition");
     }
-    diag_.rows = diag_.cols = n;
+    // The columns this process owns (the vectors' entries it holds).
+    const std::int64_t first = cols.first(rank_), end = cols.first(rank_ + 1);
+    const RowPartition& p = cols;
+    diag_.rows = n;
+    diag_.cols = end - first;
     diag_.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
     struct Far {
         std::int64_t row, col;
@@ -209,6 +214,36 @@ void DistCsr::add_coupling(const T* x, T* y, double sign, const std::vector<doub
     }
 }
 
+std::int64_t DistCsr::ghost_slot(std::int64_t j) const {
+    const auto it = std::lower_bound(ghosts_.begin(), ghosts_.end(), j);
+    return it != ghosts_.end() && *it == j ? it - ghosts_.begin() : -1;
+}
+
+CsrMatrix DistCsr::ghost_rows(const CsrMatrix& mine) const {
+    if (mine.rows != cp_.rows(rank_)) {
+        throw std::logic_error("DistCsr::ghost_rows: one row per column this process owns");
+    }
+    // Each owner sends the rows its peers asked for at construction (their ghost values'
+    // rows), tagged with their global number.
+    std::vector<CooEntry> items;
+    std::vector<int> to;
+    const std::int64_t first = cp_.first(rank_);
+    for (const Peer& q : peers_) {
+        for (const std::int64_t r : q.send_rows) {
+            const auto ur = static_cast<std::size_t>(r);
+            for (std::int64_t k = mine.row_ptr[ur]; k < mine.row_ptr[ur + 1]; ++k) {
+                const auto uk = static_cast<std::size_t>(k);
+                items.push_back({first + r, mine.col[uk], mine.val[uk]});
+                to.push_back(q.rank);
+            }
+        }
+    }
+    std::vector<CooEntry> got = send_to_owners(
+        items, p_.size(), [&](std::size_t k) { return to[k]; }, comm_);
+    for (CooEntry& e : got) e.row = ghost_slot(e.row);
+    return csr_rows(got, 0, static_cast<std::int64_t>(ghosts_.size()), mine.cols);
+}
+
 void DistCsr::multiply(const double* x, double* y) const {
     diag_.multiply(x, y);
     add_coupling(x, y);
@@ -217,7 +252,7 @@ void DistCsr::multiply(const double* x, double* y) const {
 CsrMatrix DistCsr::rows_with_global_columns() const {
     CsrMatrix out;
     out.rows = diag_.rows;
-    out.cols = p_.global_rows();
+    out.cols = cp_.global_rows();
     out.row_ptr.assign(static_cast<std::size_t>(out.rows) + 1, 0);
     std::size_t q = 0;  // the next coupling row
     std::vector<std::pair<std::int64_t, double>> row;
@@ -225,7 +260,7 @@ CsrMatrix DistCsr::rows_with_global_columns() const {
         row.clear();
         const auto ui = static_cast<std::size_t>(i);
         for (std::int64_t k = diag_.row_ptr[ui]; k < diag_.row_ptr[ui + 1]; ++k) {
-            row.emplace_back(first() + diag_.col[static_cast<std::size_t>(k)],
+            row.emplace_back(cp_.first(rank_) + diag_.col[static_cast<std::size_t>(k)],
                              diag_.val[static_cast<std::size_t>(k)]);
         }
         if (q < coupling_.rows.size() && coupling_.rows[q] == i) {

@@ -62,9 +62,18 @@ public:
     /// This process's rows are rows `at` .. `at` + p.rows(rank) - 1 of `m`, whose columns are
     /// global (m.cols = p.global_rows(); sorted within each row). Collective: the processes
     /// agree who sends which values in an exchange.
-    DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& p, MPI_Comm comm);
+    DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& p, MPI_Comm comm)
+        : DistCsr(m, at, p, p, comm) {}
+    /// A rectangular matrix (a transfer between two levels): its rows distributed by `rows`,
+    /// the vectors it multiplies by `cols` (m.cols = cols.global_rows()). diag() holds the
+    /// columns this process owns under `cols`, in their local numbers.
+    DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& rows, const RowPartition& cols,
+            MPI_Comm comm);
 
+    /// The rows' partition.
     const RowPartition& partition() const { return p_; }
+    /// The columns' partition (partition() for a square matrix).
+    const RowPartition& column_partition() const { return cp_; }
     int rank() const { return rank_; }
     MPI_Comm comm() const { return comm_; }
     /// First global row of this process.
@@ -76,6 +85,15 @@ public:
     const Coupling& coupling() const { return coupling_; }
     /// Global column of each ghost slot (ascending).
     const std::vector<std::int64_t>& ghosts() const { return ghosts_; }
+    /// The ghost slot of global column j (-1 when j is no ghost column of this process).
+    std::int64_t ghost_slot(std::int64_t j) const;
+
+    /// Row k of the result is the row of `mine` that the owner of ghost column ghosts()[k]
+    /// holds: every process passes its own rows of a matrix distributed like the columns of
+    /// this one (mine.rows = column_partition().rows(rank), any column numbering), and gets
+    /// the rows its coupling reaches (collective). What the Galerkin product of a distributed
+    /// prolongation needs of the neighbours' rows of P.
+    CsrMatrix ghost_rows(const CsrMatrix& mine) const;
 
     /// The ghost values of the per-row vector x (this process's rows), in FP64: one halo
     /// exchange (collective). The returned buffer is overwritten by the next exchange.
@@ -103,7 +121,7 @@ private:
         mutable std::vector<double> buf;
     };
 
-    RowPartition p_;
+    RowPartition p_, cp_;
     int rank_ = 0;
     MPI_Comm comm_;
     CsrMatrix diag_;

@@ -1,0 +1,244 @@
+#include "distributed/dist_smoothed.hpp"
+
+#ifdef MPMG_HAVE_MPI
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "distributed/dist_ops.hpp"
+#include "unstructured/smoothed_aggregation.hpp"
+#include "unstructured/smoother_setup.hpp"
+#include "unstructured/spgemm.hpp"
+
+namespace mpmg::dist {
+namespace {
+
+/// The serial power_estimate() of rho(D^{-1} A) on the distributed `a` (its rows' inverse
+/// diagonal `inv_d`): the same start vector, numbered globally, and the same iterations, the
+/// inner products summed over the processes (collective).
+double power_estimate(const DistCsr& a, const std::vector<double>& inv_d) {
+    const auto n = static_cast<std::size_t>(a.local_rows());
+    std::vector<double> x(n), y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        x[i] = 1.0 + static_cast<double>((a.first() + static_cast<std::int64_t>(i)) % 7) / 7.0;
+    }
+    double lambda = 0.0;
+    for (int it = 0; it < kPowerIterations; ++it) {
+        double sums[2] = {0.0, 0.0};  // (x, x), (y, y)
+        for (const double v : x) sums[0] += v * v;
+        a.multiply(x.data(), y.data());
+        for (std::size_t i = 0; i < n; ++i) {
+            y[i] *= inv_d[i];
+            sums[1] += y[i] * y[i];
+        }
+        allreduce_sums(sums, 2, a.comm());
+        if (sums[1] == 0.0) break;
+        lambda = std::sqrt(sums[1] / sums[0]);
+        const double s = 1.0 / std::sqrt(sums[1]);
+        for (std::size_t i = 0; i < n; ++i) x[i] = y[i] * s;
+    }
+    return lambda;
+}
+
+/// Rows (local) with their columns given as (global column, value) pairs, summed in the pairs'
+/// order where a column repeats; exact zeros dropped as drop_zeros drops them.
+void append_row(std::vector<std::pair<std::int64_t, double>>& row, CsrMatrix& out) {
+    std::stable_sort(row.begin(), row.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    const std::int64_t start = out.nnz();
+    for (std::size_t k = 0; k < row.size(); ++k) {
+        if (k > 0 && row[k].first == row[k - 1].first && out.nnz() > start) {
+            out.val.back() += row[k].second;
+        } else {
+            out.col.push_back(row[k].first);
+            out.val.push_back(row[k].second);
+        }
+    }
+    std::int64_t kept = start;
+    for (std::int64_t k = start; k < out.nnz(); ++k) {
+        const auto uk = static_cast<std::size_t>(k);
+        if (out.val[uk] == 0.0) continue;
+        out.col[static_cast<std::size_t>(kept)] = out.col[uk];
+        out.val[static_cast<std::size_t>(kept)] = out.val[uk];
+        ++kept;
+    }
+    out.col.resize(static_cast<std::size_t>(kept));
+    out.val.resize(static_cast<std::size_t>(kept));
+    out.row_ptr.push_back(out.nnz());
+}
+
+/// `mine` (all rows.global_rows() rows, each process's share of their sum) sent to the owners of
+/// its rows and summed there in process order: this process's rows of the sum (collective).
+CsrMatrix summed_at_owners(const CsrMatrix& mine, const RowPartition& rows, MPI_Comm comm) {
+    std::vector<CooEntry> entries;
+    entries.reserve(static_cast<std::size_t>(mine.nnz()));
+    for (std::int64_t i = 0; i < mine.rows; ++i) {
+        for (std::int64_t k = mine.row_ptr[static_cast<std::size_t>(i)];
+             k < mine.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+            entries.push_back(
+                {i, mine.col[static_cast<std::size_t>(k)], mine.val[static_cast<std::size_t>(k)]});
+        }
+    }
+    std::vector<CooEntry> got = send_to_row_owners(entries, rows, comm);
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    return csr_rows(got, rows.first(rank), rows.rows(rank), mine.cols);
+}
+
+}  // namespace
+
+DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const RowPartition& coarse,
+                                 double theta, int block, bool symmetric) {
+    const MPI_Comm comm = a.comm();
+    const int rank = a.rank();
+    const RowPartition& fine = a.partition();
+    const std::int64_t n = a.local_rows(), first = a.first();
+    const std::int64_t cfirst = coarse.first(rank), nc = coarse.rows(rank);
+    const std::int64_t ncg = coarse.global_rows();
+    if (static_cast<std::int64_t>(g.agg.size()) != n || g.coarse_rows != nc) {
+        throw std::logic_error("smoothed_level: the aggregates do not match the partitions");
+    }
+    const auto own = [&](std::int64_t j) { return j >= first && j < first + n; };
+    const auto slot = [&](std::int64_t j) {
+        const std::int64_t s = a.ghost_slot(j);
+        if (s < 0) throw std::logic_error("smoothed_level: a column outside the coupling");
+        return static_cast<std::size_t>(s);
+    };
+    const CsrMatrix rows = a.rows_with_global_columns();
+
+    // A_F, with the diagonal of the neighbours' columns.
+    std::vector<double> d_own(static_cast<std::size_t>(n), 0.0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t k = rows.row_ptr[static_cast<std::size_t>(i)];
+             k < rows.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+            if (rows.col[static_cast<std::size_t>(k)] == first + i) {
+                d_own[static_cast<std::size_t>(i)] = rows.val[static_cast<std::size_t>(k)];
+            }
+        }
+    }
+    const std::vector<double> d_ghost = a.exchange(d_own.data());  // a copy: reused below
+    const CsrMatrix af =
+        theta > 0.0
+            ? filtered_rows(
+                  rows, first,
+                  [&](std::int64_t j) {
+                      return own(j) ? d_own[static_cast<std::size_t>(j - first)] : d_ghost[slot(j)];
+                  },
+                  theta, block)
+            : rows;
+
+    DistSmoothedLevel out;
+    const std::vector<double> inv_d = smoothing_inverse_diagonal(af, first);
+    out.rho = power_estimate(DistCsr(af, 0, fine, comm), inv_d);
+    out.omega = smoothing_omega(out.rho);
+    const CsrMatrix s = jacobi_smoothing_rows(af, first, inv_d, out.omega);
+
+    // P = S P_t: each column of S becomes its row's aggregate (the neighbours' from their
+    // owners), summed in S's column order as spgemm sums.
+    std::vector<double> agg_own(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t c = g.agg[static_cast<std::size_t>(i)];
+        agg_own[static_cast<std::size_t>(i)] = c < 0 ? -1.0 : static_cast<double>(cfirst + c);
+    }
+    const std::vector<double> agg_ghost = a.exchange(agg_own.data());
+    CsrMatrix p;
+    p.rows = n;
+    p.cols = ncg;
+    std::vector<std::pair<std::int64_t, double>> row;
+    for (std::int64_t i = 0; i < n; ++i) {
+        row.clear();
+        for (std::int64_t k = s.row_ptr[static_cast<std::size_t>(i)];
+             k < s.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+            const std::int64_t j = s.col[static_cast<std::size_t>(k)];
+            const double c =
+                own(j) ? agg_own[static_cast<std::size_t>(j - first)] : agg_ghost[slot(j)];
+            if (c >= 0.0)
+                row.emplace_back(static_cast<std::int64_t>(c), s.val[static_cast<std::size_t>(k)]);
+        }
+        append_row(row, p);
+    }
+
+    // R, transposed across the processes: the coarse rows' owners get their entries.
+    CsrMatrix tentative;  // P_t's rows (R = P_t^T for a nonsymmetric A)
+    tentative.rows = n;
+    tentative.cols = ncg;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t c = g.agg[static_cast<std::size_t>(i)];
+        if (c >= 0) {
+            tentative.col.push_back(cfirst + c);
+            tentative.val.push_back(1.0);
+        }
+        tentative.row_ptr.push_back(tentative.nnz());
+    }
+    const CsrMatrix& restricted = symmetric ? p : tentative;  // R = restricted^T
+    const CsrMatrix r_mine = restricted.transpose();          // ncg x n, fine columns local
+    {
+        CsrMatrix global_cols = r_mine;  // its columns as the fine rows' global numbers
+        global_cols.cols = fine.global_rows();
+        for (std::int64_t& j : global_cols.col) j += first;
+        const CsrMatrix r_rows = summed_at_owners(global_cols, coarse, comm);
+        out.r = std::make_unique<DistCsr>(r_rows, 0, coarse, fine, comm);
+    }
+
+    // R A P: A P on this process's rows (the rows of P its coupling reaches from their
+    // owners), then R_mine (A P) summed at the coarse rows' owners.
+    const CsrMatrix p_ghost = a.ghost_rows(p);
+    CsrMatrix a_ext;  // A's rows over [own rows; ghost slots]
+    a_ext.rows = n;
+    a_ext.cols = n + static_cast<std::int64_t>(a.ghosts().size());
+    a_ext.row_ptr.reserve(static_cast<std::size_t>(n) + 1);
+    for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t k = rows.row_ptr[static_cast<std::size_t>(i)];
+             k < rows.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+            const std::int64_t j = rows.col[static_cast<std::size_t>(k)];
+            a_ext.col.push_back(own(j) ? j - first : n + static_cast<std::int64_t>(slot(j)));
+            a_ext.val.push_back(rows.val[static_cast<std::size_t>(k)]);
+        }
+        a_ext.row_ptr.push_back(a_ext.nnz());
+    }
+    CsrMatrix p_ext = p;  // [P's own rows; its ghost rows]
+    p_ext.rows = a_ext.cols;
+    for (std::int64_t k = 0; k < p_ghost.rows; ++k) {
+        for (std::int64_t e = p_ghost.row_ptr[static_cast<std::size_t>(k)];
+             e < p_ghost.row_ptr[static_cast<std::size_t>(k) + 1]; ++e) {
+            p_ext.col.push_back(p_ghost.col[static_cast<std::size_t>(e)]);
+            p_ext.val.push_back(p_ghost.val[static_cast<std::size_t>(e)]);
+        }
+        p_ext.row_ptr.push_back(p_ext.nnz());
+    }
+    const CsrMatrix ap = spgemm(a_ext, p_ext);
+    const CsrMatrix contribution = spgemm(r_mine, ap);  // ncg x ncg, rows R reaches from here
+    out.coarse = summed_at_owners(contribution, coarse, comm);
+    {  // entries that cancelled go (the diagonal stays), as galerkin_rows drops them
+        CsrMatrix& c = out.coarse;
+        std::int64_t kept = 0;
+        for (std::int64_t i = 0; i < c.rows; ++i) {
+            const std::int64_t begin = c.row_ptr[static_cast<std::size_t>(i)];
+            const std::int64_t end = c.row_ptr[static_cast<std::size_t>(i) + 1];
+            c.row_ptr[static_cast<std::size_t>(i)] = kept;
+            for (std::int64_t k = begin; k < end; ++k) {
+                const auto uk = static_cast<std::size_t>(k);
+                if (c.val[uk] == 0.0 && c.col[uk] != cfirst + i) continue;
+                c.col[static_cast<std::size_t>(kept)] = c.col[uk];
+                c.val[static_cast<std::size_t>(kept)] = c.val[uk];
+                ++kept;
+            }
+        }
+        c.row_ptr.back() = kept;
+        c.col.resize(static_cast<std::size_t>(kept));
+        c.val.resize(static_cast<std::size_t>(kept));
+    }
+
+    double counts[2] = {static_cast<double>(p.nnz()), static_cast<double>(n)};
+    allreduce_sums(counts, 2, comm);
+    out.entries_per_row = counts[1] > 0.0 ? counts[0] / counts[1] : 0.0;
+    out.p = std::make_unique<DistCsr>(p, 0, fine, coarse, comm);
+    return out;
+}
+
+}  // namespace mpmg::dist
+
+#endif  // MPMG_HAVE_MPI
