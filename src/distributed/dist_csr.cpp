@@ -245,7 +245,16 @@ CsrMatrix DistCsr::ghost_rows(const CsrMatrix& mine) const {
 }
 
 void DistCsr::multiply(const double* x, double* y) const {
-    diag_.multiply(x, y);
+    const CsrMatrix& d = diag_;
+#pragma omp parallel for schedule(static) if (d.rows > 4096)
+    for (std::int64_t i = 0; i < d.rows; ++i) {
+        double s = 0.0;
+        for (std::int64_t k = d.row_ptr[static_cast<std::size_t>(i)];
+             k < d.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+            s += d.val[static_cast<std::size_t>(k)] * x[d.col[static_cast<std::size_t>(k)]];
+        }
+        y[i] = s;
+    }
     add_coupling(x, y);
 }
 

@@ -108,7 +108,8 @@ public:
     /// FP64 (exchanges x; collective): a level's coupling in its scaled variables.
     template <class T>
     void add_coupling(const T* x, T* y, double sign, const std::vector<double>& val) const;
-    /// y = A x for this process's rows, in FP64 (exchanges x; collective). A reference.
+    /// y = A x for this process's rows, in FP64 (exchanges x; collective): the K-cycle's
+    /// products and smoothed aggregation's transfers. The rows are split over the threads.
     void multiply(const double* x, double* y) const;
     /// This process's rows with global columns (diag and coupling merged, columns sorted).
     CsrMatrix rows_with_global_columns() const;
