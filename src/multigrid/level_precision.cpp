@@ -159,16 +159,16 @@ std::int64_t ill_conditioned_block(const SgDiaMatrix<double>& a, Precision p,
 }
 
 // Setup-then-scale of an FP16 level in one pass over its FP64 values (pretruncate): tries G =
-// largest_g(FP16 max), the G of every level whose min ratio is >= ~1/2 (every SPD level), and
-// truncates. The same pass measures the largest |â_ij|, and G stands when it is <= FP16 max / 2:
-// the factor-2 margin that compute_scaling's G <= G_max / 2 gives, checked on the scaled values
-// themselves (|â_ij| = G / ratio_ij, so it is that rule, up to the last bit of the ratio).
-// Otherwise the pass stops at the first value above FP16 max / 2 (the centre offset, where
-// the couplings inside r x r blocks that exceed their diagonals lie, goes first) and the level
-// takes compute_scaling's G, from its min-ratio pass (read only, cheaper than a truncation):
-// the power of two below G_max / 2 that the measurement would have asked for. Returns why the
-// level cannot be scaled, or nothing with `out` set (scaled, g, g_max, s, truncated and its
-// counts).
+// largest_g(FP16 max), the G of every level whose min ratio is >= ~1/2 (every SPD level), or
+// the lower G that the largest ratio inside the centre r x r blocks asks for, and truncates. The
+// same pass measures the largest |â_ij|, and G stands when it is <= FP16 max / 2: the factor-2
+// margin that compute_scaling's G <= G_max / 2 gives, checked on the scaled values themselves
+// (|â_ij| = G / ratio_ij, so it is that rule, up to the last bit of the ratio). Otherwise the pass
+// stops at the first value above FP16 max / 2 (the centre offset, where the couplings inside r x r
+// blocks that exceed their diagonals lie, goes first) and the level takes compute_scaling's G, from
+// its min-ratio pass (read only, cheaper than a truncation): the power of two below G_max / 2 that
+// the measurement would have asked for. Returns why the level cannot be scaled, or nothing with
+// `out` set (scaled, g, g_max, s, truncated and its counts).
 std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecision& out) {
     const auto keep = [&](LevelScaling& sc, SgDiaMatrix<half> t, const TruncationCounts& tc) {
         out.scaled = true;
@@ -179,7 +179,15 @@ std::string scale_and_truncate_half(const SgDiaMatrix<double>& a, StorageDecisio
         out.truncated_counts = tc;
     };
     {
-        const double g = largest_g(kHalfMax);
+        double g = largest_g(kHalfMax);
+        // Couplings inside a cell's r x r block may exceed its diagonal (oil4c's up to 2.75
+        // sqrt(a_ii a_jj)): G from the top would give up, often far into the pass (oil4c
+        // n = 64: 27-32 ms on the Zen 5 VM), and the min-ratio pass follow (43-56 ms). The
+        // centre blocks' largest ratio (1 / offsets of the values) gives the G that rule
+        // chooses whenever it is the level's largest, which the try below checks as before.
+        if (const double rc = centre_ratio(a); rc > 0.0 && g * rc > kHalfMax / 2) {
+            g = largest_g(kHalfMax * (1.0 / rc));
+        }
         LevelScaling sc = scaling_for(a, g);
         if (!sc.ok) return sc.problem;
         TruncationCounts tc;

@@ -117,14 +117,23 @@ TEST(LevelPrecision, AutoKeepsFp16WhenUnderflowIsBelowTheScaledDiagonalsRounding
 // checked on the largest scaled value) chooses the G of the min-ratio rule (compute_scaling,
 // what the decision without pretruncate uses) and truncates bit for bit what truncate_scaled
 // makes with that rule's s: on levels whose G is the largest (laplace27e8, rhd3t), one whose
-// 4x4 blocks have couplings above their diagonals (oil4c, G = 8192 there), and one whose G is
-// 16x lower (|a_ij| = 20 sqrt(a_ii a_jj)).
+// 4x4 blocks have couplings above their diagonals (oil4c, G = 8192 there: tried first from
+// the centre blocks' ratio), one whose G is 16x lower (|a_ij| = 20 sqrt(a_ii a_jj)), and oil4c
+// with a coupling to a neighbour 40 times above its rows' diagonals (the centre blocks' G
+// tried and given up: G = 512).
 TEST(LevelPrecision, OnePassScaledFp16ChoosesTheMinRatioG) {
     SgDiaMatrix<double> steep = laplace27(Box{6, 5, 4}, 1e7);
     steep.value(steep.stencil().find(Offset{1, 0, 0}), 7, 0, 0) = -20 * 26e7;  // ratio 1/20
+    SgDiaMatrix<double> far = make_oil4c(Box{6, 6, 6}, 5).a;
+    {
+        const int centre = far.stencil().center();
+        const int east = far.stencil().find(Offset{1, 0, 0});
+        const double d1 = far.value(centre, 50, 1, 1), d2 = far.value(centre, 51, 2, 2);
+        far.value(east, 50, 1, 2) = -40.0 * std::sqrt(d1 * d2);
+    }
     const SgDiaMatrix<double> cases[] = {laplace27(Box{7, 6, 5}, 1e8),
                                          make_rhd3t(Box{6, 6, 6}, 3).a,
-                                         make_oil4c(Box{6, 6, 6}, 5).a, steep};
+                                         make_oil4c(Box{6, 6, 6}, 5).a, steep, far};
     std::vector<double> gs;
     for (const SgDiaMatrix<double>& a : cases) {
         const StorageDecision one = decide_storage(a, kP32D16, true, false, true, true);
@@ -150,6 +159,15 @@ TEST(LevelPrecision, OnePassScaledFp16ChoosesTheMinRatioG) {
     EXPECT_EQ(gs[0], 16384);
     EXPECT_EQ(gs[2], 8192);
     EXPECT_EQ(gs[3], 1024);
+    EXPECT_EQ(gs[4], 512);
+    // The centre blocks' ratios: 1 for scalar matrices, oil4c's above 2 (the G above), and 0
+    // for a diagonal entry that is not positive.
+    EXPECT_EQ(centre_ratio(cases[0]), 1.0);
+    EXPECT_GT(centre_ratio(cases[2]), 2.0);
+    EXPECT_LT(centre_ratio(cases[2]), 4.0);
+    SgDiaMatrix<double> negative = make_oil4c(Box{4, 4, 4}, 5).a;
+    negative.value(negative.stencil().center(), 9, 2, 2) = -1.0;
+    EXPECT_EQ(centre_ratio(negative), 0.0);
 }
 
 // What cannot be scaled widens with the reason, in one pass as with the min-ratio rule.

@@ -52,9 +52,36 @@ void set_s(const std::vector<double>& diag, LevelScaling& out) {
     out.ok = true;  // diag is positive (positive_diagonal)
 }
 
+/// 1 / sqrt(d_i), row by row.
+std::vector<double> inverse_roots(const std::vector<double>& diag) {
+    std::vector<double> inv_sqrt(diag.size());
+#pragma omp parallel for schedule(static) if (diag.size() > 32768)
+    for (std::size_t i = 0; i < diag.size(); ++i) inv_sqrt[i] = 1.0 / std::sqrt(diag[i]);
+    return inv_sqrt;
+}
+
+/// The largest |a_ij| inv_sqrt_i inv_sqrt_j over the entries of offset d.
+double largest_ratio(const SgDiaMatrix<double>& a, const std::vector<double>& inv_sqrt, int d) {
+    double largest = 0.0;
+    const double* v = a.diagonal(d);
+    for_each_inside_scaled_run(
+        a, inv_sqrt, d, [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
+            largest = std::max(largest, kernels::max_scaled_abs(v + at, si, sj, n));
+        });
+    return largest;
+}
+
 }  // namespace
 
 double largest_g(double g_max) { return std::exp2(std::floor(std::log2(g_max / 2.0))); }
+
+double centre_ratio(const SgDiaMatrix<double>& a) {
+    if (a.block() == 1) return 1.0;
+    LevelScaling out;
+    const std::vector<double> diag = positive_diagonal(a, out);
+    if (!out.problem.empty()) return 0.0;
+    return largest_ratio(a, inverse_roots(diag), a.stencil().center());
+}
 
 LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max,
                              const LevelReductions* dist) {
@@ -68,20 +95,11 @@ LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max,
     // |a_ij| (1 / sqrt(a_ii)) (1 / sqrt(a_jj)), one square root and division per row instead
     // of per entry. The maximum does not depend on the order, so the SIMD runs give exactly
     // the scalar loop's value.
-    std::vector<double> inv_sqrt(diag.size());
-#pragma omp parallel for schedule(static) if (diag.size() > 32768)
-    for (std::size_t i = 0; i < diag.size(); ++i) inv_sqrt[i] = 1.0 / std::sqrt(diag[i]);
+    const std::vector<double> inv_sqrt = inverse_roots(diag);
     double largest = 0.0;
     const int ndiag = a.stencil().size();
 #pragma omp parallel for schedule(dynamic, 1) reduction(max : largest)
-    for (int d = 0; d < ndiag; ++d) {
-        const double* v = a.diagonal(d);
-        for_each_inside_scaled_run(
-            a, inv_sqrt, d,
-            [&](std::int64_t at, const double* si, const double* sj, std::int64_t n) {
-                largest = std::max(largest, kernels::max_scaled_abs(v + at, si, sj, n));
-            });
-    }
+    for (int d = 0; d < ndiag; ++d) largest = std::max(largest, largest_ratio(a, inv_sqrt, d));
     // 1 / x is monotonic and correctly rounded: the minimum over the processes of 1 / largest
     // is 1 / (the largest over all of them).
     double min_ratio = largest > 0.0 ? 1.0 / largest : std::numeric_limits<double>::infinity();

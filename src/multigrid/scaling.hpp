@@ -53,6 +53,12 @@ public:
 LevelScaling compute_scaling(const SgDiaMatrix<double>& a, double storage_max,
                              const LevelReductions* dist = nullptr);
 
+/// The largest |a_ij| (1 / sqrt(a_ii)) (1 / sqrt(a_jj)) over the centre offset's entries (the
+/// couplings inside each cell's r x r block), as compute_scaling measures every entry; 1 for a
+/// scalar matrix without a pass (a diagonal entry's ratio is 1 up to rounding); 0 when a
+/// diagonal entry is not a positive finite number. One pass over 1 / (offsets) of the values.
+double centre_ratio(const SgDiaMatrix<double>& a);
+
 /// The largest power of two <= g_max / 2: the G chosen for G_max = g_max. With g_max the
 /// storage's largest value it is the largest G any level can get (min ratio 1, which the
 /// diagonal entries always give). FP16: 16384, the G of every level whose entries satisfy
