@@ -1,5 +1,7 @@
 // Per-target setup passes (see setup_simd.hpp). This file is compiled once per Highway target
-// through foreach_target.h; the HWY_ONCE part at the end builds the dispatch.
+// through foreach_target.h, with -ffp-contract=off (CMakeLists.txt: pivot_ratios' updates stay
+// a product and a subtraction, as the scalar loop's); the HWY_ONCE part at the end builds the
+// dispatch.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/setup_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "kernels/setup_simd.hpp"
 
@@ -173,6 +176,77 @@ bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
     return good;
 }
 
+/// pivot_ratios of the one block whose entry k is m[k * stride], in scalar code (the tail).
+double pivot_ratio_strided(double* m, std::int64_t stride, int r) {
+    const auto at = [&](int i, int j) -> double& { return m[(i * r + j) * stride]; };
+    double big = 0.0, smallest = std::numeric_limits<double>::infinity();
+    for (int k = 0; k < r * r; ++k) big = std::max(big, std::fabs(m[k * stride]));
+    for (int c = 0; c < r; ++c) {
+        int piv = c;
+        for (int i = c + 1; i < r; ++i) {
+            if (std::fabs(at(i, c)) > std::fabs(at(piv, c))) piv = i;
+        }
+        for (int j = c; j < r; ++j) std::swap(at(c, j), at(piv, j));
+        const double p = at(c, c);
+        smallest = std::min(smallest, std::fabs(p));
+        if (p == 0.0) return 0.0;
+        for (int i = c + 1; i < r; ++i) {
+            const double f = at(i, c) / p;
+            for (int j = c; j < r; ++j) at(i, j) = at(i, j) - f * at(c, j);
+        }
+    }
+    return big > 0.0 ? smallest / big : 0.0;
+}
+
+void pivot_ratios(double* HWY_RESTRICT m, std::int64_t n, int r, double* HWY_RESTRICT out) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const int rr = r * r;
+    std::int64_t b = 0;
+    for (; b + lanes <= n; b += lanes) {
+        double* const base = m + b;
+        const auto at = [&](int i, int j) { return base + (i * r + j) * n; };
+        auto big = hn::Zero(d);
+        for (int k = 0; k < rr; ++k) big = hn::Max(big, hn::Abs(hn::LoadU(d, base + k * n)));
+        auto smallest = hn::Set(d, std::numeric_limits<double>::infinity());
+        auto zero_pivot = hn::Lt(big, hn::Zero(d));  // all false
+        for (int c = 0; c < r; ++c) {
+            // The pivot row, lane by lane: the first largest |m_ic| of the column.
+            auto best = hn::Abs(hn::LoadU(d, at(c, c)));
+            auto piv = hn::Set(d, static_cast<double>(c));
+            for (int i = c + 1; i < r; ++i) {
+                const auto x = hn::Abs(hn::LoadU(d, at(i, c)));
+                const auto gt = hn::Gt(x, best);
+                best = hn::IfThenElse(gt, x, best);
+                piv = hn::IfThenElse(gt, hn::Set(d, static_cast<double>(i)), piv);
+            }
+            for (int i = c + 1; i < r; ++i) {
+                const auto swap = hn::Eq(piv, hn::Set(d, static_cast<double>(i)));
+                if (hn::AllFalse(d, swap)) continue;
+                for (int j = c; j < r; ++j) {
+                    const auto top = hn::LoadU(d, at(c, j)), other = hn::LoadU(d, at(i, j));
+                    hn::StoreU(hn::IfThenElse(swap, other, top), d, at(c, j));
+                    hn::StoreU(hn::IfThenElse(swap, top, other), d, at(i, j));
+                }
+            }
+            const auto p = hn::LoadU(d, at(c, c));
+            smallest = hn::Min(smallest, hn::Abs(p));
+            zero_pivot = hn::Or(zero_pivot, hn::Eq(p, hn::Zero(d)));
+            // A zero pivot's lane divides by zero from here on; its result is 0 below.
+            for (int i = c + 1; i < r; ++i) {
+                const auto f = hn::Div(hn::LoadU(d, at(i, c)), p);
+                for (int j = c; j < r; ++j) {
+                    hn::StoreU(hn::Sub(hn::LoadU(d, at(i, j)), hn::Mul(f, hn::LoadU(d, at(c, j)))),
+                               d, at(i, j));
+                }
+            }
+        }
+        const auto ratio = hn::IfThenElseZero(hn::Gt(big, hn::Zero(d)), hn::Div(smallest, big));
+        hn::StoreU(hn::IfThenZeroElse(zero_pivot, ratio), d, out + b);
+    }
+    for (; b < n; ++b) out[b] = pivot_ratio_strided(m + b, n, r);
+}
+
 std::int64_t current_target() { return HWY_TARGET; }
 
 }  // namespace HWY_NAMESPACE
@@ -191,6 +265,7 @@ HWY_EXPORT(scale_counted);
 HWY_EXPORT(sum_abs);
 HWY_EXPORT(finite_range);
 HWY_EXPORT(sqrt_over);
+HWY_EXPORT(pivot_ratios);
 HWY_EXPORT(current_target);
 
 }  // namespace setup
@@ -222,6 +297,9 @@ FiniteRange finite_range(const double* v, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(setup::finite_range)(v, n);
 }
 double largest_finite_abs(const double* v, std::int64_t n) { return finite_range(v, n).largest; }
+void pivot_ratios(double* m, std::int64_t n, int r, double* out) {
+    HWY_DYNAMIC_DISPATCH(setup::pivot_ratios)(m, n, r, out);
+}
 const char* setup_target_name() {
     return hwy::TargetName(HWY_DYNAMIC_DISPATCH(setup::current_target)());
 }

@@ -57,6 +57,14 @@ FiniteRange finite_range(const double* v, std::int64_t n);
 /// finite_range(v, n).largest.
 double largest_finite_abs(const double* v, std::int64_t n);
 
+/// The smallest |pivot| / largest |entry| of Gaussian elimination with partial pivoting (the
+/// first largest |entry| of the column as pivot; rows swapped; each row updated by
+/// m_ij - (m_ic / p) m_cj, a multiplication and a subtraction) of n r x r blocks, 0 for a
+/// block with a zero pivot or no nonzero entry: how close each block is to singular. Entry
+/// (i, j) of block b is m[(i r + j) n + b] (the blocks side by side, one lane each);
+/// eliminates in place (m is scratch). out[b] is the scalar loop's value, bit for bit.
+void pivot_ratios(double* m, std::int64_t n, int r, double* out);
+
 /// Name of the Highway target that dynamic dispatch runs on this CPU.
 const char* setup_target_name();
 

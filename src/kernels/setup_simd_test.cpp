@@ -214,11 +214,92 @@ void check_sqrt_over() {
     }
 }
 
+// The scalar reference of pivot_ratios: one r x r block, row-major, eliminated in place.
+double reference_pivot_ratio(std::vector<double> m, int r) {
+    double big = 0.0, smallest = std::numeric_limits<double>::infinity();
+    for (const double v : m) big = std::max(big, std::fabs(v));
+    for (int c = 0; c < r; ++c) {
+        int piv = c;
+        for (int i = c + 1; i < r; ++i) {
+            if (std::fabs(m[i * r + c]) > std::fabs(m[piv * r + c])) piv = i;
+        }
+        for (int j = 0; j < r; ++j) std::swap(m[c * r + j], m[piv * r + j]);
+        const double p = m[c * r + c];
+        smallest = std::min(smallest, std::fabs(p));
+        if (p == 0.0) return 0.0;
+        for (int i = c + 1; i < r; ++i) {
+            const double f = m[i * r + c] / p;
+            for (int j = c; j < r; ++j) m[i * r + j] -= f * m[c * r + j];
+        }
+    }
+    return big > 0.0 ? smallest / big : 0.0;
+}
+
+// pivot_ratios: the scalar elimination's bits for every block, across the lanes and in the
+// tail: random blocks, ties in a pivot column (the first largest wins), a zero pivot at the
+// start and in the middle of the elimination (0), a zero block (0), nearly singular blocks.
+void check_pivot_ratios() {
+    std::mt19937 gen(11);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (const int r : {1, 2, 3, 4, 5}) {
+        SCOPED_TRACE(r);
+        const int rr = r * r;
+        std::vector<std::vector<double>> blocks;
+        for (int b = 0; b < 37; ++b) {
+            std::vector<double> m(static_cast<std::size_t>(rr));
+            for (double& v : m) v = u(gen) * std::ldexp(1.0, static_cast<int>(8 * u(gen)));
+            switch (b % 6) {
+                case 1:  // ties: every entry of the first column alike in magnitude
+                    for (int i = 0; i < r; ++i) m[i * r] = (i % 2 ? -1.5 : 1.5);
+                    break;
+                case 2:  // zero pivot at once
+                    for (int i = 0; i < r; ++i) m[i * r] = 0.0;
+                    break;
+                case 3:  // two equal rows: a zero pivot later (r > 1)
+                    if (r > 1) {
+                        for (int j = 0; j < r; ++j) m[r + j] = m[j];
+                    }
+                    break;
+                case 4:  // nearly singular
+                    if (r > 1) {
+                        for (int j = 0; j < r; ++j) m[r + j] = m[j] * (1.0 + 1e-12);
+                    }
+                    break;
+                case 5:
+                    if (b == 5) std::fill(m.begin(), m.end(), 0.0);
+                    break;
+                default:
+                    break;
+            }
+            blocks.push_back(m);
+        }
+        const auto n = static_cast<std::int64_t>(blocks.size());
+        std::vector<double> side(static_cast<std::size_t>(n * rr)), out(blocks.size());
+        for (std::int64_t b = 0; b < n; ++b) {
+            for (int k = 0; k < rr; ++k) {
+                side[static_cast<std::size_t>(k * n + b)] =
+                    blocks[static_cast<std::size_t>(b)][static_cast<std::size_t>(k)];
+            }
+        }
+        kernels::pivot_ratios(side.data(), n, r, out.data());
+        for (std::int64_t b = 0; b < n; ++b) {
+            const double want = reference_pivot_ratio(blocks[static_cast<std::size_t>(b)], r);
+            ASSERT_EQ(std::bit_cast<std::uint64_t>(out[static_cast<std::size_t>(b)]),
+                      std::bit_cast<std::uint64_t>(want))
+                << "block " << b << ": " << out[static_cast<std::size_t>(b)] << " vs " << want;
+            if (b % 6 == 2 || (b % 6 == 3 && r > 1) || b == 5) {
+                EXPECT_EQ(want, 0.0) << b;
+            }
+        }
+    }
+}
+
 TEST(SetupSimd, EveryTargetMatchesScalarLoops) {
     testing::on_every_target([&](std::int64_t t) {
         ASSERT_STREQ(kernels::setup_target_name(), hwy::TargetName(t));
         check_target();
         check_sqrt_over();
+        check_pivot_ratios();
     });
 }
 

@@ -59,31 +59,6 @@ bool underflow_below_rounding(Precision st, bool scaled, double g) {
     return scaled && g >= min_normal / u;
 }
 
-// Smallest |pivot| / largest |entry| of Gaussian elimination with partial pivoting of an r x r
-// block (FP64): how close the block is to singular. Eliminates in place (m is scratch). R > 0
-// fixes r at compile time (the loops unroll), R = 0 reads it from r.
-template <int R>
-double pivot_ratio(double* m, int r) {
-    if constexpr (R > 0) r = R;
-    double big = 0.0, smallest = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < r * r; ++k) big = std::max(big, std::fabs(m[k]));
-    for (int c = 0; c < r; ++c) {
-        int piv = c;
-        for (int i = c + 1; i < r; ++i) {
-            if (std::fabs(m[i * r + c]) > std::fabs(m[piv * r + c])) piv = i;
-        }
-        for (int j = 0; j < r; ++j) std::swap(m[c * r + j], m[piv * r + j]);
-        const double p = m[c * r + c];
-        smallest = std::min(smallest, std::fabs(p));
-        if (p == 0.0) return 0.0;
-        for (int i = c + 1; i < r; ++i) {
-            const double f = m[i * r + c] / p;
-            for (int j = c; j < r; ++j) m[i * r + j] -= f * m[c * r + j];
-        }
-    }
-    return big > 0.0 ? smallest / big : 0.0;
-}
-
 // The first of cells [c0, c1) whose block does not survive rounding, or -1 (see below).
 template <int R, class S>
 std::int64_t first_ill_block(const SgDiaMatrix<double>& a, const std::vector<double>* s,
@@ -93,7 +68,19 @@ std::int64_t first_ill_block(const SgDiaMatrix<double>& a, const std::vector<dou
     const int c_ = a.stencil().center();
     constexpr std::int64_t kBatch = 128;  // cells rounded by one SIMD narrowing
     std::vector<double> m(static_cast<std::size_t>(kBatch * rr)), t(m.size());
+    std::vector<double> side(m.size()), exact(kBatch), after(kBatch);  // blocks side by side
     std::vector<S> rounded(m.size());
+    // pivot_ratios of the nb blocks in `blocks` (one after the other) into `ratio`.
+    const auto ratios = [&](const std::vector<double>& blocks, std::int64_t nb,
+                            std::vector<double>& ratio) {
+        for (std::int64_t c = 0; c < nb; ++c) {
+            for (int k = 0; k < rr; ++k) {
+                side[static_cast<std::size_t>(k * nb + c)] =
+                    blocks[static_cast<std::size_t>(c * rr + k)];
+            }
+        }
+        kernels::pivot_ratios(side.data(), nb, r, ratio.data());
+    };
     for (std::int64_t b0 = c0; b0 < c1; b0 += kBatch) {
         const std::int64_t nb = std::min(kBatch, c1 - b0);
         const double* v = &a.value(c_, b0, 0, 0);  // the centre blocks of a run of cells
@@ -108,10 +95,11 @@ std::int64_t first_ill_block(const SgDiaMatrix<double>& a, const std::vector<dou
         for (std::int64_t k = 0; k < nb * rr; ++k) {
             t[static_cast<std::size_t>(k)] = to_double(rounded[static_cast<std::size_t>(k)]);
         }
+        ratios(m, nb, exact);
+        ratios(t, nb, after);
         for (std::int64_t c = 0; c < nb; ++c) {
-            const double exact = pivot_ratio<R>(m.data() + c * rr, r);
-            const double after = pivot_ratio<R>(t.data() + c * rr, r);
-            if (!(std::fabs(after - exact) < 0.5 * exact)) return b0 + c;
+            const double e = exact[static_cast<std::size_t>(c)];
+            if (!(std::fabs(after[static_cast<std::size_t>(c)] - e) < 0.5 * e)) return b0 + c;
         }
     }
     return -1;
