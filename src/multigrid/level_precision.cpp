@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -29,22 +30,28 @@ RangeLimits limits_for(Precision p) {
 }
 
 // True when the values do not fit the storage's normal range as they are (or are not finite).
+// The centre offset goes first (the diagonal is where most levels leave the range), and the
+// pass stops everywhere at the first value outside: a level far outside FP16's range would
+// otherwise scan every offset whose own values happen to lie inside it (oil4c n = 64: 15 ms).
 bool needs_scaling(const SgDiaMatrix<double>& a, Precision p) {
     const double max = p == Precision::fp16 ? kHalfMax : kBf16Max;
     const double min = p == Precision::fp16 ? kHalfMinNormal : kBf16MinNormal;
     const std::int64_t rr = std::int64_t{a.block()} * a.block();
-    const int ndiag = a.stencil().size();
-    bool outside = false;
-#pragma omp parallel for schedule(dynamic, 1) reduction(|| : outside)
-    for (int d = 0; d < ndiag; ++d) {
+    const int ndiag = a.stencil().size(), centre = a.stencil().center();
+    std::atomic<bool> outside{false};
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < ndiag; ++k) {
+        const int d = (k + centre) % ndiag;
         const double* v = a.diagonal(d);
-        bool here = false;  // NaN counts as outside
         for_each_inside_run(a, d, [&](std::int64_t first, std::int64_t n) {
-            here = here || kernels::any_outside(v + first * rr, n * rr, min, max / 2);
+            if (outside.load(std::memory_order_relaxed)) return;
+            // NaN counts as outside
+            if (kernels::any_outside(v + first * rr, n * rr, min, max / 2)) {
+                outside.store(true, std::memory_order_relaxed);
+            }
         });
-        outside = outside || here;
     }
-    return outside;
+    return outside.load();
 }
 
 // On a scaled level every diagonal entry is G (s_i = sqrt(a_ii / G)). An entry that underflows
