@@ -176,6 +176,16 @@ bool sqrt_over(const double* v, std::int64_t n, double g, double* s) {
     return good;
 }
 
+void inverse_sqrt(const double* HWY_RESTRICT v, std::int64_t n, double* HWY_RESTRICT s) {
+    const hn::ScalableTag<double> d;
+    const auto lanes = static_cast<std::int64_t>(hn::Lanes(d));
+    const auto one = hn::Set(d, 1.0);
+    std::int64_t k = 0;
+    for (; k + lanes <= n; k += lanes)
+        hn::StoreU(hn::Div(one, hn::Sqrt(hn::LoadU(d, v + k))), d, s + k);
+    for (; k < n; ++k) s[k] = 1.0 / std::sqrt(v[k]);
+}
+
 /// pivot_ratios of the one block whose entry k is m[k * stride], in scalar code (the tail).
 double pivot_ratio_strided(double* m, std::int64_t stride, int r) {
     const auto at = [&](int i, int j) -> double& { return m[(i * r + j) * stride]; };
@@ -266,6 +276,7 @@ HWY_EXPORT(sum_abs);
 HWY_EXPORT(finite_range);
 HWY_EXPORT(sqrt_over);
 HWY_EXPORT(pivot_ratios);
+HWY_EXPORT(inverse_sqrt);
 HWY_EXPORT(current_target);
 
 }  // namespace setup
@@ -297,6 +308,9 @@ FiniteRange finite_range(const double* v, std::int64_t n) {
     return HWY_DYNAMIC_DISPATCH(setup::finite_range)(v, n);
 }
 double largest_finite_abs(const double* v, std::int64_t n) { return finite_range(v, n).largest; }
+void inverse_sqrt(const double* v, std::int64_t n, double* s) {
+    HWY_DYNAMIC_DISPATCH(setup::inverse_sqrt)(v, n, s);
+}
 void pivot_ratios(double* m, std::int64_t n, int r, double* out) {
     HWY_DYNAMIC_DISPATCH(setup::pivot_ratios)(m, n, r, out);
 }

@@ -40,6 +40,9 @@ TruncationCounts count_scaled(const double* a, const double* si, const double* s
 /// true when every v[k] is positive and finite. s may be v (in place).
 bool sqrt_over(const double* v, std::int64_t n, double g, double* s);
 
+/// s[k] = 1 / sqrt(v[k]) for k < n (IEEE square root and division: the scalar loop's bits).
+void inverse_sqrt(const double* v, std::int64_t n, double* s);
+
 /// sum over k < n of |v[k]|, accumulated in SIMD lanes: the order differs from a sequential
 /// sum (the result may differ in the last bits), but not between threads or runs.
 double sum_abs(const double* v, std::int64_t n);

@@ -203,6 +203,14 @@ void check_sqrt_over() {
         ASSERT_TRUE(kernels::sqrt_over(in_place.data(), n, g, in_place.data()));
         EXPECT_EQ(in_place, s);
     }
+    // inverse_sqrt: the scalar loop's bits for 1 / sqrt(v).
+    std::vector<double> inv(v.size(), -1.0);
+    kernels::inverse_sqrt(v.data(), n, inv.data());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(inv[i]),
+                  std::bit_cast<std::uint64_t>(1.0 / std::sqrt(v[i])))
+            << i;
+    }
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
     for (const double bad : {0.0, -1.0, nan, inf, -0.0}) {

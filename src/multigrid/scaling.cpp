@@ -52,11 +52,17 @@ void set_s(const std::vector<double>& diag, LevelScaling& out) {
     out.ok = true;  // diag is positive (positive_diagonal)
 }
 
-/// 1 / sqrt(d_i), row by row.
+/// 1 / sqrt(d_i), row by row (kernels::inverse_sqrt, in parallel parts).
 std::vector<double> inverse_roots(const std::vector<double>& diag) {
     std::vector<double> inv_sqrt(diag.size());
-#pragma omp parallel for schedule(static) if (diag.size() > 32768)
-    for (std::size_t i = 0; i < diag.size(); ++i) inv_sqrt[i] = 1.0 / std::sqrt(diag[i]);
+    constexpr std::int64_t kPart = std::int64_t{1} << 16;
+    const auto n = static_cast<std::int64_t>(diag.size());
+    const std::int64_t parts = (n + kPart - 1) / kPart;
+#pragma omp parallel for schedule(static) if (parts > 1)
+    for (std::int64_t q = 0; q < parts; ++q) {
+        const std::int64_t lo = q * kPart;
+        kernels::inverse_sqrt(diag.data() + lo, std::min(kPart, n - lo), inv_sqrt.data() + lo);
+    }
     return inv_sqrt;
 }
 
