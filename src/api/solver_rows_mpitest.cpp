@@ -271,8 +271,9 @@ TEST(SolverRows, CInterfaceTakesEachProcesssRows) {
 // update_values on the processes' rows: the aggregates kept (the same values give the setup's
 // solve bit for bit), new values solve their own matrix, and the choices the values make are
 // made again.
-TEST(SolverRows, UpdateValuesKeepsTheAggregates) {
+void update_values_keeps_the_aggregates(AggregationKind aggregation) {
     SolverOptions o = amg_options();
+    o.multigrid.aggregation = aggregation;  // smoothed: P and R rebuilt on the kept aggregates
     // 32,768 rows: distributed levels on 2, 3 and 4 processes.
     const CsrProblem p = built_in("rhd", 32);
     const RowPartition rp(p.a.row_ptr, size());
@@ -320,6 +321,14 @@ TEST(SolverRows, UpdateValuesKeepsTheAggregates) {
     for (double& v : minus_b) v = -v;
     ASSERT_TRUE(s.solve(minus_b, x3).converged);
     EXPECT_LT(true_residual(p.a, p.b, gathered(x3, rp)), 1e-8);
+}
+
+TEST(SolverRows, UpdateValuesKeepsTheAggregates) {
+    for (const AggregationKind aggregation :
+         {AggregationKind::automatic, AggregationKind::smoothed}) {
+        SCOPED_TRACE(to_string(aggregation));
+        update_values_keeps_the_aggregates(aggregation);
+    }
 }
 
 TEST(SolverRows, EveryProcessThrowsTheSameError) {
