@@ -340,38 +340,42 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
                                                            r_scale * c.val[ue]);
         }
     }
+    // Entries that cancelled to zero go, as the serial hierarchy's drop_zeros drops them (the
+    // diagonal stays).
     CsrMatrix out;
     out.rows = nc;
     out.cols = p_coarse.global_rows();
-    out.row_ptr.assign(static_cast<std::size_t>(nc) + 1, 0);
+    out.row_ptr.reserve(static_cast<std::size_t>(nc) + 1);
     for (std::int64_t r = 0; r < nc; ++r) {
-        auto& row = rows[static_cast<std::size_t>(r)];
-        std::stable_sort(row.begin(), row.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
-        const std::int64_t start = out.nnz();
-        for (std::size_t k = 0; k < row.size(); ++k) {
-            if (k > 0 && row[k].first == row[k - 1].first) {
-                out.val.back() += row[k].second;
-            } else {
-                out.col.push_back(row[k].first);
-                out.val.push_back(row[k].second);
-            }
-        }
-        // Entries that cancelled to zero go, as the serial hierarchy's drop_zeros drops them
-        // (the diagonal stays).
-        std::int64_t kept = start;
-        for (std::int64_t k = start; k < out.nnz(); ++k) {
-            const auto uk = static_cast<std::size_t>(k);
-            if (out.val[uk] == 0.0 && out.col[uk] != cfirst + r) continue;
-            out.col[static_cast<std::size_t>(kept)] = out.col[uk];
-            out.val[static_cast<std::size_t>(kept)] = out.val[uk];
-            ++kept;
-        }
-        out.col.resize(static_cast<std::size_t>(kept));
-        out.val.resize(static_cast<std::size_t>(kept));
-        out.row_ptr[static_cast<std::size_t>(r) + 1] = out.nnz();
+        append_summed_row(rows[static_cast<std::size_t>(r)], cfirst + r, out);
     }
     return out;
+}
+
+void append_summed_row(std::vector<std::pair<std::int64_t, double>>& row, std::int64_t keep,
+                       CsrMatrix& out) {
+    std::stable_sort(row.begin(), row.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    const std::int64_t start = out.nnz();
+    for (std::size_t k = 0; k < row.size(); ++k) {
+        if (k > 0 && row[k].first == row[k - 1].first) {
+            out.val.back() += row[k].second;
+        } else {
+            out.col.push_back(row[k].first);
+            out.val.push_back(row[k].second);
+        }
+    }
+    std::int64_t kept = start;
+    for (std::int64_t k = start; k < out.nnz(); ++k) {
+        const auto uk = static_cast<std::size_t>(k);
+        if (out.val[uk] == 0.0 && out.col[uk] != keep) continue;
+        out.col[static_cast<std::size_t>(kept)] = out.col[uk];
+        out.val[static_cast<std::size_t>(kept)] = out.val[uk];
+        ++kept;
+    }
+    out.col.resize(static_cast<std::size_t>(kept));
+    out.val.resize(static_cast<std::size_t>(kept));
+    out.row_ptr.push_back(out.nnz());
 }
 
 std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowPartition& rp,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
@@ -141,6 +142,13 @@ private:
 /// of processes < q).
 CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, double r_scale,
                         const RowPartition& p_coarse);
+
+/// Appends one row to `out` from its (global column, value) pairs (emptied order aside): sorted
+/// by column (stably), the values of a repeated column summed in the pairs' order, exact zeros
+/// dropped as drop_zeros drops them except at column `keep` (a row's diagonal; -1: none); then
+/// out.row_ptr gets the row's end.
+void append_summed_row(std::vector<std::pair<std::int64_t, double>>& row, std::int64_t keep,
+                       CsrMatrix& out);
 
 /// One entry of a matrix in coordinates.
 struct CooEntry {

@@ -43,33 +43,6 @@ double power_estimate(const DistCsr& a, const std::vector<double>& inv_d) {
     return lambda;
 }
 
-/// Rows (local) with their columns given as (global column, value) pairs, summed in the pairs'
-/// order where a column repeats; exact zeros dropped as drop_zeros drops them.
-void append_row(std::vector<std::pair<std::int64_t, double>>& row, CsrMatrix& out) {
-    std::stable_sort(row.begin(), row.end(),
-                     [](const auto& x, const auto& y) { return x.first < y.first; });
-    const std::int64_t start = out.nnz();
-    for (std::size_t k = 0; k < row.size(); ++k) {
-        if (k > 0 && row[k].first == row[k - 1].first && out.nnz() > start) {
-            out.val.back() += row[k].second;
-        } else {
-            out.col.push_back(row[k].first);
-            out.val.push_back(row[k].second);
-        }
-    }
-    std::int64_t kept = start;
-    for (std::int64_t k = start; k < out.nnz(); ++k) {
-        const auto uk = static_cast<std::size_t>(k);
-        if (out.val[uk] == 0.0) continue;
-        out.col[static_cast<std::size_t>(kept)] = out.col[uk];
-        out.val[static_cast<std::size_t>(kept)] = out.val[uk];
-        ++kept;
-    }
-    out.col.resize(static_cast<std::size_t>(kept));
-    out.val.resize(static_cast<std::size_t>(kept));
-    out.row_ptr.push_back(out.nnz());
-}
-
 /// `mine` (all rows.global_rows() rows, each process's share of their sum) sent to the owners of
 /// its rows and summed there in process order: this process's rows of the sum (collective).
 CsrMatrix summed_at_owners(const CsrMatrix& mine, const RowPartition& rows, MPI_Comm comm) {
@@ -158,7 +131,7 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
             if (c >= 0.0)
                 row.emplace_back(static_cast<std::int64_t>(c), s.val[static_cast<std::size_t>(k)]);
         }
-        append_row(row, p);
+        append_summed_row(row, -1, p);
     }
 
     // R, transposed across the processes: the coarse rows' owners get their entries.

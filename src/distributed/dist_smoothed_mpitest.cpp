@@ -86,20 +86,7 @@ TEST_P(DistSmoothedTest, LevelIsTheSerialSmoothedAggregation) {
         const DistSmoothedLevel sl = smoothed_level(d, g, cp, c.theta, b, c.symmetric);
 
         // The serial level with the same aggregates.
-        std::vector<std::int64_t> local(g.agg.size());
-        for (std::size_t i = 0; i < local.size(); ++i) {
-            local[i] = g.agg[i] < 0 ? -1 : g.agg[i] + cp.first(rank());
-        }
-        std::vector<int> n(static_cast<std::size_t>(size())), first(n.size());
-        for (int q = 0; q < size(); ++q) {
-            n[static_cast<std::size_t>(q)] = static_cast<int>(p.rows(q));
-            first[static_cast<std::size_t>(q)] = static_cast<int>(p.first(q));
-        }
-        Aggregation all;
-        all.agg.resize(static_cast<std::size_t>(a.rows));
-        all.coarse_rows = cp.global_rows();
-        MPI_Allgatherv(local.data(), static_cast<int>(local.size()), MPI_INT64_T, all.agg.data(),
-                       n.data(), first.data(), MPI_INT64_T, MPI_COMM_WORLD);
+        const Aggregation all = testing::whole_aggregation(g, p, cp);
         const CsrMatrix pt = prolongation(all);
         SmoothedProlongation want = smoothed_prolongation(a, pt, c.theta, b);
         drop_zeros(want.p);
