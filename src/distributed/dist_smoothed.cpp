@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -43,22 +45,49 @@ double power_estimate(const DistCsr& a, const std::vector<double>& inv_d) {
     return lambda;
 }
 
-/// `mine` (all rows.global_rows() rows, each process's share of their sum) sent to the owners of
-/// its rows and summed there in process order: this process's rows of the sum (collective).
-CsrMatrix summed_at_owners(const CsrMatrix& mine, const RowPartition& rows, MPI_Comm comm) {
+/// The coarse rows and columns a process reaches, in a compact numbering: `global` lists their
+/// global numbers in increasing order, and compact(j) finds one (it must be listed). Every
+/// product below works on these, so no process holds anything the size of the whole coarse
+/// level (at 1024 ranks that level is a thousand times its share).
+struct CompactColumns {
+    std::vector<std::int64_t> global;
+    /// The compact numbers of the columns of the listed matrices (sorted, unique).
+    explicit CompactColumns(std::initializer_list<const CsrMatrix*> ms) {
+        for (const CsrMatrix* m : ms) global.insert(global.end(), m->col.begin(), m->col.end());
+        std::sort(global.begin(), global.end());
+        global.erase(std::unique(global.begin(), global.end()), global.end());
+    }
+    std::int64_t size() const { return static_cast<std::int64_t>(global.size()); }
+    std::int64_t compact(std::int64_t j) const {
+        return std::lower_bound(global.begin(), global.end(), j) - global.begin();
+    }
+    /// m with its columns renumbered compactly.
+    CsrMatrix renumbered(CsrMatrix m) const {
+        for (std::int64_t& j : m.col) j = compact(j);
+        m.cols = size();
+        return m;
+    }
+};
+
+/// Each process's share `mine` of a sum of matrices, rows and columns numbered by row_of(i)
+/// and col_of(j), sent to the owners of its rows under `rows` and summed there in process
+/// order: this process's rows of the sum, `cols` global columns (collective).
+template <class RowOf, class ColOf>
+CsrMatrix summed_at_owners(const CsrMatrix& mine, RowOf row_of, ColOf col_of,
+                           const RowPartition& rows, std::int64_t cols, MPI_Comm comm) {
     std::vector<CooEntry> entries;
     entries.reserve(static_cast<std::size_t>(mine.nnz()));
     for (std::int64_t i = 0; i < mine.rows; ++i) {
         for (std::int64_t k = mine.row_ptr[static_cast<std::size_t>(i)];
              k < mine.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
-            entries.push_back(
-                {i, mine.col[static_cast<std::size_t>(k)], mine.val[static_cast<std::size_t>(k)]});
+            entries.push_back({row_of(i), col_of(mine.col[static_cast<std::size_t>(k)]),
+                               mine.val[static_cast<std::size_t>(k)]});
         }
     }
     std::vector<CooEntry> got = send_to_row_owners(entries, rows, comm);
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    return csr_rows(got, rows.first(rank), rows.rows(rank), mine.cols);
+    return csr_rows(got, rows.first(rank), rows.rows(rank), cols);
 }
 
 }  // namespace
@@ -146,19 +175,20 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
         }
         tentative.row_ptr.push_back(tentative.nnz());
     }
-    const CsrMatrix& restricted = symmetric ? p : tentative;  // R = restricted^T
-    const CsrMatrix r_mine = restricted.transpose();          // ncg x n, fine columns local
-    {
-        CsrMatrix global_cols = r_mine;  // its columns as the fine rows' global numbers
-        global_cols.cols = fine.global_rows();
-        for (std::int64_t& j : global_cols.col) j += first;
-        const CsrMatrix r_rows = summed_at_owners(global_cols, coarse, comm);
-        out.r = std::make_unique<DistCsr>(r_rows, 0, coarse, fine, comm);
-    }
-
-    // R A P: A P on this process's rows (the rows of P its coupling reaches from their
-    // owners), then R_mine (A P) summed at the coarse rows' owners.
+    // The rows of P that this process's coupling reaches, from their owners: A P needs them.
     const CsrMatrix p_ghost = a.ghost_rows(p);
+    // Every coarse row and column this process touches, numbered compactly.
+    const CompactColumns cc({&p, &p_ghost, &tentative});
+    const auto to_global = [&](std::int64_t c) { return cc.global[static_cast<std::size_t>(c)]; };
+    const CsrMatrix& restricted = symmetric ? p : tentative;         // R = restricted^T
+    const CsrMatrix r_mine = cc.renumbered(restricted).transpose();  // compact x n
+    out.r =
+        std::make_unique<DistCsr>(summed_at_owners(
+                                      r_mine, to_global, [&](std::int64_t j) { return j + first; },
+                                      coarse, fine.global_rows(), comm),
+                                  0, coarse, fine, comm);
+
+    // R A P: A P on this process's rows, then R_mine (A P) summed at the coarse rows' owners.
     CsrMatrix a_ext;  // A's rows over [own rows; ghost slots]
     a_ext.rows = n;
     a_ext.cols = n + static_cast<std::int64_t>(a.ghosts().size());
@@ -172,19 +202,19 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
         }
         a_ext.row_ptr.push_back(a_ext.nnz());
     }
-    CsrMatrix p_ext = p;  // [P's own rows; its ghost rows]
+    CsrMatrix p_ext = cc.renumbered(p);  // [P's own rows; its ghost rows], compact columns
     p_ext.rows = a_ext.cols;
     for (std::int64_t k = 0; k < p_ghost.rows; ++k) {
         for (std::int64_t e = p_ghost.row_ptr[static_cast<std::size_t>(k)];
              e < p_ghost.row_ptr[static_cast<std::size_t>(k) + 1]; ++e) {
-            p_ext.col.push_back(p_ghost.col[static_cast<std::size_t>(e)]);
+            p_ext.col.push_back(cc.compact(p_ghost.col[static_cast<std::size_t>(e)]));
             p_ext.val.push_back(p_ghost.val[static_cast<std::size_t>(e)]);
         }
         p_ext.row_ptr.push_back(p_ext.nnz());
     }
-    const CsrMatrix ap = spgemm(a_ext, p_ext);
-    const CsrMatrix contribution = spgemm(r_mine, ap);  // ncg x ncg, rows R reaches from here
-    out.coarse = summed_at_owners(contribution, coarse, comm);
+    const CsrMatrix ap = spgemm(a_ext, p_ext);          // n x compact
+    const CsrMatrix contribution = spgemm(r_mine, ap);  // compact x compact
+    out.coarse = summed_at_owners(contribution, to_global, to_global, coarse, ncg, comm);
     {  // entries that cancelled go (the diagonal stays), as galerkin_rows drops them
         CsrMatrix& c = out.coarse;
         std::int64_t kept = 0;
