@@ -230,7 +230,6 @@ RowWeights dist_row_weights(const DistCsr& a, const CsrMatrix& mine) {
     return row_weights(in);
 }
 
-/// The distributed AMG preconditioner (the header's description).
 /// The transfers between distributed levels l and l + 1: PGM's piecewise-constant ones inside
 /// each process, or smoothed aggregation's distributed P and R.
 struct LevelTransfer {
@@ -260,6 +259,7 @@ struct LevelTransfer {
     }
 };
 
+/// The distributed AMG preconditioner (the header's description).
 class DistAmg final : public BuiltPreconditioner {
 public:
     /// `rows0`: the user's number of each of this process's rows of a0 (for messages);

@@ -94,7 +94,6 @@ DistCsr::DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& rows,
     }
     // The columns this process owns (the vectors' entries it holds).
     const std::int64_t first = cols.first(rank_), end = cols.first(rank_ + 1);
-    const RowPartition& p = cols;
     diag_.rows = n;
     diag_.cols = end - first;
     diag_.row_ptr.assign(static_cast<std::size_t>(n) + 1, 0);
@@ -136,9 +135,9 @@ DistCsr::DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& rows,
     }
 
     // Each process asks the owners of its ghost columns for their values.
-    const int size = p.size();
+    const int size = cols.size();
     std::vector<int> want(static_cast<std::size_t>(size), 0), give(want.size(), 0);
-    for (std::int64_t g : ghosts_) ++want[static_cast<std::size_t>(p.owner(g))];
+    for (std::int64_t g : ghosts_) ++want[static_cast<std::size_t>(cols.owner(g))];
     MPI_Alltoall(want.data(), 1, MPI_INT, give.data(), 1, MPI_INT, comm);
     std::vector<int> want_at(want.size(), 0), give_at(want.size(), 0);
     for (std::size_t q = 1; q < want.size(); ++q) {

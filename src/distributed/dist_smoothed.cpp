@@ -11,39 +11,13 @@
 #include <vector>
 
 #include "distributed/dist_ops.hpp"
+#include "unstructured/drop_zeros.hpp"
 #include "unstructured/smoothed_aggregation.hpp"
 #include "unstructured/smoother_setup.hpp"
 #include "unstructured/spgemm.hpp"
 
 namespace mpmg::dist {
 namespace {
-
-/// The serial power_estimate() of rho(D^{-1} A) on the distributed `a` (its rows' inverse
-/// diagonal `inv_d`): the same start vector, numbered globally, and the same iterations, the
-/// inner products summed over the processes (collective).
-double power_estimate(const DistCsr& a, const std::vector<double>& inv_d) {
-    const auto n = static_cast<std::size_t>(a.local_rows());
-    std::vector<double> x(n), y(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        x[i] = 1.0 + static_cast<double>((a.first() + static_cast<std::int64_t>(i)) % 7) / 7.0;
-    }
-    double lambda = 0.0;
-    for (int it = 0; it < kPowerIterations; ++it) {
-        double sums[2] = {0.0, 0.0};  // (x, x), (y, y)
-        for (const double v : x) sums[0] += v * v;
-        a.multiply(x.data(), y.data());
-        for (std::size_t i = 0; i < n; ++i) {
-            y[i] *= inv_d[i];
-            sums[1] += y[i] * y[i];
-        }
-        allreduce_sums(sums, 2, a.comm());
-        if (sums[1] == 0.0) break;
-        lambda = std::sqrt(sums[1] / sums[0]);
-        const double s = 1.0 / std::sqrt(sums[1]);
-        for (std::size_t i = 0; i < n; ++i) x[i] = y[i] * s;
-    }
-    return lambda;
-}
 
 /// The coarse rows and columns a process reaches, in a compact numbering: `global` lists their
 /// global numbers in increasing order, and compact(j) finds one (it must be listed). Every
@@ -109,18 +83,10 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
         if (s < 0) throw std::logic_error("smoothed_level: a column outside the coupling");
         return static_cast<std::size_t>(s);
     };
-    const CsrMatrix rows = a.rows_with_global_columns();
+    const CsrMatrix rows = a.rows_with_global_columns();  // what the filter and S read
 
     // A_F, with the diagonal of the neighbours' columns.
-    std::vector<double> d_own(static_cast<std::size_t>(n), 0.0);
-    for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t k = rows.row_ptr[static_cast<std::size_t>(i)];
-             k < rows.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
-            if (rows.col[static_cast<std::size_t>(k)] == first + i) {
-                d_own[static_cast<std::size_t>(i)] = rows.val[static_cast<std::size_t>(k)];
-            }
-        }
-    }
+    const std::vector<double> d_own = diagonal_of(a.diag());
     const std::vector<double> d_ghost = a.exchange(d_own.data());  // a copy: reused below
     const CsrMatrix af =
         theta > 0.0
@@ -134,7 +100,12 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
 
     DistSmoothedLevel out;
     const std::vector<double> inv_d = smoothing_inverse_diagonal(af, first);
-    out.rho = power_estimate(DistCsr(af, 0, fine, comm), inv_d);
+    {
+        const DistCsr daf(af, 0, fine, comm);
+        out.rho = power_estimate_parts(
+            n, first, inv_d, [&](const double* x, double* y) { daf.multiply(x, y); },
+            [&](double* sums) { allreduce_sums(sums, 2, comm); });
+    }
     out.omega = smoothing_omega(out.rho);
     const CsrMatrix s = jacobi_smoothing_rows(af, first, inv_d, out.omega);
 
@@ -164,17 +135,9 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
     }
 
     // R, transposed across the processes: the coarse rows' owners get their entries.
-    CsrMatrix tentative;  // P_t's rows (R = P_t^T for a nonsymmetric A)
-    tentative.rows = n;
+    CsrMatrix tentative = prolongation(g);  // P_t's rows (R = P_t^T for a nonsymmetric A)
+    for (std::int64_t& c : tentative.col) c += cfirst;
     tentative.cols = ncg;
-    for (std::int64_t i = 0; i < n; ++i) {
-        const std::int64_t c = g.agg[static_cast<std::size_t>(i)];
-        if (c >= 0) {
-            tentative.col.push_back(cfirst + c);
-            tentative.val.push_back(1.0);
-        }
-        tentative.row_ptr.push_back(tentative.nnz());
-    }
     // The rows of P that this process's coupling reaches, from their owners: A P needs them.
     const CsrMatrix p_ghost = a.ghost_rows(p);
     // Every coarse row and column this process touches, numbered compactly.
@@ -189,16 +152,27 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
                                   0, coarse, fine, comm);
 
     // R A P: A P on this process's rows, then R_mine (A P) summed at the coarse rows' owners.
-    CsrMatrix a_ext;  // A's rows over [own rows; ghost slots]
+    // A's rows over [own rows; ghost slots]: the diagonal block, then the coupling's entries
+    // at n + their slot (spgemm takes a row's columns in any order).
+    const CsrMatrix& da = a.diag();
+    const DistCsr::Coupling& cpl = a.coupling();
+    CsrMatrix a_ext;
     a_ext.rows = n;
     a_ext.cols = n + static_cast<std::int64_t>(a.ghosts().size());
     a_ext.row_ptr.reserve(static_cast<std::size_t>(n) + 1);
-    for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t k = rows.row_ptr[static_cast<std::size_t>(i)];
-             k < rows.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
-            const std::int64_t j = rows.col[static_cast<std::size_t>(k)];
-            a_ext.col.push_back(own(j) ? j - first : n + static_cast<std::int64_t>(slot(j)));
-            a_ext.val.push_back(rows.val[static_cast<std::size_t>(k)]);
+    for (std::int64_t i = 0, q = 0; i < n; ++i) {  // q: the next coupling row
+        const auto ui = static_cast<std::size_t>(i);
+        a_ext.col.insert(a_ext.col.end(), da.col.begin() + da.row_ptr[ui],
+                         da.col.begin() + da.row_ptr[ui + 1]);
+        a_ext.val.insert(a_ext.val.end(), da.val.begin() + da.row_ptr[ui],
+                         da.val.begin() + da.row_ptr[ui + 1]);
+        const auto uq = static_cast<std::size_t>(q);
+        if (uq < cpl.rows.size() && cpl.rows[uq] == i) {
+            for (std::int64_t k = cpl.ptr[uq]; k < cpl.ptr[uq + 1]; ++k) {
+                a_ext.col.push_back(n + cpl.slot[static_cast<std::size_t>(k)]);
+                a_ext.val.push_back(cpl.val[static_cast<std::size_t>(k)]);
+            }
+            ++q;
         }
         a_ext.row_ptr.push_back(a_ext.nnz());
     }
@@ -215,25 +189,7 @@ DistSmoothedLevel smoothed_level(const DistCsr& a, const Aggregation& g, const R
     const CsrMatrix ap = spgemm(a_ext, p_ext);          // n x compact
     const CsrMatrix contribution = spgemm(r_mine, ap);  // compact x compact
     out.coarse = summed_at_owners(contribution, to_global, to_global, coarse, ncg, comm);
-    {  // entries that cancelled go (the diagonal stays), as galerkin_rows drops them
-        CsrMatrix& c = out.coarse;
-        std::int64_t kept = 0;
-        for (std::int64_t i = 0; i < c.rows; ++i) {
-            const std::int64_t begin = c.row_ptr[static_cast<std::size_t>(i)];
-            const std::int64_t end = c.row_ptr[static_cast<std::size_t>(i) + 1];
-            c.row_ptr[static_cast<std::size_t>(i)] = kept;
-            for (std::int64_t k = begin; k < end; ++k) {
-                const auto uk = static_cast<std::size_t>(k);
-                if (c.val[uk] == 0.0 && c.col[uk] != cfirst + i) continue;
-                c.col[static_cast<std::size_t>(kept)] = c.col[uk];
-                c.val[static_cast<std::size_t>(kept)] = c.val[uk];
-                ++kept;
-            }
-        }
-        c.row_ptr.back() = kept;
-        c.col.resize(static_cast<std::size_t>(kept));
-        c.val.resize(static_cast<std::size_t>(kept));
-    }
+    (void)drop_zeros(out.coarse, cfirst);  // cancelled entries go, the diagonal stays
 
     double counts[2] = {static_cast<double>(p.nnz()), static_cast<double>(n)};
     allreduce_sums(counts, 2, comm);

@@ -74,39 +74,36 @@ std::int64_t first_ill_block(const SgDiaMatrix<double>& a, const std::vector<dou
     const int rr = r * r;
     const int c_ = a.stencil().center();
     constexpr std::int64_t kBatch = 128;  // cells rounded by one SIMD narrowing
-    std::vector<double> m(static_cast<std::size_t>(kBatch * rr)), t(m.size());
-    std::vector<double> side(m.size()), exact(kBatch), after(kBatch);  // blocks side by side
-    std::vector<S> rounded(m.size());
-    // pivot_ratios of the nb blocks in `blocks` (one after the other) into `ratio`.
-    const auto ratios = [&](const std::vector<double>& blocks, std::int64_t nb,
-                            std::vector<double>& ratio) {
-        for (std::int64_t c = 0; c < nb; ++c) {
-            for (int k = 0; k < rr; ++k) {
-                side[static_cast<std::size_t>(k * nb + c)] =
-                    blocks[static_cast<std::size_t>(c * rr + k)];
-            }
-        }
-        kernels::pivot_ratios(side.data(), nb, r, ratio.data());
-    };
+    // The blocks of a batch side by side (entry k of cell c at k nb + c), as pivot_ratios
+    // takes them: exact (scaled) and rounded to S.
+    std::vector<double> exact(static_cast<std::size_t>(kBatch * rr)), after(exact.size());
+    std::vector<S> rounded(exact.size());
+    std::vector<double> exact_ratio(kBatch), after_ratio(kBatch);
     for (std::int64_t b0 = c0; b0 < c1; b0 += kBatch) {
         const std::int64_t nb = std::min(kBatch, c1 - b0);
-        const double* v = &a.value(c_, b0, 0, 0);  // the centre blocks of a run of cells
-        std::copy(v, v + nb * rr, m.begin());
-        if (s) {  // m / (s_i s_j), the products formed in t
-            const double* sc = s->data() + b0 * r;
-            detail::block_products<R>(sc, sc, nb, r, t.data());
-            for (std::int64_t k = 0; k < nb * rr; ++k)
-                m[static_cast<std::size_t>(k)] /= t[static_cast<std::size_t>(k)];
-        }
-        kernels::narrow(m.data(), rounded.data(), nb * rr);  // bit for bit from_double<S>
-        for (std::int64_t k = 0; k < nb * rr; ++k) {
-            t[static_cast<std::size_t>(k)] = to_double(rounded[static_cast<std::size_t>(k)]);
-        }
-        ratios(m, nb, exact);
-        ratios(t, nb, after);
         for (std::int64_t c = 0; c < nb; ++c) {
-            const double e = exact[static_cast<std::size_t>(c)];
-            if (!(std::fabs(after[static_cast<std::size_t>(c)] - e) < 0.5 * e)) return b0 + c;
+            const double* v = &a.value(c_, b0 + c, 0, 0);  // the cell's centre block
+            const double* sc = s ? s->data() + (b0 + c) * r : nullptr;
+            for (int i = 0; i < r; ++i) {
+                for (int j = 0; j < r; ++j) {
+                    // a_ij / (s_i s_j), the scaled matrix's entry
+                    const double x = sc ? v[i * r + j] / (sc[i] * sc[j]) : v[i * r + j];
+                    exact[static_cast<std::size_t>((i * r + j) * nb + c)] = x;
+                }
+            }
+        }
+        const std::int64_t values = nb * rr;
+        kernels::narrow(exact.data(), rounded.data(), values);  // bit for bit from_double<S>
+        for (std::int64_t k = 0; k < values; ++k) {
+            after[static_cast<std::size_t>(k)] = to_double(rounded[static_cast<std::size_t>(k)]);
+        }
+        kernels::pivot_ratios(exact.data(), nb, r, exact_ratio.data());
+        kernels::pivot_ratios(after.data(), nb, r, after_ratio.data());
+        for (std::int64_t c = 0; c < nb; ++c) {
+            const double e = exact_ratio[static_cast<std::size_t>(c)];
+            if (!(std::fabs(after_ratio[static_cast<std::size_t>(c)] - e) < 0.5 * e)) {
+                return b0 + c;
+            }
         }
     }
     return -1;

@@ -230,25 +230,8 @@ void ilu0_setup(const CsrMatrix& a, int threads, int level, const std::int64_t* 
 }  // namespace
 
 double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d) {
-    const auto n = static_cast<std::size_t>(a.rows);
-    std::vector<double> x(n), y(n);
-    for (std::size_t i = 0; i < n; ++i) x[i] = 1.0 + static_cast<double>(i % 7) / 7.0;
-    double lambda = 0.0;
-    for (int it = 0; it < kPowerIterations; ++it) {
-        double xx = 0.0;
-        for (double v : x) xx += v * v;
-        a.multiply(x.data(), y.data());
-        double yy = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {
-            y[i] *= inv_d[i];
-            yy += y[i] * y[i];
-        }
-        if (yy == 0.0) break;
-        lambda = std::sqrt(yy / xx);
-        const double s = 1.0 / std::sqrt(yy);
-        for (std::size_t i = 0; i < n; ++i) x[i] = y[i] * s;
-    }
-    return lambda;
+    return power_estimate_parts(
+        a.rows, 0, inv_d, [&](const double* x, double* y) { a.multiply(x, y); }, [](double*) {});
 }
 
 std::vector<std::int64_t> jacobi_blocks(const CsrMatrix& a, int max_block) {

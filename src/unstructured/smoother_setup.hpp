@@ -19,6 +19,7 @@
 //              between blocks entering through the residual (as hybrid Gauss-Seidel's do).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -64,6 +65,37 @@ struct SmootherData {
 /// Largest |eigenvalue| of D^{-1} A (D = diag(1 / inv_d)) by kPowerIterations power iterations
 /// from a fixed, non-smooth start vector (an estimate from below).
 double power_estimate(const CsrMatrix& a, const std::vector<double>& inv_d);
+
+/// power_estimate's iterations on rows first .. first + n - 1 of an operator held in parts
+/// (the distributed AMG path): multiply(x, y) is y = A x on these rows, and sum(sums) adds the
+/// two inner products of each step, (x, x) and (y, y), over the other parts (nothing for the
+/// whole operator). The start vector is numbered by the global row, so the parts together
+/// start from power_estimate's.
+template <class Multiply, class Sum>
+double power_estimate_parts(std::int64_t n, std::int64_t first, const std::vector<double>& inv_d,
+                            Multiply&& multiply, Sum&& sum) {
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<double> x(un), y(un);
+    for (std::size_t i = 0; i < un; ++i) {
+        x[i] = 1.0 + static_cast<double>((first + static_cast<std::int64_t>(i)) % 7) / 7.0;
+    }
+    double lambda = 0.0;
+    for (int it = 0; it < kPowerIterations; ++it) {
+        double sums[2] = {0.0, 0.0};  // (x, x), (y, y)
+        for (const double v : x) sums[0] += v * v;
+        multiply(x.data(), y.data());
+        for (std::size_t i = 0; i < un; ++i) {
+            y[i] *= inv_d[i];
+            sums[1] += y[i] * y[i];
+        }
+        sum(sums);
+        if (sums[1] == 0.0) break;
+        lambda = std::sqrt(sums[1] / sums[0]);
+        const double s = 1.0 / std::sqrt(sums[1]);
+        for (std::size_t i = 0; i < un; ++i) x[i] = y[i] * s;
+    }
+    return lambda;
+}
 
 /// Block boundaries of block Jacobi (see above): ptr[0] = 0, ptr.back() = a.rows, every block
 /// at most `max_block` rows (clamped to 1 .. kMaxJacobiBlock).
