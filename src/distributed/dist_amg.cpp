@@ -311,7 +311,13 @@ public:
             if (!distributed_level(m, l)) break;
             Aggregation fresh;
             const bool reuse = kept != nullptr && static_cast<std::size_t>(l) < kept->levels.size();
-            if (!reuse) fresh = pgm_aggregate(m.diag(), passes, std::max(1, mg.block_size));
+            // Rows coupled only to other processes' rows have no neighbour in the diagonal
+            // block, but are not decoupled: they stay singletons, not left out as the serial
+            // isolated rows are (the coarse levels would lose them).
+            if (!reuse) {
+                fresh = pgm_aggregate(m.diag(), passes, std::max(1, mg.block_size), std::nullopt,
+                                      m.coupled_rows());
+            }
             if (!reuse && kept != nullptr) kept->levels.push_back(std::move(fresh));
             const Aggregation& g =
                 kept != nullptr ? kept->levels[static_cast<std::size_t>(l)] : fresh;

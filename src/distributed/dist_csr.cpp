@@ -213,6 +213,23 @@ void DistCsr::add_coupling(const T* x, T* y, double sign, const std::vector<doub
     }
 }
 
+std::vector<char> DistCsr::coupled_rows() const {
+    if (!(p_ == cp_)) throw std::logic_error("DistCsr::coupled_rows: a square matrix only");
+    std::vector<char> coupled(static_cast<std::size_t>(local_rows()), 0);
+    for (std::size_t q = 0; q < coupling_.rows.size(); ++q) {
+        for (std::int64_t e = coupling_.ptr[q]; e < coupling_.ptr[q + 1]; ++e) {
+            if (coupling_.val[static_cast<std::size_t>(e)] != 0.0) {
+                coupled[static_cast<std::size_t>(coupling_.rows[q])] = 1;
+                break;
+            }
+        }
+    }
+    for (const Peer& q : peers_) {
+        for (const std::int64_t r : q.send_rows) coupled[static_cast<std::size_t>(r)] = 1;
+    }
+    return coupled;
+}
+
 std::int64_t DistCsr::ghost_slot(std::int64_t j) const {
     const auto it = std::lower_bound(ghosts_.begin(), ghosts_.end(), j);
     return it != ghosts_.end() && *it == j ? it - ghosts_.begin() : -1;

@@ -114,6 +114,10 @@ public:
     void multiply(const double* x, double* y) const;
     /// This process's rows with global columns (diag and coupling merged, columns sorted).
     CsrMatrix rows_with_global_columns() const;
+    /// 1 for every local row that is coupled to another process (square matrices): a nonzero
+    /// in its coupling, or a column that another process's coupling reaches (its value is
+    /// sent in an exchange); 0 otherwise. Local and cheap: the send lists are known.
+    std::vector<char> coupled_rows() const;
 
 private:
     struct Peer {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "unstructured/nodes.hpp"
@@ -85,18 +87,22 @@ std::int64_t strongest(const CsrMatrix& w, std::int64_t i, const std::vector<std
     return best;
 }
 
-// One PGM pass; agg[i] is the id (a representative row) of i's aggregate.
-Aggregation one_pass(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
+// One PGM pass; agg[i] is the id (a representative row) of i's aggregate. `coupled`: rows
+// that are never isolated (pgm_aggregate).
+Aggregation one_pass(const CsrMatrix& a, std::optional<bool> exactly_symmetric,
+                     std::span<const char> coupled) {
     const CsrMatrix w = strength_graph(a, exactly_symmetric);
     const std::int64_t n = a.rows;
     Aggregation g;
     g.agg.assign(static_cast<std::size_t>(n), -1);
     std::vector<std::int64_t> pick(g.agg.size(), -1);
-    // Isolated rows (no edge in the strength graph): kIsolated, never matched or attached.
+    // Isolated rows (no edge in the strength graph, and not coupled outside `a`): kIsolated,
+    // never matched or attached. A coupled row without an edge finds no partner and stays alone.
     std::int64_t isolated = 0;
 #pragma omp parallel for schedule(static) reduction(+ : isolated) if (n > kParallelRows)
     for (std::int64_t i = 0; i < n; ++i) {
-        if (w.row_ptr[i] == w.row_ptr[i + 1]) {
+        if (w.row_ptr[i] == w.row_ptr[i + 1] &&
+            (coupled.empty() || coupled[static_cast<std::size_t>(i)] == 0)) {
             g.agg[i] = kIsolated;
             ++isolated;
         }
@@ -153,10 +159,18 @@ Aggregation one_pass(const CsrMatrix& a, std::optional<bool> exactly_symmetric) 
 
 // One pass on the nodes of `block` rows: the node aggregation, component k of node i mapped to
 // component k of its aggregate.
-Aggregation nodal_pass(const CsrMatrix& a, int block,
-                       std::optional<bool> exactly_symmetric = std::nullopt) {
-    if (block == 1) return one_pass(a, exactly_symmetric);
-    Aggregation g = one_pass(node_matrix(a, block), std::nullopt);  // block norms: measured
+Aggregation nodal_pass(const CsrMatrix& a, int block, std::optional<bool> exactly_symmetric,
+                       std::span<const char> coupled) {
+    if (block == 1) return one_pass(a, exactly_symmetric, coupled);
+    std::vector<char> node_coupled;  // a node is coupled when one of its rows is
+    if (!coupled.empty()) {
+        node_coupled.assign(static_cast<std::size_t>(a.rows / block), 0);
+        for (std::size_t i = 0; i < coupled.size(); ++i) {
+            if (coupled[i] != 0) node_coupled[i / static_cast<std::size_t>(block)] = 1;
+        }
+    }
+    // Block norms: symmetry measured.
+    Aggregation g = one_pass(node_matrix(a, block), std::nullopt, node_coupled);
     std::vector<std::int64_t> agg(static_cast<std::size_t>(a.rows));
     for (std::size_t node = 0; node < g.agg.size(); ++node) {
         const std::int64_t c = g.agg[node];
@@ -171,11 +185,23 @@ Aggregation nodal_pass(const CsrMatrix& a, int block,
 }  // namespace
 
 Aggregation pgm_aggregate(const CsrMatrix& a, int passes, int block,
-                          std::optional<bool> exactly_symmetric) {
-    Aggregation g = nodal_pass(a, block, exactly_symmetric);
+                          std::optional<bool> exactly_symmetric, std::span<const char> coupled) {
+    if (!coupled.empty() && static_cast<std::int64_t>(coupled.size()) != a.rows) {
+        throw std::logic_error("pgm_aggregate: one coupled flag per row");
+    }
+    Aggregation g = nodal_pass(a, block, exactly_symmetric, coupled);
+    std::vector<char> coarse_coupled;  // an aggregate is coupled when one of its rows is
     for (int pass = 1; pass < passes; ++pass) {
         const CsrMatrix ac = aggregate_galerkin(a, g, 1.0);
-        Aggregation h = nodal_pass(ac, block);
+        if (!coupled.empty()) {
+            coarse_coupled.assign(static_cast<std::size_t>(g.coarse_rows), 0);
+            for (std::size_t i = 0; i < coupled.size(); ++i) {
+                if (coupled[i] != 0 && g.agg[i] >= 0) {
+                    coarse_coupled[static_cast<std::size_t>(g.agg[i])] = 1;
+                }
+            }
+        }
+        Aggregation h = nodal_pass(ac, block, std::nullopt, coarse_coupled);
         for (auto& v : g.agg) v = v >= 0 ? h.agg[static_cast<std::size_t>(v)] : -1;
         g.isolated += h.isolated;
         g.coarse_rows = h.coarse_rows;

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "mpmg/csr_matrix.hpp"
@@ -42,8 +43,12 @@ struct Aggregation {
 /// Aggregates the rows of square `a` with `passes` >= 1 PGM passes; `block` > 1 aggregates
 /// nodes of `block` consecutive rows (it must divide a.rows). `exactly_symmetric`: whether `a`
 /// is (abs_plus_transpose), when the caller has measured it; empty: the first pass measures it.
+/// `coupled` (empty, or one flag per row): rows coupled to unknowns outside `a` (a distributed
+/// level's diagonal block: rows coupled to other processes). Such a row is never isolated: with
+/// no neighbour in `a` it stays a singleton aggregate, so that the coarse levels keep it.
 Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1, int block = 1,
-                          std::optional<bool> exactly_symmetric = std::nullopt);
+                          std::optional<bool> exactly_symmetric = std::nullopt,
+                          std::span<const char> coupled = {});
 
 /// P (fine_rows x coarse_rows): p_{i, agg[i]} = 1 (no entry in the row of an isolated row).
 CsrMatrix prolongation(const Aggregation& g);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "io/matrix_market.hpp"
@@ -232,6 +233,57 @@ TEST(CsrPgm, DiagonalMatrixHasNoCoarseLevel) {
     const Aggregation g = pgm_aggregate(d);
     EXPECT_EQ(g.coarse_rows, 0);
     EXPECT_EQ(g.isolated, 5);
+}
+
+// Rows coupled outside the matrix (a distributed level's diagonal block) are never left out:
+// without a neighbour in the block they stay singletons through every pass, and their nodes
+// keep every component.
+TEST(CsrPgm, CoupledRowsAreNeverLeftOut) {
+    const CsrMatrix a = with_dirichlet_rows(12, 5);  // rows 0, 5, 10, ...: nothing off the diagonal
+    std::vector<char> coupled(static_cast<std::size_t>(a.rows), 0);
+    coupled[5] = 1;
+    for (int passes : {1, 2}) {
+        SCOPED_TRACE(passes);
+        const Aggregation g = pgm_aggregate(a, passes, 1, std::nullopt, coupled);
+        const Aggregation plain = pgm_aggregate(a, passes);
+        EXPECT_EQ(g.isolated, plain.isolated - 1);
+        EXPECT_EQ(g.agg[0], -1);
+        EXPECT_EQ(g.agg[10], -1);
+        const std::int64_t c = g.agg[5];
+        ASSERT_GE(c, 0);
+        ASSERT_LT(c, g.coarse_rows);
+        EXPECT_EQ(std::count(g.agg.begin(), g.agg.end(), c), 1);  // alone
+        // The other rows are aggregated as without the flags (the first pass's; the second
+        // pass numbers one more coarse row, which moves its ties).
+        if (passes == 1) {
+            EXPECT_EQ(g.coarse_rows, plain.coarse_rows + 1);
+        }
+        for (std::int64_t i = 0; i < a.rows; ++i) {
+            if (i != 5) {
+                EXPECT_EQ(g.agg[static_cast<std::size_t>(i)] >= 0, plain.agg[i] >= 0);
+            }
+        }
+    }
+    // A diagonal matrix, every row coupled: one singleton per row.
+    CsrMatrix d;
+    d.rows = d.cols = 6;
+    for (std::int64_t i = 0; i < d.rows; ++i) {
+        d.col.push_back(i);
+        d.val.push_back(2.0);
+        d.row_ptr.push_back(d.nnz());
+    }
+    const std::vector<char> all(6, 1);
+    const Aggregation g = pgm_aggregate(d, 2, 1, std::nullopt, all);
+    EXPECT_EQ(g.coarse_rows, 6);
+    EXPECT_EQ(g.isolated, 0);
+    // Nodes of 2 rows: a node is coupled when one of its rows is; both components stay.
+    std::vector<char> one(6, 0);
+    one[3] = 1;  // node 1
+    const Aggregation nodes = pgm_aggregate(d, 1, 2, std::nullopt, one);
+    EXPECT_EQ(nodes.coarse_rows, 2);
+    EXPECT_EQ(nodes.isolated, 2);
+    EXPECT_EQ(nodes.agg, (std::vector<std::int64_t>{-1, -1, 0, 1, -1, -1}));
+    EXPECT_THROW(pgm_aggregate(d, 1, 1, std::nullopt, std::vector<char>(5, 1)), std::logic_error);
 }
 
 TEST(CsrPgm, RealMatrixAggregates) {
