@@ -176,10 +176,12 @@ inline void check_k(const TruncationCounts& counts, Precision k) {
 
 // The AMG path's renumbering (options.hpp ReorderKind): the permutation, or empty to keep the
 // given order (auto). A system's nodes are renumbered whole, so its unknowns stay node by node.
-inline std::vector<std::int64_t> amg_order(const CsrMatrix& a, ReorderKind k, int block) {
+// `symmetric`: A is (is_symmetric), so its pattern is and RCM searches it as it is.
+inline std::vector<std::int64_t> amg_order(const CsrMatrix& a, ReorderKind k, int block,
+                                           bool symmetric) {
     if (k != ReorderKind::rcm) return {};
-    if (block == 1) return rcm_order(a);
-    return expand_to_unknowns(rcm_order(node_matrix(a, block)), block);
+    if (block == 1) return rcm_order(a, symmetric);
+    return expand_to_unknowns(rcm_order(node_matrix(a, block), symmetric), block);
 }
 
 }  // namespace mpmg

@@ -275,7 +275,7 @@ struct Solver::Impl {
         o.multigrid.block_size = block.block;
         setup_info.block_size = block.block;
         setup_info.block_size_reason = block.why;
-        perm = amg_order(csr_a, o.multigrid.reorder, block.block);
+        perm = amg_order(csr_a, o.multigrid.reorder, block.block, symmetric);
         if (!perm.empty()) {
             // The sources go through the same renumbering as the values (exact in FP64).
             CsrMatrix sources = csr_a;

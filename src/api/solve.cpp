@@ -61,7 +61,7 @@ void solve_amg(const CsrProblem& p, const SolverOptions& options, SolveResult& o
     out.block_size = block.block;
     out.block_size_reason = block.why;
     const std::vector<std::int64_t> perm =
-        amg_order(p.a, o.multigrid.reorder, o.multigrid.block_size);
+        amg_order(p.a, o.multigrid.reorder, o.multigrid.block_size, p.solver == SolverKind::cg);
     if (perm.empty()) {
         const double detect_s = std::chrono::duration<double>(Clock::now() - t0).count();
         solve_amg_ordered<K>(p, o, out);

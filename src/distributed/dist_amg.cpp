@@ -788,8 +788,9 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
         if (rank == 0) {
             const CsrMatrix& a = a_all;
             perm = block.block == 1
-                       ? rcm_order(a)
-                       : expand_to_unknowns(rcm_order(node_matrix(a, block.block)), block.block);
+                       ? rcm_order(a, symmetric_a)
+                       : expand_to_unknowns(rcm_order(node_matrix(a, block.block), symmetric_a),
+                                            block.block);
             // `auto`: only where RCM at least halves the entries that couple the row blocks.
             use = o.multigrid.reorder == ReorderKind::rcm ||
                   2 * coupling_entries(a, perm, size) <= coupling_entries(a, {}, size);

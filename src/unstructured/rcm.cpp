@@ -47,9 +47,8 @@ CsrMatrix symmetric_pattern(const CsrMatrix& a) {
 
 // Breadth-first search from `root` over unvisited rows; appends the visit order (neighbours by
 // increasing degree, then index) to `order` and returns the number of levels.
-int bfs(const CsrMatrix& g, std::int64_t root, std::vector<char>& seen,
-        std::vector<std::int64_t>& order) {
-    const auto degree = [&](std::int64_t i) { return g.row_ptr[i + 1] - g.row_ptr[i]; };
+int bfs(const CsrMatrix& g, const std::vector<std::int64_t>& degree, std::int64_t root,
+        std::vector<char>& seen, std::vector<std::int64_t>& order) {
     std::size_t head = order.size();
     order.push_back(root);
     seen[static_cast<std::size_t>(root)] = 1;
@@ -69,7 +68,9 @@ int bfs(const CsrMatrix& g, std::int64_t root, std::vector<char>& seen,
                 }
             }
             std::sort(next.begin(), next.end(), [&](std::int64_t x, std::int64_t y) {
-                return degree(x) != degree(y) ? degree(x) < degree(y) : x < y;
+                const std::int64_t dx = degree[static_cast<std::size_t>(x)];
+                const std::int64_t dy = degree[static_cast<std::size_t>(y)];
+                return dx != dy ? dx < dy : x < y;
             });
             order.insert(order.end(), next.begin(), next.end());
         }
@@ -81,11 +82,11 @@ int bfs(const CsrMatrix& g, std::int64_t root, std::vector<char>& seen,
 // of smallest degree in the last level of the previous BFS, while the number of levels grows.
 // `seen` and `dist` are all-clear / all -1 on entry and on return (only the component is
 // touched, so many small components cost no more than one large one).
-std::int64_t pseudo_peripheral(const CsrMatrix& g, std::int64_t root, std::vector<char>& seen,
+std::int64_t pseudo_peripheral(const CsrMatrix& g, const std::vector<std::int64_t>& degree,
+                               std::int64_t root, std::vector<char>& seen,
                                std::vector<std::int64_t>& dist) {
-    const auto degree = [&](std::int64_t i) { return g.row_ptr[i + 1] - g.row_ptr[i]; };
     std::vector<std::int64_t> order;
-    int levels = bfs(g, root, seen, order);
+    int levels = bfs(g, degree, root, seen, order);
     for (int round = 0; round < 8; ++round) {
         dist[static_cast<std::size_t>(order.front())] = 0;
         std::int64_t far = 0;
@@ -99,7 +100,8 @@ std::int64_t pseudo_peripheral(const CsrMatrix& g, std::int64_t root, std::vecto
         std::int64_t best = -1;
         for (std::int64_t i : order) {
             if (dist[static_cast<std::size_t>(i)] == far &&
-                (best < 0 || degree(i) < degree(best))) {
+                (best < 0 ||
+                 degree[static_cast<std::size_t>(i)] < degree[static_cast<std::size_t>(best)])) {
                 best = i;
             }
         }
@@ -108,7 +110,7 @@ std::int64_t pseudo_peripheral(const CsrMatrix& g, std::int64_t root, std::vecto
             dist[static_cast<std::size_t>(i)] = -1;
         }
         std::vector<std::int64_t> trial;
-        const int l = bfs(g, best, seen, trial);
+        const int l = bfs(g, degree, best, seen, trial);
         for (std::int64_t i : trial) seen[static_cast<std::size_t>(i)] = 0;
         if (l <= levels) return best;
         levels = l;
@@ -121,9 +123,21 @@ std::int64_t pseudo_peripheral(const CsrMatrix& g, std::int64_t root, std::vecto
 
 }  // namespace
 
-std::vector<std::int64_t> rcm_order(const CsrMatrix& a) {
-    const CsrMatrix g = symmetric_pattern(a);
+std::vector<std::int64_t> rcm_order(const CsrMatrix& a, bool symmetric) {
+    // The graph: A's own pattern when it is symmetric (its diagonal is never followed, the row
+    // itself being seen first), else the symmetrised one. Degrees count the other rows only.
+    CsrMatrix merged;
+    if (!symmetric) merged = symmetric_pattern(a);
+    const CsrMatrix& g = symmetric ? a : merged;
     const auto n = static_cast<std::size_t>(a.rows);
+    std::vector<std::int64_t> degree(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::int64_t d = 0;
+        for (std::int64_t p = g.row_ptr[i]; p < g.row_ptr[i + 1]; ++p) {
+            d += g.col[static_cast<std::size_t>(p)] != static_cast<std::int64_t>(i);
+        }
+        degree[i] = d;
+    }
     std::vector<char> seen(n, 0), probe(n, 0);
     std::vector<std::int64_t> dist(n, -1);
     std::vector<std::int64_t> order;
@@ -131,7 +145,13 @@ std::vector<std::int64_t> rcm_order(const CsrMatrix& a) {
     // Each component in turn, found from its smallest row index.
     for (std::int64_t i = 0; i < a.rows; ++i) {
         if (seen[static_cast<std::size_t>(i)]) continue;
-        bfs(g, pseudo_peripheral(g, i, probe, dist), seen, order);
+        std::int64_t root = pseudo_peripheral(g, degree, i, probe, dist);
+        // A pattern that is not quite symmetric (given as symmetric) can lead the probe into
+        // rows already ordered, and the search from its root can miss row i: each is then
+        // started from row i, so that every row is ordered once.
+        if (seen[static_cast<std::size_t>(root)]) root = i;
+        bfs(g, degree, root, seen, order);
+        if (!seen[static_cast<std::size_t>(i)]) bfs(g, degree, i, seen, order);
     }
     std::reverse(order.begin(), order.end());
     return order;

@@ -14,8 +14,11 @@
 namespace mpmg {
 
 /// perm[new] = old. Deterministic (ties broken by row index). Reads only a's pattern (its
-/// values may be absent).
-std::vector<std::int64_t> rcm_order(const CsrMatrix& a);
+/// values may be absent). `symmetric`: the caller knows that A's pattern is symmetric, so the
+/// search runs on it as it is and the symmetrised copy (most of the time on a large matrix)
+/// is not made; the order is the same. Should the pattern not be quite symmetric (a mirror of
+/// an exact zero dropped), the result is still a permutation, of slightly different quality.
+std::vector<std::int64_t> rcm_order(const CsrMatrix& a, bool symmetric = false);
 
 /// B = Q A Q^T with Q the permutation perm (b_{new i, new j} = a_{perm[i], perm[j]}), columns
 /// sorted in each row.

@@ -64,6 +64,24 @@ TEST(Rcm, OrderIsAPermutationThatShrinksTheBandwidth) {
     EXPECT_LE(max_row_span(permute(a, perm)), 2 * 2 * 300 + 1);
 }
 
+// A pattern the caller knows to be symmetric is searched as it is, without the symmetrised
+// copy: the same order. A pattern that is not quite symmetric still gives a permutation.
+TEST(Rcm, SymmetricPatternAsItIsGivesTheSameOrder) {
+    const CsrMatrix a = shuffled_poisson(60);
+    EXPECT_EQ(rcm_order(a, true), rcm_order(a));
+    CsrMatrix one_way = a;  // the mirrors of row 0's off-diagonal entries taken out
+    for (std::int64_t k = a.row_ptr[0]; k < a.row_ptr[1]; ++k) {
+        const std::int64_t j = a.col[k];
+        if (j == 0) continue;
+        for (std::int64_t q = one_way.row_ptr[j]; q < one_way.row_ptr[j + 1]; ++q) {
+            if (one_way.col[q] == 0) one_way.col[q] = j;  // now a second diagonal entry
+        }
+    }
+    std::vector<std::int64_t> perm = rcm_order(one_way, true);
+    std::sort(perm.begin(), perm.end());
+    for (std::size_t i = 0; i < perm.size(); ++i) EXPECT_EQ(perm[i], static_cast<std::int64_t>(i));
+}
+
 TEST(Rcm, DisconnectedComponentsAndIsolatedRows) {
     // Two decoupled Poisson blocks and a diagonal-only row in between.
     const CsrMatrix p = csr_test::poisson(4, 2);
