@@ -12,6 +12,7 @@ struct BenchOptions {
     int threads = 2;                    ///< measure 1 and this many OpenMP threads
     std::string bench_dir;              ///< where the plot_*.py scripts live
     std::vector<std::string> problems;  ///< e2e: run only these problems of the suite (empty: all)
+    std::string matrix, rhs;            ///< scaling: a Matrix Market A (and b) instead of laplace27
 };
 
 /// Runs the benchmark, writes the files; returns the process exit code (0).

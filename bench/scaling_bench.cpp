@@ -1,4 +1,5 @@
-// `mpmg bench scaling`: each case is a separate `mpmg solve` process (under mpirun for more than
+// `mpmg bench scaling`: laplace27 on the structured path, or with --matrix the user's matrix on
+// the AMG path. Each case is a separate `mpmg solve` process (under mpirun for more than
 // one rank; the 1-rank baseline is the plain serial CLI), so a rank count is measured exactly as
 // a user runs it. Times are medians over the repetitions, which are interleaved (each round runs
 // every case once). The serial baseline runs pinned to each of the first cores in turn: the
@@ -57,9 +58,10 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
-// One solve in a fresh process; the parsed --json, or null when it failed.
-json run_case(const fs::path& exe, const fs::path& tmp, int n, const char* config, int ranks,
-              int threads) {
+// One solve of `problem` (the solve options that name it) in a fresh process; the parsed
+// --json, or null when it failed.
+json run_case(const fs::path& exe, const fs::path& tmp, const std::string& problem,
+              const char* config, int ranks, int threads) {
     // A 1x1 case runs pinned where the caller holds a PinToCpu: the child inherits the mask.
     const fs::path out = tmp / fmt::format("scaling_{}_{}_{}.json", config, ranks, threads);
     std::error_code ec;
@@ -71,10 +73,9 @@ json run_case(const fs::path& exe, const fs::path& tmp, int n, const char* confi
             "--bind-to none -np {} ",
             kMpiexec, ranks);
     }
-    cmd += fmt::format(
-        "'{}' solve --problem laplace27 --n {} --precision {} --threads {} --quiet --json '{}' "
-        ">/dev/null 2>&1",
-        exe.string(), n, config, threads, out.string());
+    cmd +=
+        fmt::format("'{}' solve {} --precision {} --threads {} --quiet --json '{}' >/dev/null 2>&1",
+                    exe.string(), problem, config, threads, out.string());
     if (std::system(cmd.c_str()) != 0 || !fs::exists(out)) return nullptr;
     return json::parse(slurp(out));
 }
@@ -141,15 +142,14 @@ std::string percent(const json& v) {
 std::string markdown(const json& doc) {
     const std::string cores = describe_cores(doc["machine"]["core_speeds"]);
     std::string md = fmt::format(
-        "Strong scaling of laplace27 n = {} ({} rows) on {} ({} cores; load average before / "
+        "Strong scaling of {} ({} rows) on {} ({} cores; load average before / "
         "after: {} / {}). Medians of {} run(s), interleaved (each round runs every case once). "
         "The serial baseline runs pinned to each core in turn (1 x 1 rows with a cpu). "
         "Efficiency = T(1x1, fastest core) / (cores x T); vs capacity = T_cap / T with "
         "T_cap = 1 / (cores x mean over the pinned cores of 1 / T(1x1, cpu)), the same on alike "
-        "cores. Each core's speed alone, pinned: {}. total_s includes the setup (distributed: "
-        "each rank coarsens its own blocks; generating the problem, each rank its own rows, is "
-        "not timed) and ends with x in blocks over the ranks (gathering it whole for the report "
-        "is not timed); solve_s = total - setup. STREAM triad measured in the same run on 1, 2, "
+        "cores. Each core's speed alone, pinned: {}. total_s includes the setup ({}) and ends "
+        "with x in blocks over the ranks (gathering it whole for the report is not timed); "
+        "solve_s = total - setup. STREAM triad measured in the same run on 1, 2, "
         "... cores: {} GB/s; STREAM bound "
         "= STREAM(k) / (k x STREAM(1)), the efficiency a memory-bound phase can reach on k "
         "cores. Even-split bound = T_cap / max over the pinned cores of T(1x1, cpu) / k: what a "
@@ -157,11 +157,17 @@ std::string markdown(const json& doc) {
         "cores). Vs the round's slowest core: round by round, T(1x1) of the slowest pinned core "
         "in that round / (k x T), median over the rounds: against what an even split could do "
         "on the cores as they were in that round.\n\n",
-        doc["n"].get<int>(), doc["unknowns"].get<long long>(),
+        doc["problem"].get<std::string>(), doc["unknowns"].get<long long>(),
         doc["machine"]["cpu"].get<std::string>(), doc["machine"]["threads"].get<int>(),
         doc["machine"]["load_average_before"].get<std::string>(),
         doc["machine"]["load_average_after"].get<std::string>(), doc["repetitions"].get<int>(),
         cores.empty() ? std::string("not measured") : cores,
+        doc["method"] == "amg"
+            ? "distributed: the RCM renumbering where --reorder auto picks it, on rank 0, and "
+              "each rank's aggregation of its row block; reading the file, each rank its share "
+              "of the lines, is not timed"
+            : "distributed: each rank coarsens its own blocks; generating the problem, each "
+              "rank its own rows, is not timed",
         stream_list(doc["machine"]["stream_triad_gbs_by_cores"]));
     md +=
         "| config | ranks | threads | cpu | iterations | total_s | efficiency | vs capacity | "
@@ -178,6 +184,12 @@ std::string markdown(const json& doc) {
             r["solve_s"].get<double>(), percent(r["solve_efficiency"]),
             percent(r["solve_capacity_efficiency"]), percent(r["stream_bound"]),
             percent(r["even_split_bound"]));
+    }
+    if (doc["weak_model"].empty() && doc["method"] == "amg") {
+        md +=
+            "\nNo weak-scaling model for the AMG path: the model scales the halo by the faces "
+            "of an interior rank of a 3D grid of boxes, which row blocks of a general matrix do "
+            "not have.\n";
     }
     if (!doc["weak_model"].empty()) {
         md += fmt::format(
@@ -219,14 +231,26 @@ int run_scaling_bench(const BenchOptions& opt) {
     const int reps = opt.quick ? 1 : 5;
     // Beyond the cache: the FP16 finest matrix (27 x 2 bytes a row) at least twice the LLC.
     const std::int64_t llc = llc_bytes();
+    // The problem: laplace27 (the structured path), or the user's matrix (the AMG path).
+    const bool file = !opt.matrix.empty();
     int n = 24;
-    if (!opt.quick) {
+    if (!opt.quick && !file) {
         n = 32;
         while (std::int64_t{27} * 2 * n * n * n < 2 * llc && n < 160) n += 8;
     }
-    fmt::print(stderr, "bench scaling: laplace27 n = {}, up to {} cores, {} repetition(s){}{}\n", n,
-               budget, reps, opt.quick ? " (quick)" : "",
-               mpi ? "" : " — built without MPI: threads only");
+    std::string problem = fmt::format("--problem laplace27 --n {}", n);
+    std::string label = fmt::format("laplace27 n = {}", n);
+    if (file) {
+        problem = fmt::format("--matrix '{}'", fs::absolute(opt.matrix).string());
+        label = fs::path(opt.matrix).filename().string();
+        if (!opt.rhs.empty()) {
+            problem += fmt::format(" --rhs '{}'", fs::absolute(opt.rhs).string());
+            label += fmt::format(" with b from {}", fs::path(opt.rhs).filename().string());
+        }
+        label += " (AMG path)";
+    }
+    fmt::print(stderr, "bench scaling: {}, up to {} cores, {} repetition(s){}{}\n", label, budget,
+               reps, opt.quick ? " (quick)" : "", mpi ? "" : " — built without MPI: threads only");
     std::vector<std::pair<int, int>> layouts;  // (ranks, threads), ranks x threads <= budget
     for (int r = 1; r <= budget; r *= 2) {
         if (r > 1 && !mpi) break;
@@ -283,7 +307,7 @@ int run_scaling_bench(const BenchOptions& opt) {
                 const Layout& lay = cases_of_round[l];
                 std::optional<PinToCpu> pin;
                 if (lay.cpu >= 0) pin.emplace(lay.cpu);
-                const json j = run_case(exe, tmp, n, kConfigs[c], lay.ranks, lay.threads);
+                const json j = run_case(exe, tmp, problem, kConfigs[c], lay.ranks, lay.threads);
                 pin.reset();
                 const std::string where =
                     lay.cpu >= 0 ? fmt::format(" on cpu {}", lay.cpu) : std::string();
@@ -360,8 +384,8 @@ int run_scaling_bench(const BenchOptions& opt) {
                 }
                 if (all && slowest > 0.0) vs_slowest.push_back(slowest / (cores_used * k.total[i]));
             }
-            json row{{"problem", "laplace27"},
-                     {"n", n},
+            json row{{"problem", file ? label : std::string("laplace27")},
+                     {"n", file ? json(nullptr) : json(n)},
                      {"config", kConfigNames[c]},
                      {"precision", kConfigs[c]},
                      {"ranks", ranks},
@@ -391,7 +415,9 @@ int run_scaling_bench(const BenchOptions& opt) {
                        last["iterations"].get<int>(), t, percent(row["efficiency"]), percent(cap),
                        percent(row["round_slowest_efficiency"]), s,
                        percent(row["solve_efficiency"]), percent(cap_solve));
-            if (ranks == 2 && threads == 1) model.push_back(weak_model(last, kConfigNames[c]));
+            if (ranks == 2 && threads == 1 && !file) {
+                model.push_back(weak_model(last, kConfigNames[c]));
+            }
             rows.push_back(std::move(row));
         }
     }
@@ -410,7 +436,9 @@ int run_scaling_bench(const BenchOptions& opt) {
                       {"load_average_after", load_average()}};
     doc["quick"] = opt.quick;
     doc["repetitions"] = reps;
-    doc["n"] = n;
+    doc["n"] = file ? json(nullptr) : json(n);
+    doc["problem"] = label;
+    doc["method"] = file ? "amg" : "structured";
     doc["unknowns"] = nrows;
     doc["rows"] = rows;
     doc["weak_model"] = model;

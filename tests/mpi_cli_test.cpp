@@ -631,6 +631,45 @@ TEST(Mpi, BenchScalingQuickWritesRowsAndTheModel) {
     EXPECT_TRUE(fs::exists(out / "scaling.md"));
 }
 
+// `mpmg bench scaling --quick --matrix A.mtx`: the same rows for the user's matrix on the AMG
+// path (row blocks under mpirun), no weak-scaling model (said so), and --matrix refused by the
+// other benchmarks.
+TEST(Mpi, BenchScalingOfAMatrixFileRunsTheAmgPath) {
+    const fs::path a = problem_file("laplace27", 24);  // 13,824 rows: distributed on 2 ranks
+    const fs::path out = temp_dir() / "scaling_file";
+    const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 OMP_WAIT_POLICY=passive " +
+                            std::string(MPMG_CLI_PATH) + " bench scaling --quick --matrix " +
+                            a.string() + " --out " + out.string() + " >/dev/null 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    const json doc = json::parse(slurp(out / "scaling.json"));
+    EXPECT_EQ(doc["method"], "amg");
+    EXPECT_TRUE(doc["n"].is_null());
+    EXPECT_EQ(doc["unknowns"], 13824);
+    EXPECT_TRUE(doc["weak_model"].empty());
+    bool two_ranks = false;
+    for (const auto& r : doc["rows"]) {
+        EXPECT_NE(r["problem"].get<std::string>().find("laplace27"), std::string::npos);
+        EXPECT_TRUE(r["converged"].get<bool>());
+        if (r["ranks"].get<int>() == 2) {
+            two_ranks = true;
+            EXPECT_NE(r["partition"]["setup"].get<std::string>().find("distributed AMG"),
+                      std::string::npos)
+                << r["partition"].dump();
+            EXPECT_GT(r["partition"]["distributed_levels"].get<int>(), 0);
+        }
+    }
+    EXPECT_TRUE(two_ranks);
+    EXPECT_NE(slurp(out / "scaling.md").find("No weak-scaling model for the AMG path"),
+              std::string::npos);
+    const fs::path err = temp_dir() / "scaling_file_e2e.err";
+    const int status = std::system((std::string(MPMG_CLI_PATH) + " bench e2e --quick --matrix " +
+                                    a.string() + " >/dev/null 2>" + err.string())
+                                       .c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+    EXPECT_NE(slurp(err).find("--matrix and --rhs are options of bench scaling"), std::string::npos)
+        << slurp(err);
+}
+
 // The AMG path under mpirun (item 5): the same solution as serially (error vs exact at the
 // same small level), the whole operator's rows, row blocks that cover the matrix once, distributed
 // levels, a report of every level summed over the ranks, and about the serial iteration count

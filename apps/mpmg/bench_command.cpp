@@ -1,4 +1,5 @@
-// mpmg bench NAME [--quick] [--out DIR] [--threads T] [--problems P,Q] [--llc MIB] (DESIGN.md
+// mpmg bench NAME [--quick] [--out DIR] [--threads T] [--problems P,Q] [--llc MIB]
+// [--matrix A.mtx [--rhs b.mtx]] (DESIGN.md
 // "Benchmark contract"). Implemented: kernels, e2e, amg, vs-hypre, scaling (bench/*_bench.cpp).
 #include <fmt/format.h>
 
@@ -26,6 +27,7 @@ std::function<int()> add_bench(CLI::App& app) {
         int threads = 2;
         std::vector<std::string> problems;
         int llc_mib = 0;
+        std::string matrix, rhs;
     };
     auto a = std::make_shared<Args>();
     CLI::App* cmd = app.add_subcommand("bench", "run a benchmark, write NAME.json, NAME.md, PNG");
@@ -41,12 +43,28 @@ std::function<int()> add_bench(CLI::App& app) {
                     "last-level cache in MiB that sizes the problems (default: sysfs, else "
                     "measured)")
         ->check(CLI::Range(1, 1 << 20));
+    cmd->add_option("--matrix", a->matrix,
+                    "scaling: this Matrix Market A on the AMG path instead of laplace27")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--rhs", a->rhs, "scaling: b for --matrix (default b = A*1)")
+        ->check(CLI::ExistingFile);
     return [a]() {
         bench::BenchOptions opt;  // the common options of every benchmark
         opt.quick = a->quick;
         opt.out = a->out;
         opt.threads = a->threads;
         opt.problems = a->problems;
+        opt.matrix = a->matrix;
+        opt.rhs = a->rhs;
+        if ((!a->matrix.empty() || !a->rhs.empty()) && a->name != "scaling") {
+            fmt::print(stderr, "mpmg bench {}: --matrix and --rhs are options of bench scaling\n",
+                       a->name);
+            return 2;
+        }
+        if (!a->rhs.empty() && a->matrix.empty()) {
+            fmt::print(stderr, "mpmg bench scaling: --rhs {} needs --matrix\n", a->rhs);
+            return 2;
+        }
         if (a->llc_mib > 0) bench::set_llc(std::int64_t{a->llc_mib} << 20);
         opt.bench_dir = MPMG_BENCH_DIR;
         // One line per benchmark: name -> runner taking the common options.
