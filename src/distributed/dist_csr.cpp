@@ -409,6 +409,9 @@ std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowP
     return recv;
 }
 
+/// Rows of at most this many entries are sorted by insertion in csr_rows.
+constexpr std::ptrdiff_t kInsertionSortMax = 64;
+
 CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int64_t rows,
                    std::int64_t cols) {
     CsrMatrix a;
@@ -433,7 +436,18 @@ CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int6
     for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
         const auto begin = by_row.begin() + a.row_ptr[i], end = by_row.begin() + a.row_ptr[i + 1];
         const auto by_col = [](const CooEntry& x, const CooEntry& y) { return x.col < y.col; };
-        if (!std::is_sorted(begin, end, by_col)) std::stable_sort(begin, end, by_col);
+        if (end - begin <= kInsertionSortMax) {
+            // Stable insertion sort: short rows (a renumbered matrix's) without the buffer that
+            // std::stable_sort allocates for every row.
+            for (auto e = begin + (begin != end); e < end; ++e) {
+                const CooEntry v = *e;
+                auto at = e;
+                for (; at != begin && v.col < (at - 1)->col; --at) *at = *(at - 1);
+                *at = v;
+            }
+        } else if (!std::is_sorted(begin, end, by_col)) {
+            std::stable_sort(begin, end, by_col);
+        }
         a.row_ptr[i] = out;
         for (auto e = begin; e != end; ++e) {
             if (out > a.row_ptr[i] && a.col.back() == e->col) {

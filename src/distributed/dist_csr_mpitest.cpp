@@ -103,6 +103,35 @@ TEST_P(DistCsrTest, GalerkinRowsAreTheSerialProduct) {
 INSTANTIATE_TEST_SUITE_P(Problems, DistCsrTest,
                          ::testing::Values("laplace27", "rhd3t", "oil", "solid3d"));
 
+// csr_rows sorts each row by column, stably, and sums a repeated column's values in the
+// entries' order: short rows (insertion) and long ones (stable_sort) alike.
+TEST(CsrRowsTest, RowsSortedAndRepeatsSummedInTheEntriesOrder) {
+    for (const int length : {5, 200}) {
+        SCOPED_TRACE(length);
+        std::vector<CooEntry> entries;
+        for (int k = 0; k < length; ++k) {  // row 7: columns length-1 .. 0, every third twice
+            entries.push_back({7, length - 1 - k, 1.0 + k});
+            if (k % 3 == 0) entries.push_back({7, length - 1 - k, 0.5});
+        }
+        // Column 1 of row 8: 1, 1e16, -1e16 in this order sum to 0 (backwards to 1).
+        entries.push_back({8, 1, 1.0});
+        entries.push_back({8, 0, 2.0});
+        entries.push_back({8, 1, 1e16});
+        entries.push_back({8, 1, -1e16});
+        const CsrMatrix a = csr_rows(entries, 7, 2, 1000);
+        ASSERT_EQ(a.rows, 2);
+        ASSERT_EQ(a.row_ptr[1], length);
+        for (int c = 0; c < length; ++c) {
+            EXPECT_EQ(a.col[static_cast<std::size_t>(c)], c);
+            const int k = length - 1 - c;
+            EXPECT_EQ(a.val[static_cast<std::size_t>(c)], 1.0 + k + (k % 3 == 0 ? 0.5 : 0.0));
+        }
+        ASSERT_EQ(a.row_ptr[2] - a.row_ptr[1], 2);
+        EXPECT_EQ(a.col[static_cast<std::size_t>(length)], 0);
+        EXPECT_EQ(a.val[static_cast<std::size_t>(length) + 1], 0.0);
+    }
+}
+
 TEST(RowPartitionTest, BlocksCoverTheRowsWithAboutEqualWeight) {
     const CsrMatrix a = problem("laplace27", 10);
     for (int parts : {1, 2, 3, 7}) {
