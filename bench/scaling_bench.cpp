@@ -58,10 +58,22 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
+/// What a failed solve said on stderr: its last "mpmg: ..." line (under mpirun, Open MPI's
+/// banner follows it), else its last line that is not blank or a rule ("" when none).
+std::string error_line(const fs::path& path) {
+    std::istringstream in(slurp(path));
+    std::string line, ours, last;
+    while (std::getline(in, line)) {
+        if (line.rfind("mpmg", 0) == 0) ours = line;
+        if (line.find_first_not_of(" -\t\r") != std::string::npos) last = line;
+    }
+    return ours.empty() ? last : ours;
+}
+
 // One solve of `problem` (the solve options that name it) in a fresh process; the parsed
-// --json, or null when it failed.
+// --json, or null when it failed (then `error` holds the last line it wrote to stderr).
 json run_case(const fs::path& exe, const fs::path& tmp, const std::string& problem,
-              const char* config, int ranks, int threads) {
+              const char* config, int ranks, int threads, std::string& error) {
     // A 1x1 case runs pinned where the caller holds a PinToCpu: the child inherits the mask.
     const fs::path out = tmp / fmt::format("scaling_{}_{}_{}.json", config, ranks, threads);
     std::error_code ec;
@@ -73,10 +85,15 @@ json run_case(const fs::path& exe, const fs::path& tmp, const std::string& probl
             "--bind-to none -np {} ",
             kMpiexec, ranks);
     }
-    cmd +=
-        fmt::format("'{}' solve {} --precision {} --threads {} --quiet --json '{}' >/dev/null 2>&1",
-                    exe.string(), problem, config, threads, out.string());
-    if (std::system(cmd.c_str()) != 0 || !fs::exists(out)) return nullptr;
+    const fs::path err = tmp / "solve.err";
+    cmd += fmt::format(
+        "'{}' solve {} --precision {} --threads {} --quiet --json '{}' >/dev/null "
+        "2>'{}'",
+        exe.string(), problem, config, threads, out.string(), err.string());
+    if (std::system(cmd.c_str()) != 0 || !fs::exists(out)) {
+        error = error_line(err);
+        return nullptr;
+    }
     return json::parse(slurp(out));
 }
 
@@ -299,6 +316,7 @@ int run_scaling_bench(const BenchOptions& opt) {
         std::vector<int> round;  ///< the round of each entry of total (a failed run has none)
         json last;
     };
+    std::string first_error;  // of the first case that failed
     std::vector<std::vector<Case>> cases(std::size(kConfigs),
                                          std::vector<Case>(cases_of_round.size()));
     for (int rep = 0; rep < reps; ++rep) {
@@ -307,13 +325,16 @@ int run_scaling_bench(const BenchOptions& opt) {
                 const Layout& lay = cases_of_round[l];
                 std::optional<PinToCpu> pin;
                 if (lay.cpu >= 0) pin.emplace(lay.cpu);
-                const json j = run_case(exe, tmp, problem, kConfigs[c], lay.ranks, lay.threads);
+                std::string error;
+                const json j =
+                    run_case(exe, tmp, problem, kConfigs[c], lay.ranks, lay.threads, error);
                 pin.reset();
                 const std::string where =
                     lay.cpu >= 0 ? fmt::format(" on cpu {}", lay.cpu) : std::string();
                 if (j.is_null()) {
-                    fmt::print(stderr, "  {} {}x{}{}: failed\n", kConfigNames[c], lay.ranks,
-                               lay.threads, where);
+                    fmt::print(stderr, "  {} {}x{}{}: failed{}\n", kConfigNames[c], lay.ranks,
+                               lay.threads, where, error.empty() ? "" : ": " + error);
+                    if (first_error.empty()) first_error = error;
                     continue;
                 }
                 Case& k = cases[c][l];
@@ -423,7 +444,11 @@ int run_scaling_bench(const BenchOptions& opt) {
     }
     std::error_code ec;
     fs::remove_all(tmp, ec);
-    if (rows.empty()) return 1;
+    if (rows.empty()) {
+        fmt::print(stderr, "mpmg bench scaling: no case ran{}\n",
+                   first_error.empty() ? std::string() : "; the first error: " + first_error);
+        return 1;
+    }
     json doc;
     doc["machine"] = {{"cpu", cpu_model()},
                       {"threads", budget},

@@ -668,6 +668,21 @@ TEST(Mpi, BenchScalingOfAMatrixFileRunsTheAmgPath) {
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
     EXPECT_NE(slurp(err).find("--matrix and --rhs are options of bench scaling"), std::string::npos)
         << slurp(err);
+    // A matrix no solve can read: every case fails, each saying why, and the benchmark too.
+    const fs::path bad =
+        write_lines("bench_bad.mtx",
+                    {"%%MatrixMarket matrix coordinate real general", "2 2 2", "1 1 1", "2 2 x"});
+    const int failed =
+        std::system(("ASAN_OPTIONS=detect_leaks=0 OMP_WAIT_POLICY=passive " +
+                     std::string(MPMG_CLI_PATH) + " bench scaling --quick --matrix " +
+                     bad.string() + " --out " + out.string() + "_bad >/dev/null 2>" + err.string())
+                        .c_str());
+    EXPECT_EQ(WIFEXITED(failed) ? WEXITSTATUS(failed) : -1, 1);
+    const std::string said = slurp(err);
+    EXPECT_NE(said.find("no case ran; the first error: mpmg: " + bad.string() + ":4"),
+              std::string::npos)
+        << said;
+    EXPECT_NE(said.find("2x1: failed: mpmg: "), std::string::npos) << said;
 }
 
 // The AMG path under mpirun (item 5): the same solution as serially (error vs exact at the
