@@ -16,6 +16,7 @@
 #include "structured/coarsen.hpp"
 #include "temp_dir.hpp"
 #include "unstructured/csr_test_util.hpp"
+#include "unstructured/rcm.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -846,6 +847,33 @@ TEST(Mpi, AmgPathWeighsRowsLikeSerial) {
     EXPECT_GE(par.result["partition"]["distributed_levels"].get<int>(), 1);
     EXPECT_TRUE(weights(plain).empty());
     EXPECT_GT(plain.result["iterations"].get<int>(), 2 * par.result["iterations"].get<int>());
+}
+
+// `--reorder auto` under mpirun renumbers by RCM only where that at least halves the entries
+// coupling the row blocks; the ranks count them together. laplace27 in its lexicographic order
+// keeps it (built in, every rank holding the whole matrix, and read in parts from a file);
+// the same matrix with its rows shuffled is renumbered, and needs no more iterations.
+TEST(Mpi, AutoRenumbersWhereRcmHalvesTheCoupling) {
+    const CsrMatrix a = problem_csr("laplace27", 24);  // 13,824 rows: >= 4096 a rank on 3
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(a.rows));
+    for (std::size_t i = 0; i < perm.size(); ++i) {
+        perm[i] = static_cast<std::int64_t>((i * 7919) % perm.size());  // 7919 is prime
+    }
+    const fs::path plain = temp_dir() / "auto_lap24.mtx";
+    const fs::path shuffled = temp_dir() / "auto_lap24_shuffled.mtx";
+    write_matrix_market(plain.string(), a);
+    write_matrix_market(shuffled.string(), permute(a, perm));
+    for (int ranks : {2, 3}) {
+        SCOPED_TRACE(ranks);
+        const MpiRun built = mpmg(ranks, "solve --problem laplace27 --n 24 --method amg --quiet");
+        const MpiRun file = mpmg(ranks, "solve --matrix " + plain.string() + " --quiet");
+        const MpiRun mixed = mpmg(ranks, "solve --matrix " + shuffled.string() + " --quiet");
+        for (const MpiRun* r : {&built, &file, &mixed}) ASSERT_EQ(r->code, 0) << r->err;
+        EXPECT_TRUE(built.result["hierarchy"]["reordered"].is_null());
+        EXPECT_TRUE(file.result["hierarchy"]["reordered"].is_null());
+        EXPECT_EQ(mixed.result["hierarchy"]["reordered"], "rcm");
+        EXPECT_LE(mixed.result["iterations"].get<int>(), file.result["iterations"].get<int>() + 1);
+    }
 }
 
 // A coordinate file on the AMG path is read in parts (no rank holds the whole file; rank 0

@@ -614,24 +614,23 @@ std::vector<std::int64_t> row_ptr_of(const CsrMatrix& a, const std::vector<std::
     return ptr;
 }
 
-/// Entries of `a`, renumbered by `perm` (empty: as is), that couple different blocks of the
-/// renumbered matrix's row partition over `size` processes.
-std::int64_t coupling_entries(const CsrMatrix& a, const std::vector<std::int64_t>& perm, int size) {
-    std::vector<std::int64_t> inv(perm.size());
-    for (std::size_t i = 0; i < perm.size(); ++i) {
-        inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
-    }
-    const RowPartition rp(row_ptr_of(a, perm), size);
+/// Entries of rows `first` .. `first` + m.rows - 1 of a matrix (`m`: those rows, global
+/// columns) that couple different blocks of partition `p` of the matrix renumbered by `inv`
+/// (inv[old] = new; empty: as is). Each process counts the rows it holds; the sum over the
+/// processes is the whole matrix's count.
+std::int64_t coupling_entries(const CsrMatrix& m, std::int64_t first,
+                              const std::vector<std::int64_t>& inv, const RowPartition& p) {
+    const auto renumbered = [&](std::int64_t j) {
+        return inv.empty() ? j : inv[static_cast<std::size_t>(j)];
+    };
     std::int64_t n = 0;
-    for (int q = 0; q < size; ++q) {
-        for (std::int64_t i = rp.first(q); i < rp.first(q + 1); ++i) {
-            const auto r =
-                static_cast<std::size_t>(perm.empty() ? i : perm[static_cast<std::size_t>(i)]);
-            for (std::int64_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
-                const std::int64_t c = a.col[static_cast<std::size_t>(k)];
-                const std::int64_t j = perm.empty() ? c : inv[static_cast<std::size_t>(c)];
-                n += j < rp.first(q) || j >= rp.first(q + 1);
-            }
+    for (std::int64_t i = 0; i < m.rows; ++i) {
+        const int q = p.owner(renumbered(first + i));
+        const std::int64_t lo = p.first(q), hi = p.first(q + 1);
+        for (std::int64_t k = m.row_ptr[static_cast<std::size_t>(i)];
+             k < m.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
+            const std::int64_t j = renumbered(m.col[static_cast<std::size_t>(k)]);
+            n += j < lo || j >= hi;
         }
     }
     return n;
@@ -783,7 +782,6 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
     // Rank 0 computes the order and the decision, from the whole matrix or the pattern gathered
     // from every process's rows, and broadcasts them.
     std::vector<std::int64_t> perm;
-    int use = 0;
     if (renumber) {
         if (rank == 0) {
             const CsrMatrix& a = a_all;
@@ -791,13 +789,43 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
                        ? rcm_order(a, symmetric_a)
                        : expand_to_unknowns(rcm_order(node_matrix(a, block.block), symmetric_a),
                                             block.block);
-            // `auto`: only where RCM at least halves the entries that couple the row blocks.
-            use = o.multigrid.reorder == ReorderKind::rcm ||
-                  2 * coupling_entries(a, perm, size) <= coupling_entries(a, {}, size);
         }
-        MPI_Bcast(&use, 1, MPI_INT, 0, comm);
-        perm.resize(use ? static_cast<std::size_t>(n) : 0);
-        if (use) MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
+        perm.resize(static_cast<std::size_t>(n));
+        MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
+        // `auto`: only where RCM at least halves the entries that couple the row blocks. Every
+        // process counts its rows in both orders (rank 0 counted the whole matrix twice, about
+        // 0.06 s of mfem_lshape_o3_r7's setup while the others waited).
+        if (o.multigrid.reorder != ReorderKind::rcm) {
+            std::vector<std::int64_t> inv(perm.size());
+            for (std::size_t i = 0; i < perm.size(); ++i) {
+                inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+            }
+            const CsrMatrix* m = whole != nullptr ? &whole->a : &parts->mine;
+            std::int64_t first = whole != nullptr ? 0 : parts->rows.first(rank);
+            CsrMatrix share;  // a matrix every process holds whole: an equal share of its rows
+            if (whole != nullptr) {
+                const RowPartition eq = RowPartition::equal(n, size);
+                first = eq.first(rank);
+                share.rows = eq.rows(rank);
+                share.cols = n;
+                share.row_ptr.assign(whole->a.row_ptr.begin() + first,
+                                     whole->a.row_ptr.begin() + first + share.rows + 1);
+                const std::int64_t base = share.row_ptr.front();
+                for (std::int64_t& k : share.row_ptr) k -= base;
+                share.col.assign(whole->a.col.begin() + base,
+                                 whole->a.col.begin() + base + share.row_ptr.back());
+                m = &share;
+            }
+            const RowPartition as_is(
+                whole != nullptr ? row_ptr_of(whole->a, {}) : row_ptr_of(*parts, {}, comm), size);
+            const RowPartition renumbered(
+                whole != nullptr ? row_ptr_of(whole->a, perm) : row_ptr_of(*parts, perm, comm),
+                size);
+            std::int64_t counts[2] = {coupling_entries(*m, first, {}, as_is),
+                                      coupling_entries(*m, first, inv, renumbered)};
+            MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, comm);
+            if (2 * counts[1] > counts[0]) perm.clear();
+        }
     }
     gathered = CsrMatrix();
     // Blocks about equal in nonzeros + rows of the renumbered matrix, of whole nodes.
