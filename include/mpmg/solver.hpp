@@ -188,8 +188,8 @@ public:
     /// rows: 37-48 GMRES iterations on 2-4 processes against 32 serially), but PGM still
     /// converges: a row whose neighbours are all other processes' stays on the coarse levels.
     /// Smoothed aggregation of a nonsymmetric A on such a partition may not (README, "The AMG
-    /// path under mpirun"). Afterwards rows() is this process's rows, and solve() and apply() take and
-    /// give this process's rows of b, x, r and z. Every process throws the same error: an
+    /// path under mpirun"). Afterwards rows() is this process's rows, and solve() and apply() take
+    /// and give this process's rows of b, x, r and z. Every process throws the same error: an
     /// InvalidInput naming the rank and row for a block that is not well-formed (as setup(a)
     /// checks), blocks that do not follow each other or do not cover A, a differing column
     /// count, or options that differ from rank 0's (threads aside); Unsupported for the
