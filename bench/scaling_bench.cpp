@@ -71,7 +71,7 @@ std::string error_line(const fs::path& path) {
 }
 
 // One solve of `problem` (the solve options that name it) in a fresh process; the parsed
-// --json, or null when it failed (then `error` holds the last line it wrote to stderr).
+// --json, or null when it failed (then `error` holds what it said on stderr: error_line).
 json run_case(const fs::path& exe, const fs::path& tmp, const std::string& problem,
               const char* config, int ranks, int threads, std::string& error) {
     // A 1x1 case runs pinned where the caller holds a PinToCpu: the child inherits the mask.

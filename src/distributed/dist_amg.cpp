@@ -614,17 +614,18 @@ std::vector<std::int64_t> row_ptr_of(const CsrMatrix& a, const std::vector<std::
     return ptr;
 }
 
-/// Entries of rows `first` .. `first` + m.rows - 1 of a matrix (`m`: those rows, global
-/// columns) that couple different blocks of partition `p` of the matrix renumbered by `inv`
-/// (inv[old] = new; empty: as is). Each process counts the rows it holds; the sum over the
+/// Entries of rows `begin` .. `end` - 1 of `m` (row k of m is the matrix's row `first` + k;
+/// global columns) that couple different blocks of partition `p` of the matrix renumbered by
+/// `inv` (inv[old] = new; empty: as is). Each process counts rows of its own; the sum over the
 /// processes is the whole matrix's count.
-std::int64_t coupling_entries(const CsrMatrix& m, std::int64_t first,
-                              const std::vector<std::int64_t>& inv, const RowPartition& p) {
+std::int64_t coupling_entries(const CsrMatrix& m, std::int64_t first, std::int64_t begin,
+                              std::int64_t end, const std::vector<std::int64_t>& inv,
+                              const RowPartition& p) {
     const auto renumbered = [&](std::int64_t j) {
         return inv.empty() ? j : inv[static_cast<std::size_t>(j)];
     };
     std::int64_t n = 0;
-    for (std::int64_t i = 0; i < m.rows; ++i) {
+    for (std::int64_t i = begin; i < end; ++i) {
         const int q = p.owner(renumbered(first + i));
         const std::int64_t lo = p.first(q), hi = p.first(q + 1);
         for (std::int64_t k = m.row_ptr[static_cast<std::size_t>(i)];
@@ -779,9 +780,16 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
     // 466,368 against 14,704; laplace27 n = 24, lexicographic, 9,800 against 17,766 keeps its
     // order). Not when every level would be gathered onto rank 0 anyway: then the file's order
     // gives the serial hierarchy itself (RCM made watt_2 stall: 200 GMRES iterations against 9).
-    // Rank 0 computes the order and the decision, from the whole matrix or the pattern gathered
-    // from every process's rows, and broadcasts them.
-    std::vector<std::int64_t> perm;
+    // Rank 0 computes the order, from the whole matrix or the pattern gathered from every
+    // process's rows, and broadcasts it; every process counts the coupling of its own rows in
+    // both orders for the decision (rank 0 counted the whole matrix twice, about 0.06 s of
+    // mfem_lshape_o3_r7's setup while the others waited).
+    // The whole matrix's row pointers in an order (collective for a file read in parts): what
+    // the row blocks are cut from.
+    const auto row_ptr_in = [&](const std::vector<std::int64_t>& order) {
+        return whole != nullptr ? row_ptr_of(whole->a, order) : row_ptr_of(*parts, order, comm);
+    };
+    std::vector<std::int64_t> perm, ptr;  // ptr: row pointers in the final order, once known
     if (renumber) {
         if (rank == 0) {
             const CsrMatrix& a = a_all;
@@ -792,46 +800,34 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
         }
         perm.resize(static_cast<std::size_t>(n));
         MPI_Bcast(perm.data(), static_cast<int>(perm.size()), MPI_INT64_T, 0, comm);
-        // `auto`: only where RCM at least halves the entries that couple the row blocks. Every
-        // process counts its rows in both orders (rank 0 counted the whole matrix twice, about
-        // 0.06 s of mfem_lshape_o3_r7's setup while the others waited).
-        if (o.multigrid.reorder != ReorderKind::rcm) {
+        ptr = row_ptr_in(perm);
+        if (o.multigrid.reorder != ReorderKind::rcm) {  // `auto`
             std::vector<std::int64_t> inv(perm.size());
             for (std::size_t i = 0; i < perm.size(); ++i) {
                 inv[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
             }
-            const CsrMatrix* m = whole != nullptr ? &whole->a : &parts->mine;
-            std::int64_t first = whole != nullptr ? 0 : parts->rows.first(rank);
-            CsrMatrix share;  // a matrix every process holds whole: an equal share of its rows
-            if (whole != nullptr) {
-                const RowPartition eq = RowPartition::equal(n, size);
-                first = eq.first(rank);
-                share.rows = eq.rows(rank);
-                share.cols = n;
-                share.row_ptr.assign(whole->a.row_ptr.begin() + first,
-                                     whole->a.row_ptr.begin() + first + share.rows + 1);
-                const std::int64_t base = share.row_ptr.front();
-                for (std::int64_t& k : share.row_ptr) k -= base;
-                share.col.assign(whole->a.col.begin() + base,
-                                 whole->a.col.begin() + base + share.row_ptr.back());
-                m = &share;
-            }
-            const RowPartition as_is(
-                whole != nullptr ? row_ptr_of(whole->a, {}) : row_ptr_of(*parts, {}, comm), size);
-            const RowPartition renumbered(
-                whole != nullptr ? row_ptr_of(whole->a, perm) : row_ptr_of(*parts, perm, comm),
-                size);
-            std::int64_t counts[2] = {coupling_entries(*m, first, {}, as_is),
-                                      coupling_entries(*m, first, inv, renumbered)};
+            // The rows each process counts: its block of a file read in parts, or an equal
+            // share of a matrix every process holds whole.
+            const CsrMatrix& m = whole != nullptr ? whole->a : parts->mine;
+            const RowPartition share = RowPartition::equal(n, size);
+            const std::int64_t first = whole != nullptr ? 0 : parts->rows.first(rank);
+            const std::int64_t begin = whole != nullptr ? share.first(rank) : 0;
+            const std::int64_t end = whole != nullptr ? share.first(rank + 1) : m.rows;
+            std::vector<std::int64_t> as_is = row_ptr_in({});
+            std::int64_t counts[2] = {
+                coupling_entries(m, first, begin, end, {}, RowPartition(as_is, size)),
+                coupling_entries(m, first, begin, end, inv, RowPartition(ptr, size))};
             MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_INT64_T, MPI_SUM, comm);
-            if (2 * counts[1] > counts[0]) perm.clear();
+            if (2 * counts[1] > counts[0]) {  // RCM does not halve it: the given order stays
+                perm.clear();
+                ptr = std::move(as_is);
+            }
         }
     }
     gathered = CsrMatrix();
+    if (!renumber) ptr = row_ptr_in({});
     // Blocks about equal in nonzeros + rows of the renumbered matrix, of whole nodes.
-    const RowPartition rp = node_partition(
-        whole != nullptr ? row_ptr_of(whole->a, perm) : row_ptr_of(*parts, perm, comm), size,
-        block.block);
+    const RowPartition rp = node_partition(ptr, size, block.block);
     const std::int64_t first = rp.first(rank), end = rp.first(rank + 1);
     // Level 0: this process's rows, explicit zeros dropped as the serial hierarchy drops them
     // (a file's were dropped when it was read; a built-in problem's CSR form keeps its blocks'
