@@ -1,6 +1,6 @@
 // Matrix Market reader. The whole file is loaded (through zlib, which also reads
-// plain files) and parsed with std::from_chars; triplets are sorted into CSR by two counting
-// passes (by column, then by row), which leaves every row's columns sorted.
+// plain files) and its entry lines parsed with std::from_chars, in parts by the OpenMP threads;
+// the triplets are placed in their rows in the file's order and each row sorted by column.
 #include "io/matrix_market.hpp"
 
 #include <fmt/format.h>
@@ -10,10 +10,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <limits>
 #include <string_view>
 #include <vector>
+
+#include <omp.h>
 
 #include "io/text_input.hpp"
 #include "mpmg/errors.hpp"
@@ -117,6 +120,9 @@ public:
     /// Lines up to and including the size line, and their bytes.
     std::int64_t header_lines() const { return size_line_; }
     std::size_t header_bytes() const { return header_bytes_; }
+    /// The text held (the whole file, or its first bytes), and the file's size in bytes.
+    std::string_view text() const { return text_; }
+    std::size_t file_bytes() const { return file_bytes_; }
 
     /// Capacity worth reserving: the declared count, bounded by what the file can hold.
     std::size_t plausible_entries() const {
@@ -387,59 +393,137 @@ private:
     std::int64_t array_i_ = 0, array_j_ = 0;
 };
 
-/// CSR with sorted columns and duplicates summed, from unsorted zero-based triplets.
-CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, Triplets& t) {
-    const std::size_t n = t.val.size();
-    // Pass 1: bucket by column.
-    std::vector<std::int64_t> cptr(static_cast<std::size_t>(cols) + 1, 0);
-    for (std::int64_t j : t.col) ++cptr[static_cast<std::size_t>(j) + 1];
-    for (std::int64_t j = 0; j < cols; ++j) cptr[j + 1] += cptr[j];
-    std::vector<std::int64_t> by_col_row(n);
-    std::vector<double> by_col_val(n);
-    {
-        std::vector<std::int64_t> next(cptr.begin(), cptr.end() - 1);
-        for (std::size_t p = 0; p < n; ++p) {
-            const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(t.col[p])]++);
-            by_col_row[q] = t.row[p];
-            by_col_val[q] = t.val[p];
+/// Sorts a row's entries by column, stably: equal columns (duplicates) keep the file's order,
+/// so that they are summed in it. A row already sorted (the usual case: files written column
+/// by column or row by row) costs one comparison per entry.
+void sort_row(std::int64_t* col, double* val, std::int64_t len) {
+    if (std::is_sorted(col, col + len)) return;
+    constexpr std::int64_t kInsertion = 64;
+    if (len <= kInsertion) {
+        for (std::int64_t k = 1; k < len; ++k) {
+            const std::int64_t c = col[k];
+            const double v = val[k];
+            std::int64_t m = k;
+            for (; m > 0 && col[m - 1] > c; --m) {
+                col[m] = col[m - 1];
+                val[m] = val[m - 1];
+            }
+            col[m] = c;
+            val[m] = v;
         }
+        return;
     }
-    t = Triplets{};
-    // Pass 2: bucket by row, visiting columns in order, so each row comes out sorted.
+    std::vector<std::int64_t> order(static_cast<std::size_t>(len));
+    for (std::int64_t k = 0; k < len; ++k) order[static_cast<std::size_t>(k)] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::int64_t x, std::int64_t y) { return col[x] < col[y]; });
+    const std::vector<std::int64_t> c(col, col + len);
+    const std::vector<double> v(val, val + len);
+    for (std::int64_t k = 0; k < len; ++k) {
+        col[k] = c[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+        val[k] = v[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
+    }
+}
+
+/// CSR with sorted columns and duplicates summed in the file's order, from zero-based
+/// triplets in parts that follow each other in the file (each part is released once placed).
+/// Every entry is placed in its row once, in the parts' order (in parallel, part by part, where
+/// a count per part and row costs no more memory than the entries), then each row is sorted
+/// and summed on its own.
+CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, std::vector<Triplets>& parts) {
+    const int np = static_cast<int>(parts.size());
+    const auto nr = static_cast<std::size_t>(rows);
+    std::size_t n = 0;
+    for (const Triplets& t : parts) n += t.val.size();
     CsrMatrix a;
     a.rows = rows;
     a.cols = cols;
-    a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-    for (std::int64_t i : by_col_row) ++a.row_ptr[static_cast<std::size_t>(i) + 1];
-    for (std::int64_t i = 0; i < rows; ++i) a.row_ptr[i + 1] += a.row_ptr[i];
+    a.row_ptr.assign(nr + 1, 0);
     a.col.resize(n);
     a.val.resize(n);
-    {
-        std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
-        for (std::int64_t j = 0; j < cols; ++j) {
-            for (std::int64_t p = cptr[j]; p < cptr[j + 1]; ++p) {
-                const std::int64_t q = next[static_cast<std::size_t>(by_col_row[p])]++;
-                a.col[q] = j;
-                a.val[q] = by_col_val[p];
+    if (np > 1 && static_cast<std::size_t>(np) * nr <= 2 * n) {
+        // at[p][i]: where part p's next entry of row i goes.
+        std::vector<std::vector<std::int64_t>> at(static_cast<std::size_t>(np));
+#pragma omp parallel for num_threads(np) schedule(static, 1)
+        for (int p = 0; p < np; ++p) {
+            std::vector<std::int64_t>& c = at[static_cast<std::size_t>(p)];
+            c.assign(nr, 0);
+            for (std::int64_t i : parts[static_cast<std::size_t>(p)].row) {
+                ++c[static_cast<std::size_t>(i)];
             }
         }
+        for (std::size_t i = 0; i < nr; ++i) {
+            std::int64_t len = 0;
+            for (const auto& c : at) len += c[i];
+            a.row_ptr[i + 1] = a.row_ptr[i] + len;
+        }
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < nr; ++i) {
+            std::int64_t next = a.row_ptr[i];
+            for (auto& c : at) {
+                const std::int64_t len = c[i];
+                c[i] = next;
+                next += len;
+            }
+        }
+#pragma omp parallel for num_threads(np) schedule(static, 1)
+        for (int p = 0; p < np; ++p) {
+            Triplets& t = parts[static_cast<std::size_t>(p)];
+            std::vector<std::int64_t>& next = at[static_cast<std::size_t>(p)];
+            for (std::size_t k = 0; k < t.val.size(); ++k) {
+                const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(t.row[k])]++);
+                a.col[q] = t.col[k];
+                a.val[q] = t.val[k];
+            }
+            t = Triplets{};
+        }
+    } else {
+        for (const Triplets& t : parts) {
+            for (std::int64_t i : t.row) ++a.row_ptr[static_cast<std::size_t>(i) + 1];
+        }
+        for (std::size_t i = 0; i < nr; ++i) a.row_ptr[i + 1] += a.row_ptr[i];
+        std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
+        for (Triplets& t : parts) {
+            for (std::size_t k = 0; k < t.val.size(); ++k) {
+                const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(t.row[k])]++);
+                a.col[q] = t.col[k];
+                a.val[q] = t.val[k];
+            }
+            t = Triplets{};
+        }
     }
-    // Sum duplicates in place.
-    std::int64_t out = 0;
-    for (std::int64_t i = 0; i < rows; ++i) {
-        const std::int64_t begin = a.row_ptr[i], end = a.row_ptr[i + 1];
-        a.row_ptr[i] = out;
-        for (std::int64_t p = begin; p < end; ++p) {
-            if (out > a.row_ptr[i] && a.col[out - 1] == a.col[p]) {
-                a.val[out - 1] += a.val[p];
+    // Each row sorted, its duplicates summed to the front; kept[i]: its entries left.
+    std::vector<std::int64_t> kept(nr);
+    std::int64_t summed = 0;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : summed)
+    for (std::size_t i = 0; i < nr; ++i) {
+        const std::int64_t begin = a.row_ptr[i], len = a.row_ptr[i + 1] - begin;
+        std::int64_t* col = a.col.data() + begin;
+        double* val = a.val.data() + begin;
+        sort_row(col, val, len);
+        std::int64_t out = 0;
+        for (std::int64_t k = 0; k < len; ++k) {
+            if (out > 0 && col[out - 1] == col[k]) {
+                val[out - 1] += val[k];
             } else {
-                a.col[out] = a.col[p];
-                a.val[out] = a.val[p];
+                col[out] = col[k];
+                val[out] = val[k];
                 ++out;
             }
         }
+        kept[i] = out;
+        summed += len - out;
     }
-    a.row_ptr[rows] = out;
+    if (summed == 0) return a;
+    std::int64_t out = 0;
+    for (std::size_t i = 0; i < nr; ++i) {
+        const std::int64_t begin = a.row_ptr[i];
+        a.row_ptr[i] = out;
+        std::copy_n(a.col.begin() + begin, kept[i], a.col.begin() + out);
+        std::copy_n(a.val.begin() + begin, kept[i], a.val.begin() + out);
+        out += kept[i];
+    }
+    a.row_ptr[nr] = out;
     a.col.resize(static_cast<std::size_t>(out));
     a.val.resize(static_cast<std::size_t>(out));
     return a;
@@ -547,21 +631,91 @@ struct LineStartAfter {
 
 }  // namespace
 
-CsrMatrix read_matrix_market(const std::string& path) {
+CsrMatrix read_matrix_market(const std::string& path) { return read_matrix_market(path, 0); }
+
+CsrMatrix read_matrix_market(const std::string& path, int parts) {
     Reader r(path);
-    Triplets t;
-    const std::size_t reserve = r.plausible_entries() * (r.symmetry == Symmetry::general ? 1 : 2);
-    t.row.reserve(reserve);
-    t.col.reserve(reserve);
-    t.val.reserve(reserve);
-    const bool dense = r.format == Format::array;
     const double mirror_sign = r.symmetry == Symmetry::skew ? -1.0 : 1.0;
     const bool mirror = r.symmetry != Symmetry::general;
-    r.for_each_entry([&](std::int64_t i, std::int64_t j, double v) {
-        if (dense && v == 0.0) return;  // an array file's zeros are not stored entries
+    const auto push = [&](Triplets& t, std::int64_t i, std::int64_t j, double v) {
         t.push(i, j, v);
         if (mirror && i != j) t.push(j, i, mirror_sign * v);
-    });
+    };
+    std::vector<Triplets> t(1);
+    if (r.format == Format::array) {
+        const std::size_t reserve = r.plausible_entries() * (mirror ? 2 : 1);
+        t[0].row.reserve(reserve);
+        t[0].col.reserve(reserve);
+        t[0].val.reserve(reserve);
+        r.for_each_entry([&](std::int64_t i, std::int64_t j, double v) {
+            if (v != 0.0) push(t[0], i, j, v);  // an array file's zeros are not stored entries
+        });
+        return build_csr(r.rows, r.cols, t);
+    }
+    // The entry lines, cut into parts at line starts (as MatrixMarketPart cuts a file for the
+    // processes), each parsed by its own thread with the whole file's line and entry numbers.
+    const std::size_t begin = r.header_bytes();
+    const std::string_view body = r.text().substr(begin);
+    constexpr std::size_t kBytesPerPart = std::size_t{1} << 20;
+    if (parts <= 0) {
+        parts = static_cast<int>(
+            std::clamp<std::size_t>(body.size() / kBytesPerPart, 1,
+                                    static_cast<std::size_t>(std::max(omp_get_max_threads(), 1))));
+    }
+    const auto np = static_cast<std::size_t>(parts);
+    std::vector<std::size_t> cut(np + 1, body.size());
+    cut[0] = 0;
+    for (std::size_t p = 1; p < np; ++p) {
+        std::size_t at = part_byte(0, body.size(), static_cast<int>(p), parts);
+        if (at > 0) {
+            const std::size_t nl = body.find('\n', at - 1);
+            at = nl == std::string_view::npos ? body.size() : nl + 1;
+        }
+        cut[p] = std::max(at, cut[p - 1]);
+    }
+    const auto part = [&](std::size_t p) { return body.substr(cut[p], cut[p + 1] - cut[p]); };
+    std::vector<std::int64_t> lines(np, 0), content(np, 0);
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+    for (std::size_t p = 0; p < np; ++p) {
+        io::LineScanner scan(part(p));
+        std::string_view line;
+        while (scan.next_content(line)) ++content[p];
+        lines[p] = scan.line_number();
+    }
+    std::vector<std::int64_t> lines_before(np), entries_before(np);
+    std::int64_t total_lines = r.header_lines(), total_entries = 0;
+    for (std::size_t p = 0; p < np; ++p) {
+        lines_before[p] = total_lines;
+        entries_before[p] = total_entries;
+        total_lines += lines[p];
+        total_entries += content[p];
+    }
+    t.resize(np);
+    std::vector<std::exception_ptr> failed(np);
+    const std::string head(r.text().substr(0, begin));
+#pragma omp parallel for num_threads(parts) schedule(static, 1)
+    for (std::size_t p = 0; p < np; ++p) {
+        try {
+            Reader h(path, head, r.file_bytes());
+            // Lines beyond the declared count are an error (at the first of them).
+            const auto reserve = static_cast<std::size_t>(
+                std::max<std::int64_t>(0, std::min(content[p], r.entries - entries_before[p])));
+            const std::size_t entries = reserve * (mirror ? 2 : 1);
+            t[p].row.reserve(entries);
+            t[p].col.reserve(entries);
+            t[p].val.reserve(entries);
+            h.for_each_entry_in(
+                part(p), lines_before[p], entries_before[p],
+                [&](std::int64_t i, std::int64_t j, double v) { push(t[p], i, j, v); });
+        } catch (...) {
+            failed[p] = std::current_exception();
+        }
+    }
+    // The first bad line of the file is in the first part that failed.
+    for (const std::exception_ptr& e : failed) {
+        if (e) std::rethrow_exception(e);
+    }
+    if (total_entries < r.entries) r.fail_truncated(total_lines, total_entries);
     return build_csr(r.rows, r.cols, t);
 }
 

@@ -18,6 +18,12 @@ namespace mpmg {
 /// malformed header, count, index, value (NaN/Inf) or premature end.
 CsrMatrix read_matrix_market(const std::string& path);
 
+/// read_matrix_market with the entry lines of a coordinate file parsed in `parts` pieces of
+/// about equal bytes, cut at line starts, by as many OpenMP threads (0: one part per MiB, at
+/// most omp_get_max_threads()). The result and the errors are those of one part, bit for bit:
+/// duplicates are summed in the file's order, and an error names the file's first bad line.
+CsrMatrix read_matrix_market(const std::string& path, int parts);
+
 /// Reads a dense vector: "array real general" n x 1, or coordinate n x 1.
 std::vector<double> read_vector_market(const std::string& path);
 

@@ -55,6 +55,8 @@ const BadFile kBadFiles[] = {
     {"col_zero", kGeneral + "3 5 2\n1 1 1\n% c\n2 0 1\n", 5, "column index 0 is outside 1..5"},
     {"index_not_integer", kGeneral + "3 3 1\n1.5 1 1\n", 3, "row index '1.5' is not an integer"},
     {"value_not_number", kGeneral + "3 3 2\n1 1 1\n2 2 abc\n", 4, "value 'abc' is not a number"},
+    {"two_bad_values", kGeneral + "3 3 3\n1 1 abc\n2 2 1\n3 3 def\n", 3,
+     "value 'abc' is not a number"},
     {"value_nan", kGeneral + "3 3 2\n1 1 nan\n2 2 1\n", 3, "value 'nan' is not finite"},
     {"value_inf", kGeneral + "3 3 2\n1 1 1\n2 2 -inf\n", 4, "value '-inf' is not finite"},
     {"value_overflow", kGeneral + "3 3 1\n1 1 1e999\n", 3, "value '1e999' is not finite"},
@@ -160,6 +162,20 @@ TEST_P(MatrixMarketErrors, ReadInPartsGivesTheSameMessage) {
             break;
         }
         EXPECT_EQ(message, whole) << bad.name;
+    }
+}
+
+// Parsed in parts by threads, every bad file gives the message of one part: the file's first
+// bad line.
+TEST_P(MatrixMarketErrors, ThreadedReadGivesTheSameMessage) {
+    const BadFile& bad = GetParam();
+    if (bad.vector) return;  // vectors are read in one part
+    const OnDisk file(bad);
+    const std::string whole = message_of([&] { (void)read_matrix_market(file.path(), 1); });
+    ASSERT_FALSE(whole.empty());
+    for (int parts : {2, 3, 4, 7}) {
+        EXPECT_EQ(message_of([&] { (void)read_matrix_market(file.path(), parts); }), whole)
+            << bad.name << ", " << parts << " parts";
     }
 }
 

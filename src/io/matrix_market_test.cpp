@@ -202,6 +202,68 @@ TEST_F(MatrixMarket, ReadInPartsGivesTheWholeMatrix) {
                      .has_value());
 }
 
+// Parsed in parts by threads (read_matrix_market(path, parts)), a file gives the one-part read's
+// matrix bit for bit, wherever the cuts fall: the entries reach their rows in the file's order, so
+// duplicates are summed in it (1e16 + 1 - 1e16 is 0 in that order and 1 in others), also in a
+// row too long for the insertion sort; the row counts per part are used where they fit (many
+// entries per row) and not where they do not (more rows than entries).
+TEST_F(MatrixMarket, ThreadedPartsGiveTheOnePartMatrix) {
+    std::string sym =
+        "%%MatrixMarket matrix coordinate real symmetric\r\n% header comment\n\n7 7 19\n";
+    for (int k = 0; k < 19; ++k) {
+        const int i = 1 + (k * 5) % 7, j = 1 + (k * 3) % 7;
+        sym += fmt::format("{} {} {}{}", std::max(i, j), std::min(i, j), 0.5 * k - 2.25,
+                           k % 4 == 1 ? "\r\n" : "\n");
+        if (k % 5 == 2) sym += "% a comment between entries\n";
+        if (k % 7 == 3) sym += "   \n";
+    }
+    sym.pop_back();  // no newline after the last entry
+    // Row 2: 100 entries in falling column order with duplicates of column 5 whose sum depends
+    // on its order; row 1: the same three duplicates among a few entries.
+    std::string general = "%%MatrixMarket matrix coordinate real general\n3 100 108\n";
+    general += "1 5 1e16\n1 7 2\n1 5 1\n1 1 3\n1 5 -1e16\n";
+    for (int j = 100; j >= 1; --j) {
+        general += fmt::format("2 {} {}\n", j, j == 5 ? 1e16 : 0.25 * j);
+        if (j == 40) general += "2 5 1\n% comment\n";
+        if (j == 3) general += "2 5 -1e16\n";
+    }
+    general += "3 3 7\n";
+    // More rows than entries: no row counts per part.
+    const std::string sparse =
+        "%%MatrixMarket matrix coordinate real general\n50 50 4\n50 1 1\n1 50 2\n25 25 "
+        "3\n50 1 4\n";
+    for (const auto& [name, text] : {std::pair{"sym.mtx", sym}, std::pair{"general.mtx", general},
+                                     std::pair{"sparse.mtx", sparse}}) {
+        SCOPED_TRACE(name);
+        const std::string path = write(name, text);
+        const CsrMatrix one = read_matrix_market(path, 1);
+        for (int parts : {0, 2, 3, 4, 5, 7, 9, 16}) {
+            SCOPED_TRACE(parts);
+            const CsrMatrix a = read_matrix_market(path, parts);
+            EXPECT_EQ(a.rows, one.rows);
+            EXPECT_EQ(a.cols, one.cols);
+            EXPECT_EQ(a.row_ptr, one.row_ptr);
+            EXPECT_EQ(a.col, one.col);
+            EXPECT_EQ(a.val, one.val);
+        }
+        if (text == general) {
+            const std::vector<Entry> e = entries(one);
+            ASSERT_EQ(e.size(), 104u);
+            EXPECT_EQ(e[0], (Entry{1, 1, 3}));
+            EXPECT_EQ(e[1], (Entry{1, 5, 0}));  // (1e16 + 1) - 1e16
+            EXPECT_EQ(e[2], (Entry{1, 7, 2}));
+            EXPECT_EQ(e[3 + 4], (Entry{2, 5, 0}));
+            EXPECT_EQ(e[3 + 100], (Entry{3, 3, 7}));
+            EXPECT_TRUE(
+                std::is_sorted(one.col.begin() + one.row_ptr[1], one.col.begin() + one.row_ptr[2]));
+        }
+        if (text == sparse) {
+            const std::vector<Entry> want = {{1, 50, 2}, {25, 25, 3}, {50, 1, 5}};
+            EXPECT_EQ(entries(one), want);
+        }
+    }
+}
+
 // A gzip file larger than the 1 MiB chunks it is decompressed in, with a comment line of 2.5 MiB
 // in the middle: the cuts, and the searches for the next line start, cross chunk boundaries.
 // Every part count gives the lines of the plain file's parts, so the whole read's matrix.
@@ -374,6 +436,19 @@ TEST(MatrixMarketData, ReadsGeneralFilesAndRoundTrips) {
     const CsrMatrix b = read_matrix_market(tmp.string());
     fs::remove(tmp);
     expect_same(a, b);
+}
+
+// Real files read by several threads: the matrix of one part, bit for bit.
+TEST(MatrixMarketData, ThreadedReadsGiveTheOnePartMatrix) {
+    for (const char* file : {"sherman5", "1138_bus", "mfem/mfem_beam_o3_r1"}) {
+        SCOPED_TRACE(file);
+        const std::string path = kData + "/" + file + ".mtx.gz";
+        const CsrMatrix one = read_matrix_market(path, 1);
+        for (int parts : {0, 2, 3, 5}) {
+            const CsrMatrix a = read_matrix_market(path, parts);
+            expect_same(a, one);
+        }
+    }
 }
 
 TEST(MatrixMarketData, ReadsRightHandSideVector) {
