@@ -307,6 +307,7 @@ std::function<int()> add_solve(CLI::App& app) {
                 "A's diagonal is negative on every row: solved -A x = -b (the same x and "
                 "relative residuals)\n");
         }
+        if (!r.auto_reason.empty()) fmt::print("auto: {}\n", r.auto_reason);
         if (r.a_exponent != 0 || r.b_exponent != 0) {
             fmt::print(
                 "input scale: the largest |a_ij| or |b_i| lies outside [2^-64, 2^64]: solved "

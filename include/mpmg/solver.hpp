@@ -97,6 +97,10 @@ struct SolveResult {
     /// multigrid.block_size, or read from A's pattern); 0 on the structured path.
     int block_size = 0;
     std::string block_size_reason;  ///< how block_size was chosen (AMG path)
+    /// AMG path: why `auto` picked another solver or smoother than A's symmetry alone would
+    /// (GMRES for a symmetric A whose diagonal proves it indefinite, l1-Jacobi for a zero
+    /// diagonal entry); empty when it did not.
+    std::string auto_reason;
     /// A's diagonal was negative on every row, so -A x = -b was solved (the same x; see
     /// README "Negative definite matrices").
     bool negated = false;
@@ -132,6 +136,7 @@ struct SetupResult {
     std::string reordered;
     int block_size = 0;
     std::string block_size_reason;
+    std::string auto_reason;  ///< as in SolveResult
     /// update_values: the hierarchy was built on the aggregates of the last setup.
     bool reused_aggregates = false;
     /// setup(rows, first_row) under mpirun: the processes' rows and what the setup

@@ -1,6 +1,7 @@
 #include "api/problem_input.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -180,16 +181,83 @@ PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row, const Commun
     return prepare_values(a.val, diagonal_negative(a, first_row), comm);
 }
 
-void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
-                  std::int64_t first_row, std::int64_t rows, const Communicator& comm) {
-    if (o.solver == SolverKind::automatic) o.solver = problem_solver;
-    if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = SmootherKind::symgs;
+DiagonalSigns diagonal_signs(const CsrMatrix& a, std::int64_t first_row, const Communicator& comm) {
+    DiagonalSigns s;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        double d = 0.0;
+        bool nonzero = false;
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            const double v = a.val[static_cast<std::size_t>(p)];
+            nonzero = nonzero || v != 0.0;
+            if (a.col[static_cast<std::size_t>(p)] == first_row + i) d = v;
+        }
+        if (d > 0.0) {
+            ++s.positive;
+        } else if (d < 0.0) {
+            ++s.negative;
+        } else if (nonzero) {
+            if (s.zero++ == 0) s.first_zero = first_row + i;
+        }
+    }
+    if (dist::distributed(comm)) {
+        // Counts far below 2^53: exact as doubles.
+        s.positive =
+            static_cast<std::int64_t>(dist::sum_all_ranks(static_cast<double>(s.positive), comm));
+        s.negative =
+            static_cast<std::int64_t>(dist::sum_all_ranks(static_cast<double>(s.negative), comm));
+        const double first = s.zero > 0 ? static_cast<double>(s.first_zero) : -1.0;
+        s.zero = static_cast<std::int64_t>(dist::sum_all_ranks(static_cast<double>(s.zero), comm));
+        // The smallest row with a zero diagonal: the largest of -row over the processes.
+        const double lowest = -dist::max_all_ranks(first >= 0.0 ? -first : -1e300, comm);
+        s.first_zero = s.zero > 0 ? static_cast<std::int64_t>(lowest) : -1;
+    }
+    return s;
+}
+
+std::string resolve_amg_auto(SolverOptions& o, SolverKind symmetric_solver,
+                             const DiagonalSigns& s) {
+    const bool mixed = s.positive > 0 && s.negative > 0;
+    std::vector<std::string> changed;
+    if (o.solver == SolverKind::automatic) {
+        o.solver = symmetric_solver;
+        if (symmetric_solver == SolverKind::cg && (s.zero > 0 || mixed)) {
+            o.solver = SolverKind::gmres;
+            changed.emplace_back("solver gmres (A is symmetric but not definite)");
+        }
+    }
+    if (o.multigrid.smoother == SmootherKind::automatic) {
+        o.multigrid.smoother = SmootherKind::symgs;
+        if (s.zero > 0) {
+            o.multigrid.smoother = SmootherKind::l1_jacobi;
+            changed.emplace_back("smoother l1-jacobi (Gauss-Seidel divides by the diagonal)");
+        }
+    }
+    if (changed.empty()) return {};
+    const std::string why =
+        s.zero > 0
+            ? fmt::format("A's diagonal entry is zero on {} row{} (first: row {}, zero-based)",
+                          s.zero, s.zero == 1 ? "" : "s", s.first_zero)
+            : fmt::format("A's diagonal has {} positive and {} negative entries", s.positive,
+                          s.negative);
+    return fmt::format("{}: {}", why, fmt::join(changed, ", "));
+}
+
+std::string amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
+                         std::int64_t first_row, std::int64_t rows, const Communicator& comm) {
+    std::string why;
+    if (o.solver == SolverKind::automatic || o.multigrid.smoother == SmootherKind::automatic) {
+        // A process holding every row (a matrix read whole by each) counts them alone.
+        why = resolve_amg_auto(
+            o, problem_solver,
+            diagonal_signs(a, first_row, a.rows == rows ? Communicator::self() : comm));
+    }
     if (o.multigrid.cycle == CycleKind::automatic) {
         DiagonalExtremes e = diagonal_extremes(a, first_row);
         e.largest = dist::max_all_ranks(e.largest, comm);
         e.smallest = 1.0 / dist::max_all_ranks(1.0 / e.smallest, comm);
         o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, true, rows, e.spread());
     }
+    return why;
 }
 
 int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm, bool* flushed) {

@@ -69,12 +69,34 @@ PreparedMatrix prepare_matrix(CsrMatrix& a, std::int64_t first_row = 0,
 int prepare_rhs(std::span<double> b, bool negated, const Communicator& comm = {},
                 bool* flushed = nullptr);
 
+/// How the diagonal entries of A's rows are signed (over all processes' rows).
+struct DiagonalSigns {
+    std::int64_t positive = 0, negative = 0;
+    /// Rows whose diagonal entry is zero or not stored while some other entry is nonzero (a
+    /// saddle point's constraint rows); -1 / 0 when none.
+    std::int64_t zero = 0, first_zero = -1;
+};
+/// The signs of this process's rows `a` (row i's diagonal in column first_row + i), summed over
+/// the processes of `comm` (collective when it has several). Rows without a nonzero entry
+/// (A singular) count in none.
+DiagonalSigns diagonal_signs(const CsrMatrix& a, std::int64_t first_row = 0,
+                             const Communicator& comm = {});
+
+/// The solver and smoother that `auto` picks on the AMG path for A with diagonal signs `s`,
+/// `symmetric_solver` being the problem's (CG when A is symmetric); returns why, where the
+/// diagonal changed the choice (empty otherwise):
+///  - a zero diagonal entry (a saddle point) or diagonal entries of both signs prove that A is
+///    not definite (a definite A has e_i^T A e_i of one sign), so CG gives way to GMRES;
+///  - Gauss-Seidel divides by the diagonal: with a zero entry, l1-Jacobi (which divides by the
+///    row's l1 norm) smooths instead of SymGS.
+std::string resolve_amg_auto(SolverOptions& o, SolverKind symmetric_solver, const DiagonalSigns& s);
+
 /// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
-/// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric), SymGS, the
-/// cycle (resolve_cycle, from all processes' diagonals; collective over `comm` when it has
-/// several processes).
-void amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
-                  std::int64_t first_row, std::int64_t rows, const Communicator& comm = {});
+/// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric) and SymGS as
+/// resolve_amg_auto() adapts them, the cycle (resolve_cycle, from all processes' diagonals;
+/// collective over `comm` when it has several processes). Returns resolve_amg_auto()'s reason.
+std::string amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,
+                         std::int64_t first_row, std::int64_t rows, const Communicator& comm = {});
 
 /// Input magnitudes the solve takes as they are: [2^-64, 2^64], about [5.4e-20, 1.8e19]. Beyond
 /// them the FP64 setup and the FP32 preconditioner meet overflow (squares and products of

@@ -299,12 +299,8 @@ struct Solver::Impl {
     /// setup_amg left it (zeros dropped, renumbered).
     void resolve_amg(bool symmetric) {
         SolverOptions& o = resolved;
-        if (o.solver == SolverKind::automatic) {
-            o.solver = symmetric ? SolverKind::cg : SolverKind::gmres;
-        }
-        if (o.multigrid.smoother == SmootherKind::automatic) {
-            o.multigrid.smoother = SmootherKind::symgs;
-        }
+        setup_info.auto_reason = resolve_amg_auto(o, symmetric ? SolverKind::cg : SolverKind::gmres,
+                                                  diagonal_signs(csr_a));
         o.multigrid.cycle =
             resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
         prepared = prepare_matrix(csr_a, 0, comm);
@@ -331,7 +327,8 @@ struct Solver::Impl {
     void setup_rows(CsrMatrix mine, BlockSizeChoice& block) {
         resolved.method = MethodKind::amg;
         take(std::make_unique<dist::RowBlockSystem>(std::move(mine), first_row, comm, resolved,
-                                                    prepared, block, &rows_aggregates));
+                                                    prepared, block, setup_info.auto_reason,
+                                                    &rows_aggregates));
     }
 
     /// The operator and builder of a setup on several processes.
@@ -654,6 +651,7 @@ SolveResult Solver::solve(std::span<const double> b, std::span<double> x) {
     out.reordered = s.setup_info.reordered;
     out.block_size = s.setup_info.block_size;
     out.block_size_reason = s.setup_info.block_size_reason;
+    out.auto_reason = s.setup_info.auto_reason;
     out.operator_storage = s.resolved.precision.krylov;  // the AMG path's; the structured below
     if (s.grid64) s.grid64->report(out);
     if (s.grid32) s.grid32->report(out);

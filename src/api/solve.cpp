@@ -228,8 +228,9 @@ SolveResult solve(const SolverOptions& options) {
         exact = p.x_exact;
     } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
         // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
-        amg_defaults(o, rows->solver, rows->mine, rows->rows.first(dist::world_rank()),
-                     rows->rows.global_rows());
+        out.auto_reason =
+            amg_defaults(o, rows->solver, rows->mine, rows->rows.first(dist::world_rank()),
+                         rows->rows.global_rows());
         (void)prepare_input(rows->mine, rows->b, out, rows->rows.first(dist::world_rank()));
         out.problem = rows->name;
         out.rows = rows->rows.global_rows();
@@ -239,7 +240,7 @@ SolveResult solve(const SolverOptions& options) {
         dist::solve_amg(*rows, o, out);
     } else {
         CsrProblem p = load_csr(o.problem);
-        amg_defaults(o, p.solver, p.a, 0, p.a.rows);
+        out.auto_reason = amg_defaults(o, p.solver, p.a, 0, p.a.rows);
         (void)prepare_input(p.a, p.b, out);
         out.problem = p.name;
         out.rows = p.a.rows;

@@ -195,6 +195,55 @@ TEST(SolverRows, UnevenAndEmptyBlocksSolveTheirSystem) {
     for (std::size_t i = 0; i < x4.size(); ++i) EXPECT_EQ(x4[i], 4.0 * all[first + i]);
 }
 
+// A saddle point's rows over the processes (the constraint rows, with a zero diagonal, on the
+// last ones): the diagonal's signs summed over all of them, the first zero row the lowest of any
+// process's, so `auto` picks GMRES and l1-Jacobi on every process, as serially, and solves.
+TEST(SolverRows, ZeroDiagonalOnSomeProcessesChoosesForAll) {
+    const std::int64_t m = 1000, k = m / 2, n = m + k;
+    CsrMatrix a;
+    a.rows = a.cols = n;
+    a.row_ptr.assign(1, 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::vector<std::pair<std::int64_t, double>> row;
+        if (i < m) {
+            if (i > 0) row.emplace_back(i - 1, -1.0);
+            row.emplace_back(i, 2.0);
+            if (i + 1 < m) row.emplace_back(i + 1, -1.0);
+            if (i % 2 == 0) row.emplace_back(m + i / 2, 1.0);
+        } else {
+            row.emplace_back(2 * (i - m), 1.0);
+        }
+        for (const auto& [j, v] : row) {
+            a.col.push_back(j);
+            a.val.push_back(v);
+        }
+        a.row_ptr.push_back(static_cast<std::int64_t>(a.col.size()));
+    }
+    const RowPartition rp = RowPartition::equal(n, size());
+    const std::int64_t first = rp.first(rank()), rows = rp.rows(rank());
+    const CsrMatrix mine = block_of(a, first, rows);
+    const DiagonalSigns s = diagonal_signs(mine, first, Communicator{});
+    EXPECT_EQ(s.positive, m);
+    EXPECT_EQ(s.negative, 0);
+    EXPECT_EQ(s.zero, k);
+    EXPECT_EQ(s.first_zero, m);
+    SolverOptions serial_o;
+    const std::string serial =
+        resolve_amg_auto(serial_o, SolverKind::cg, diagonal_signs(a, 0, Communicator::self()));
+    Solver solver(amg_options());
+    const SetupResult set = solver.setup(mine, first);
+    EXPECT_EQ(set.options.solver, SolverKind::gmres);
+    EXPECT_EQ(set.options.multigrid.smoother, SmootherKind::l1_jacobi);
+    EXPECT_EQ(set.auto_reason, serial);
+    std::vector<double> ones(static_cast<std::size_t>(n), 1.0), b(static_cast<std::size_t>(n));
+    a.multiply(ones.data(), b.data());
+    const std::vector<double> b_mine = slice(b, first, rows);
+    std::vector<double> x(static_cast<std::size_t>(rows), 0.0);
+    const SolveResult r = solver.solve(b_mine, x);
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_LT(true_residual(a, b, gathered(x, rp)), 1e-8);
+}
+
 TEST(SolverRows, ApplyIsOneCycleOfTheDistributedHierarchy) {
     SolverOptions o = amg_options();
     const CsrProblem p = built_in("laplace27", 24);

@@ -1016,7 +1016,7 @@ struct RowBlockSystem::Impl {
 
 RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Communicator& c,
                                SolverOptions& o, PreparedMatrix& prepared, BlockSizeChoice& block,
-                               KeptAggregates* kept) {
+                               std::string& auto_reason, KeptAggregates* kept) {
     const MPI_Comm comm = mpi_comm(c);
     check_same_options(o, comm);
     const RowPartition rp = given_blocks(mine, first_row, comm);
@@ -1031,7 +1031,8 @@ RowBlockSystem::RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Com
     MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
     const bool symmetric_a = rows_symmetric(mine, rp, largest, comm);
     drop_zeros(mine, first_row);  // after the symmetry test, which compares stored patterns
-    amg_defaults(o, symmetric_a ? SolverKind::cg : SolverKind::gmres, mine, first_row, n, c);
+    auto_reason =
+        amg_defaults(o, symmetric_a ? SolverKind::cg : SolverKind::gmres, mine, first_row, n, c);
     prepared = prepare_matrix(mine, first_row, c);
     impl_ = std::make_unique<Impl>(DistCsr(mine, 0, rp, comm));
     mine = CsrMatrix();
@@ -1111,7 +1112,7 @@ bool solve_amg(CsrRows&, const SolverOptions&, SolveResult&) { return false; }
 struct RowBlockSystem::Impl {};
 
 RowBlockSystem::RowBlockSystem(CsrMatrix, std::int64_t, const Communicator&, SolverOptions&,
-                               PreparedMatrix&, BlockSizeChoice&, KeptAggregates*) {
+                               PreparedMatrix&, BlockSizeChoice&, std::string&, KeptAggregates*) {
     throw Unsupported("Solver::setup with a first row: this build of mpmg has no MPI");
 }
 RowBlockSystem::~RowBlockSystem() = default;

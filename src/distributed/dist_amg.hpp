@@ -86,9 +86,10 @@ public:
     /// hierarchy is built by build().
     /// `kept` (not owned; null for none): the hierarchy's aggregates, used where it holds some
     /// (a setup of the same pattern) and filled by the first build.
+    /// `auto_reason`: amg_defaults()'s.
     RowBlockSystem(CsrMatrix mine, std::int64_t first_row, const Communicator& comm,
                    SolverOptions& o, PreparedMatrix& prepared, BlockSizeChoice& block,
-                   KeptAggregates* kept);
+                   std::string& auto_reason, KeptAggregates* kept);
     ~RowBlockSystem() override;
     RowBlockSystem(const RowBlockSystem&) = delete;
     RowBlockSystem& operator=(const RowBlockSystem&) = delete;

@@ -47,6 +47,8 @@ bool all_ranks(bool mine, const Communicator& c = {});
 
 /// The largest of `mine` over the processes of `c` (collective when distributed(c)).
 double max_all_ranks(double mine, const Communicator& c = {});
+/// The sum of `mine` over the processes of `c` (collective when distributed(c)).
+double sum_all_ranks(double mine, const Communicator& c = {});
 
 /// f() on every process of `c`; when it throws an mpmg::Error on some, every process throws the
 /// error of the lowest such process, of its type and with its message (collective when
