@@ -299,8 +299,9 @@ struct Solver::Impl {
     /// setup_amg left it (zeros dropped, renumbered).
     void resolve_amg(bool symmetric) {
         SolverOptions& o = resolved;
-        setup_info.auto_reason = resolve_amg_auto(o, symmetric ? SolverKind::cg : SolverKind::gmres,
-                                                  diagonal_signs(csr_a));
+        setup_info.auto_reason =
+            resolve_amg_auto(o, symmetric ? SolverKind::cg : SolverKind::gmres,
+                             diagonal_signs(csr_a, 0, Communicator::self()));  // A whole
         o.multigrid.cycle =
             resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
         prepared = prepare_matrix(csr_a, 0, comm);
