@@ -16,7 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#ifdef _OPENMP  // the fuzz build (.ci/fuzz) compiles src/io without OpenMP
 #include <omp.h>
+#endif
 
 #include "io/text_input.hpp"
 #include "mpmg/errors.hpp"
@@ -25,6 +27,14 @@ namespace mpmg {
 namespace {
 
 using io::ParseStatus;
+
+int max_threads() {
+#ifdef _OPENMP
+    return std::max(omp_get_max_threads(), 1);
+#else
+    return 1;
+#endif
+}
 
 enum class Format { coordinate, array };
 enum class Field { real, integer, pattern };
@@ -658,9 +668,8 @@ CsrMatrix read_matrix_market(const std::string& path, int parts) {
     const std::string_view body = r.text().substr(begin);
     constexpr std::size_t kBytesPerPart = std::size_t{1} << 20;
     if (parts <= 0) {
-        parts = static_cast<int>(
-            std::clamp<std::size_t>(body.size() / kBytesPerPart, 1,
-                                    static_cast<std::size_t>(std::max(omp_get_max_threads(), 1))));
+        parts = static_cast<int>(std::clamp<std::size_t>(body.size() / kBytesPerPart, 1,
+                                                         static_cast<std::size_t>(max_threads())));
     }
     const auto np = static_cast<std::size_t>(parts);
     std::vector<std::size_t> cut(np + 1, body.size());
