@@ -200,15 +200,18 @@ DiagonalSigns diagonal_signs(const CsrMatrix& a, std::int64_t first_row, const C
         }
     }
     if (dist::distributed(comm)) {
-        // Counts far below 2^53: exact as doubles.
-        s.positive =
-            static_cast<std::int64_t>(dist::sum_all_ranks(static_cast<double>(s.positive), comm));
-        s.negative =
-            static_cast<std::int64_t>(dist::sum_all_ranks(static_cast<double>(s.negative), comm));
-        const double first = s.zero > 0 ? static_cast<double>(s.first_zero) : -1.0;
-        s.zero = static_cast<std::int64_t>(dist::sum_all_ranks(static_cast<double>(s.zero), comm));
-        // The smallest row with a zero diagonal: the largest of -row over the processes.
-        const double lowest = -dist::max_all_ranks(first >= 0.0 ? -first : -1e300, comm);
+        // Counts and rows far below 2^53: exact as doubles. The lowest row with a zero diagonal
+        // is minus the largest of minus each process's first.
+        double sums[3] = {static_cast<double>(s.positive), static_cast<double>(s.negative),
+                          static_cast<double>(s.zero)};
+        dist::sum_all_ranks(sums, comm);
+        const double lowest =
+            -dist::max_all_ranks(s.zero > 0 ? -static_cast<double>(s.first_zero)
+                                            : -std::numeric_limits<double>::infinity(),
+                                 comm);
+        s.positive = static_cast<std::int64_t>(sums[0]);
+        s.negative = static_cast<std::int64_t>(sums[1]);
+        s.zero = static_cast<std::int64_t>(sums[2]);
         s.first_zero = s.zero > 0 ? static_cast<std::int64_t>(lowest) : -1;
     }
     return s;

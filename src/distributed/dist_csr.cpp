@@ -65,6 +65,7 @@ int RowPartition::owner(std::int64_t row) const {
 #include <climits>
 #include <utility>
 
+#include "core/sum_rows.hpp"
 #include "distributed/by_owner.hpp"
 #include "distributed/dist_ops.hpp"
 #include "unstructured/pgm.hpp"
@@ -409,9 +410,6 @@ std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowP
     return recv;
 }
 
-/// Rows of at most this many entries are sorted by insertion in csr_rows.
-constexpr std::ptrdiff_t kInsertionSortMax = 64;
-
 CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int64_t rows,
                    std::int64_t cols) {
     CsrMatrix a;
@@ -422,44 +420,19 @@ CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int6
     for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
         a.row_ptr[i + 1] += a.row_ptr[i];
     }
-    std::vector<CooEntry> by_row(entries.size());
+    a.col.resize(entries.size());
+    a.val.resize(entries.size());
     {
         std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
         for (const CooEntry& e : entries) {
-            by_row[static_cast<std::size_t>(next[static_cast<std::size_t>(e.row - first)]++)] = e;
+            const auto q =
+                static_cast<std::size_t>(next[static_cast<std::size_t>(e.row - first)]++);
+            a.col[q] = e.col;
+            a.val[q] = e.val;
         }
     }
     entries = std::vector<CooEntry>();
-    a.col.reserve(by_row.size());
-    a.val.reserve(by_row.size());
-    std::int64_t out = 0;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
-        const auto begin = by_row.begin() + a.row_ptr[i], end = by_row.begin() + a.row_ptr[i + 1];
-        const auto by_col = [](const CooEntry& x, const CooEntry& y) { return x.col < y.col; };
-        if (end - begin <= kInsertionSortMax) {
-            // Stable insertion sort: short rows (a renumbered matrix's) without the buffer that
-            // std::stable_sort allocates for every row.
-            for (auto e = begin + (begin != end); e < end; ++e) {
-                const CooEntry v = *e;
-                auto at = e;
-                for (; at != begin && v.col < (at - 1)->col; --at) *at = *(at - 1);
-                *at = v;
-            }
-        } else if (!std::is_sorted(begin, end, by_col)) {
-            std::stable_sort(begin, end, by_col);
-        }
-        a.row_ptr[i] = out;
-        for (auto e = begin; e != end; ++e) {
-            if (out > a.row_ptr[i] && a.col.back() == e->col) {
-                a.val.back() += e->val;
-            } else {
-                a.col.push_back(e->col);
-                a.val.push_back(e->val);
-                ++out;
-            }
-        }
-    }
-    a.row_ptr.back() = out;
+    sort_and_sum_rows(a);
     return a;
 }
 

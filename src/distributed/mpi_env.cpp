@@ -126,11 +126,13 @@ double max_all_ranks(double mine, [[maybe_unused]] const Communicator& c) {
     return mine;
 }
 
-double sum_all_ranks(double mine, [[maybe_unused]] const Communicator& c) {
+void sum_all_ranks([[maybe_unused]] std::span<double> v, [[maybe_unused]] const Communicator& c) {
 #ifdef MPMG_HAVE_MPI
-    if (distributed(c)) MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_DOUBLE, MPI_SUM, mpi_comm(c));
+    if (distributed(c)) {
+        MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM,
+                      mpi_comm(c));
+    }
 #endif
-    return mine;
 }
 
 void agreed(const std::function<void()>& f, [[maybe_unused]] const Communicator& c) {

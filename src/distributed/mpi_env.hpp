@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 
 #include "mpmg/communicator.hpp"
 
@@ -47,8 +48,9 @@ bool all_ranks(bool mine, const Communicator& c = {});
 
 /// The largest of `mine` over the processes of `c` (collective when distributed(c)).
 double max_all_ranks(double mine, const Communicator& c = {});
-/// The sum of `mine` over the processes of `c` (collective when distributed(c)).
-double sum_all_ranks(double mine, const Communicator& c = {});
+/// Each value of `v` summed over the processes of `c`, in place (collective when
+/// distributed(c)).
+void sum_all_ranks(std::span<double> v, const Communicator& c = {});
 
 /// f() on every process of `c`; when it throws an mpmg::Error on some, every process throws the
 /// error of the lowest such process, of its type and with its message (collective when

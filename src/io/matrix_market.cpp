@@ -20,6 +20,7 @@
 #include <omp.h>
 #endif
 
+#include "core/sum_rows.hpp"
 #include "io/text_input.hpp"
 #include "mpmg/errors.hpp"
 
@@ -403,43 +404,10 @@ private:
     std::int64_t array_i_ = 0, array_j_ = 0;
 };
 
-/// Sorts a row's entries by column, stably: equal columns (duplicates) keep the file's order,
-/// so that they are summed in it. A row already sorted (the usual case: files written column
-/// by column or row by row) costs one comparison per entry.
-void sort_row(std::int64_t* col, double* val, std::int64_t len) {
-    if (std::is_sorted(col, col + len)) return;
-    constexpr std::int64_t kInsertion = 64;
-    if (len <= kInsertion) {
-        for (std::int64_t k = 1; k < len; ++k) {
-            const std::int64_t c = col[k];
-            const double v = val[k];
-            std::int64_t m = k;
-            for (; m > 0 && col[m - 1] > c; --m) {
-                col[m] = col[m - 1];
-                val[m] = val[m - 1];
-            }
-            col[m] = c;
-            val[m] = v;
-        }
-        return;
-    }
-    std::vector<std::int64_t> order(static_cast<std::size_t>(len));
-    for (std::int64_t k = 0; k < len; ++k) order[static_cast<std::size_t>(k)] = k;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::int64_t x, std::int64_t y) { return col[x] < col[y]; });
-    const std::vector<std::int64_t> c(col, col + len);
-    const std::vector<double> v(val, val + len);
-    for (std::int64_t k = 0; k < len; ++k) {
-        col[k] = c[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
-        val[k] = v[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
-    }
-}
-
 /// CSR with sorted columns and duplicates summed in the file's order, from zero-based
 /// triplets in parts that follow each other in the file (each part is released once placed).
 /// Every entry is placed in its row once, in the parts' order (in parallel, part by part, where
-/// a count per part and row costs no more memory than the entries), then each row is sorted
-/// and summed on its own.
+/// a count per part and row costs no more memory than the entries), then sort_and_sum_rows.
 CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, std::vector<Triplets>& parts) {
     const int np = static_cast<int>(parts.size());
     const auto nr = static_cast<std::size_t>(rows);
@@ -451,8 +419,17 @@ CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, std::vector<Triplets>&
     a.row_ptr.assign(nr + 1, 0);
     a.col.resize(n);
     a.val.resize(n);
+    // Part t's entries into their rows, next[i] the place of row i's next one; t released.
+    const auto place = [&](Triplets& t, std::vector<std::int64_t>& next) {
+        for (std::size_t k = 0; k < t.val.size(); ++k) {
+            const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(t.row[k])]++);
+            a.col[q] = t.col[k];
+            a.val[q] = t.val[k];
+        }
+        t = Triplets{};
+    };
     if (np > 1 && static_cast<std::size_t>(np) * nr <= 2 * n) {
-        // at[p][i]: where part p's next entry of row i goes.
+        // at[p][i]: part p's entries in row i, then where the first of them goes.
         std::vector<std::vector<std::int64_t>> at(static_cast<std::size_t>(np));
 #pragma omp parallel for num_threads(np) schedule(static, 1)
         for (int p = 0; p < np; ++p) {
@@ -478,14 +455,7 @@ CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, std::vector<Triplets>&
         }
 #pragma omp parallel for num_threads(np) schedule(static, 1)
         for (int p = 0; p < np; ++p) {
-            Triplets& t = parts[static_cast<std::size_t>(p)];
-            std::vector<std::int64_t>& next = at[static_cast<std::size_t>(p)];
-            for (std::size_t k = 0; k < t.val.size(); ++k) {
-                const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(t.row[k])]++);
-                a.col[q] = t.col[k];
-                a.val[q] = t.val[k];
-            }
-            t = Triplets{};
+            place(parts[static_cast<std::size_t>(p)], at[static_cast<std::size_t>(p)]);
         }
     } else {
         for (const Triplets& t : parts) {
@@ -493,49 +463,9 @@ CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, std::vector<Triplets>&
         }
         for (std::size_t i = 0; i < nr; ++i) a.row_ptr[i + 1] += a.row_ptr[i];
         std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
-        for (Triplets& t : parts) {
-            for (std::size_t k = 0; k < t.val.size(); ++k) {
-                const auto q = static_cast<std::size_t>(next[static_cast<std::size_t>(t.row[k])]++);
-                a.col[q] = t.col[k];
-                a.val[q] = t.val[k];
-            }
-            t = Triplets{};
-        }
+        for (Triplets& t : parts) place(t, next);
     }
-    // Each row sorted, its duplicates summed to the front; kept[i]: its entries left.
-    std::vector<std::int64_t> kept(nr);
-    std::int64_t summed = 0;
-#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : summed)
-    for (std::size_t i = 0; i < nr; ++i) {
-        const std::int64_t begin = a.row_ptr[i], len = a.row_ptr[i + 1] - begin;
-        std::int64_t* col = a.col.data() + begin;
-        double* val = a.val.data() + begin;
-        sort_row(col, val, len);
-        std::int64_t out = 0;
-        for (std::int64_t k = 0; k < len; ++k) {
-            if (out > 0 && col[out - 1] == col[k]) {
-                val[out - 1] += val[k];
-            } else {
-                col[out] = col[k];
-                val[out] = val[k];
-                ++out;
-            }
-        }
-        kept[i] = out;
-        summed += len - out;
-    }
-    if (summed == 0) return a;
-    std::int64_t out = 0;
-    for (std::size_t i = 0; i < nr; ++i) {
-        const std::int64_t begin = a.row_ptr[i];
-        a.row_ptr[i] = out;
-        std::copy_n(a.col.begin() + begin, kept[i], a.col.begin() + out);
-        std::copy_n(a.val.begin() + begin, kept[i], a.val.begin() + out);
-        out += kept[i];
-    }
-    a.row_ptr[nr] = out;
-    a.col.resize(static_cast<std::size_t>(out));
-    a.val.resize(static_cast<std::size_t>(out));
+    sort_and_sum_rows(a);
     return a;
 }
 
@@ -639,6 +569,20 @@ struct LineStartAfter {
     }
 };
 
+/// A run of whole lines: its lines, and how many of them are entry lines (neither blank nor
+/// comments).
+struct LineCounts {
+    std::int64_t lines = 0, content = 0;
+};
+LineCounts count_lines(std::string_view text) {
+    io::LineScanner scan(text);
+    std::string_view line;
+    LineCounts c;
+    while (scan.next_content(line)) ++c.content;
+    c.lines = scan.line_number();
+    return c;
+}
+
 }  // namespace
 
 CsrMatrix read_matrix_market(const std::string& path) { return read_matrix_market(path, 0); }
@@ -675,29 +619,21 @@ CsrMatrix read_matrix_market(const std::string& path, int parts) {
     std::vector<std::size_t> cut(np + 1, body.size());
     cut[0] = 0;
     for (std::size_t p = 1; p < np; ++p) {
-        std::size_t at = part_byte(0, body.size(), static_cast<int>(p), parts);
-        if (at > 0) {
-            const std::size_t nl = body.find('\n', at - 1);
-            at = nl == std::string_view::npos ? body.size() : nl + 1;
-        }
-        cut[p] = std::max(at, cut[p - 1]);
+        LineStartAfter at(part_byte(0, body.size(), static_cast<int>(p), parts), 0);
+        at.feed(body, 0);
+        if (at.at != std::string::npos) cut[p] = at.at;  // else no line starts after: the end
     }
     const auto part = [&](std::size_t p) { return body.substr(cut[p], cut[p + 1] - cut[p]); };
-    std::vector<std::int64_t> lines(np, 0), content(np, 0);
+    std::vector<LineCounts> counts(np);
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
-    for (std::size_t p = 0; p < np; ++p) {
-        io::LineScanner scan(part(p));
-        std::string_view line;
-        while (scan.next_content(line)) ++content[p];
-        lines[p] = scan.line_number();
-    }
+    for (std::size_t p = 0; p < np; ++p) counts[p] = count_lines(part(p));
     std::vector<std::int64_t> lines_before(np), entries_before(np);
     std::int64_t total_lines = r.header_lines(), total_entries = 0;
     for (std::size_t p = 0; p < np; ++p) {
         lines_before[p] = total_lines;
         entries_before[p] = total_entries;
-        total_lines += lines[p];
-        total_entries += content[p];
+        total_lines += counts[p].lines;
+        total_entries += counts[p].content;
     }
     t.resize(np);
     std::vector<std::exception_ptr> failed(np);
@@ -707,8 +643,8 @@ CsrMatrix read_matrix_market(const std::string& path, int parts) {
         try {
             Reader h(path, head, r.file_bytes());
             // Lines beyond the declared count are an error (at the first of them).
-            const auto reserve = static_cast<std::size_t>(
-                std::max<std::int64_t>(0, std::min(content[p], r.entries - entries_before[p])));
+            const auto reserve = static_cast<std::size_t>(std::max<std::int64_t>(
+                0, std::min(counts[p].content, r.entries - entries_before[p])));
             const std::size_t entries = reserve * (mirror ? 2 : 1);
             t[p].row.reserve(entries);
             t[p].col.reserve(entries);
@@ -752,10 +688,9 @@ struct MatrixMarketPart::Impl {
 };
 
 MatrixMarketPart::MatrixMarketPart(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {
-    io::LineScanner lines(impl_->text);
-    std::string_view line;
-    while (lines.next_content(line)) ++content_lines_;
-    lines_ = lines.line_number();
+    const LineCounts c = count_lines(impl_->text);
+    lines_ = c.lines;
+    content_lines_ = c.content;
 }
 MatrixMarketPart::MatrixMarketPart(MatrixMarketPart&&) noexcept = default;
 MatrixMarketPart& MatrixMarketPart::operator=(MatrixMarketPart&&) noexcept = default;

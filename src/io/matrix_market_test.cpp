@@ -149,10 +149,10 @@ TEST_F(MatrixMarket, ReadsGzip) {
     EXPECT_EQ(entries(read_matrix_market(path)), want);
 }
 
-// Read in 1..9 parts (the processes of `mpirun ... --matrix`), a file gives the matrix of the
-// whole read: every line in exactly one part, wherever the byte ranges cut it (comments, blank
-// and CRLF lines, long lines, a last line without its newline), mirrors and duplicates included.
-TEST_F(MatrixMarket, ReadInPartsGivesTheWholeMatrix) {
+/// A symmetric 7 x 7 file of 19 entries (duplicates among them) with a comment and a blank line
+/// in its header, comments and blank lines between entries, CRLF lines, and no newline after
+/// the last entry: every kind of line a cut between parts can meet.
+std::string symmetric_with_every_kind_of_line() {
     std::string text =
         "%%MatrixMarket matrix coordinate real symmetric\r\n% header comment\n\n7 7 19\n";
     for (int k = 0; k < 19; ++k) {
@@ -163,6 +163,14 @@ TEST_F(MatrixMarket, ReadInPartsGivesTheWholeMatrix) {
         if (k % 7 == 3) text += "   \n";
     }
     text.pop_back();  // no newline after the last entry
+    return text;
+}
+
+// Read in 1..9 parts (the processes of `mpirun ... --matrix`), a file gives the matrix of the
+// whole read: every line in exactly one part, wherever the byte ranges cut it (comments, blank
+// and CRLF lines, long lines, a last line without its newline), mirrors and duplicates included.
+TEST_F(MatrixMarket, ReadInPartsGivesTheWholeMatrix) {
+    const std::string text = symmetric_with_every_kind_of_line();
     const std::string path = write("parts.mtx", text);
     const std::vector<Entry> want = entries(read_matrix_market(path));
     for (int parts = 1; parts <= 9; ++parts) {
@@ -208,16 +216,7 @@ TEST_F(MatrixMarket, ReadInPartsGivesTheWholeMatrix) {
 // row too long for the insertion sort; the row counts per part are used where they fit (many
 // entries per row) and not where they do not (more rows than entries).
 TEST_F(MatrixMarket, ThreadedPartsGiveTheOnePartMatrix) {
-    std::string sym =
-        "%%MatrixMarket matrix coordinate real symmetric\r\n% header comment\n\n7 7 19\n";
-    for (int k = 0; k < 19; ++k) {
-        const int i = 1 + (k * 5) % 7, j = 1 + (k * 3) % 7;
-        sym += fmt::format("{} {} {}{}", std::max(i, j), std::min(i, j), 0.5 * k - 2.25,
-                           k % 4 == 1 ? "\r\n" : "\n");
-        if (k % 5 == 2) sym += "% a comment between entries\n";
-        if (k % 7 == 3) sym += "   \n";
-    }
-    sym.pop_back();  // no newline after the last entry
+    const std::string sym = symmetric_with_every_kind_of_line();
     // Row 2: 100 entries in falling column order with duplicates of column 5 whose sum depends
     // on its order; row 1: the same three duplicates among a few entries.
     std::string general = "%%MatrixMarket matrix coordinate real general\n3 100 108\n";
