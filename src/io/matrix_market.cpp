@@ -20,6 +20,7 @@
 #include <omp.h>
 #endif
 
+#include "core/prefault.hpp"
 #include "core/sum_rows.hpp"
 #include "io/text_input.hpp"
 #include "mpmg/errors.hpp"
@@ -417,8 +418,8 @@ CsrMatrix build_csr(std::int64_t rows, std::int64_t cols, std::vector<Triplets>&
     a.rows = rows;
     a.cols = cols;
     a.row_ptr.assign(nr + 1, 0);
-    a.col.resize(n);
-    a.val.resize(n);
+    assign_prefaulted(a.col, n, std::int64_t{0});
+    assign_prefaulted(a.val, n, 0.0);
     // Part t's entries into their rows, next[i] the place of row i's next one; t released.
     const auto place = [&](Triplets& t, std::vector<std::int64_t>& next) {
         for (std::size_t k = 0; k < t.val.size(); ++k) {
@@ -598,9 +599,9 @@ CsrMatrix read_matrix_market(const std::string& path, int parts) {
     std::vector<Triplets> t(1);
     if (r.format == Format::array) {
         const std::size_t reserve = r.plausible_entries() * (mirror ? 2 : 1);
-        t[0].row.reserve(reserve);
-        t[0].col.reserve(reserve);
-        t[0].val.reserve(reserve);
+        reserve_prefaulted(t[0].row, reserve);
+        reserve_prefaulted(t[0].col, reserve);
+        reserve_prefaulted(t[0].val, reserve);
         r.for_each_entry([&](std::int64_t i, std::int64_t j, double v) {
             if (v != 0.0) push(t[0], i, j, v);  // an array file's zeros are not stored entries
         });
@@ -646,9 +647,9 @@ CsrMatrix read_matrix_market(const std::string& path, int parts) {
             const auto reserve = static_cast<std::size_t>(std::max<std::int64_t>(
                 0, std::min(counts[p].content, r.entries - entries_before[p])));
             const std::size_t entries = reserve * (mirror ? 2 : 1);
-            t[p].row.reserve(entries);
-            t[p].col.reserve(entries);
-            t[p].val.reserve(entries);
+            reserve_prefaulted(t[p].row, entries);
+            reserve_prefaulted(t[p].col, entries);
+            reserve_prefaulted(t[p].val, entries);
             h.for_each_entry_in(
                 part(p), lines_before[p], entries_before[p],
                 [&](std::int64_t i, std::int64_t j, double v) { push(t[p], i, j, v); });
@@ -718,49 +719,73 @@ std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, 
 std::optional<MatrixMarketPart> MatrixMarketPart::open_gzip(const std::string& path, int part,
                                                             int parts) {
     constexpr std::size_t kChunk = std::size_t{1} << 20;
-    std::string chunk(kChunk, '\0');
-    // Pass 1: the decompressed size, and the head up to the size line.
-    std::string head;
-    std::size_t total = 0;
-    {
-        io::FileChunks f(path);
-        bool head_done = false;
-        for (;;) {
-            const std::size_t n = f.read(chunk.data(), kChunk);
-            if (!head_done) {
-                head.append(chunk.data(), n);
-                const std::size_t end = size_line_end(head);
-                if (end != std::string::npos) {
-                    head.resize(end);
-                    head_done = true;
-                }
+    // The stream's first chunks, up to the size line (or the end of a file that ends before).
+    auto f = std::make_unique<io::FileChunks>(path);
+    std::string start;
+    std::size_t head_end = std::string::npos;
+    bool ended = false;
+    while (head_end == std::string::npos && !ended) {
+        const std::size_t old = start.size();
+        start.resize(old + kChunk);
+        const std::size_t n = f->read(start.data() + old, kChunk);
+        start.resize(old + n);
+        ended = n < kChunk;
+        head_end = size_line_end(start);
+    }
+    const std::string head = start.substr(0, std::min(head_end, start.size()));
+    // The parts are cut by the decompressed size. The trailer announces it, which spares every
+    // process a whole pass of decompression before its own; the count is taken only when the
+    // file ends within the chunks read, or when the trailer gives no size the header can accept
+    // (a size line declaring more entries than that many bytes hold: the exact size then gives
+    // the serial read's error, or the header was right). A wrong announced size (a file of
+    // several gzip members, or one of 4 GiB or more) leaves the parts whole lines that cover the
+    // file once, only unevenly: they are cut at line starts, and the last part reads to the end.
+    auto impl = std::make_unique<Impl>();
+    std::size_t total = start.size();
+    if (!ended) {
+        const std::optional<std::uint64_t> hint = io::gzip_size_hint(path);
+        if (hint && *hint >= start.size()) {
+            try {
+                impl->header =
+                    std::make_unique<Reader>(path, head, static_cast<std::size_t>(*hint));
+                total = static_cast<std::size_t>(*hint);
+            } catch (const InvalidInput&) {
+                impl->header.reset();
             }
-            total += n;
-            if (n < kChunk) break;
+        }
+        if (!impl->header) {
+            std::string chunk(kChunk, '\0');
+            for (std::size_t n = kChunk; n == kChunk; total += n) n = f->read(chunk.data(), kChunk);
+            f = std::make_unique<io::FileChunks>(path);
+            start.clear();
         }
     }
-    auto impl = std::make_unique<Impl>();
-    impl->header = std::make_unique<Reader>(path, std::move(head), total);
+    if (!impl->header) impl->header = std::make_unique<Reader>(path, head, total);
     const Reader& h = *impl->header;
     if (h.format != Format::coordinate) return std::nullopt;
-    // Pass 2: the part's lines, cut as a plain file of the decompressed text would be (the last
-    // part ends at the end: no line starts after it).
+    // The part's lines, cut as a plain file of the decompressed text would be.
     const std::size_t begin = h.header_bytes();
     LineStartAfter lo(part_byte(begin, total, part, parts), begin);
-    LineStartAfter hi(part_byte(begin, total, part + 1, parts), begin);
-    io::FileChunks f(path);
-    for (std::size_t offset = 0;;) {
-        const std::size_t n = f.read(chunk.data(), kChunk);
-        const std::string_view c(chunk.data(), n);
+    LineStartAfter hi(
+        part + 1 == parts ? std::string::npos : part_byte(begin, total, part + 1, parts), begin);
+    // Takes the chunk at `offset` of the text; true once the part is complete.
+    const auto take = [&](std::string_view c, std::size_t offset) {
         lo.feed(c, offset);
         hi.feed(c, offset);
         if (lo.at != std::string::npos) {
             const std::size_t from = std::max(lo.at, offset);
-            const std::size_t to = std::min(hi.at != std::string::npos ? hi.at : total, offset + n);
+            const std::size_t to = std::min(hi.at, offset + c.size());
             if (from < to) impl->text.append(c.substr(from - offset, to - from));
         }
+        return hi.at != std::string::npos && offset + c.size() >= hi.at;
+    };
+    std::size_t offset = start.size();
+    bool done = take(start, 0) || ended;
+    std::string chunk(done ? 0 : kChunk, '\0');
+    while (!done) {
+        const std::size_t n = f->read(chunk.data(), kChunk);
+        done = take(std::string_view(chunk.data(), n), offset) || n < kChunk;
         offset += n;
-        if (n < kChunk || (hi.at != std::string::npos && offset >= hi.at)) break;
     }
     return MatrixMarketPart(std::move(impl));
 }

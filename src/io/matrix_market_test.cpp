@@ -1,5 +1,6 @@
 #include "io/matrix_market.hpp"
 #include "io/matrix_market_part_test_util.hpp"
+#include "io/text_input.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -287,6 +288,42 @@ TEST_F(MatrixMarket, GzipPartsAcrossChunksAreThePlainFilesParts) {
         const std::optional<CsrMatrix> m = test::read_in_parts(gz, parts);
         ASSERT_TRUE(m.has_value());
         EXPECT_EQ(entries(*m), want);
+    }
+}
+
+// A gzip file of several members (gzip a.mtx; gzip b >> a.mtx.gz) announces only its last
+// member's size in its trailer (RFC 1952 §2.3.1). The readers size and cut the text by that
+// size: a wrong one must cost balance, never entries. Three files, each over the 1 MiB chunk so
+// that the parts are cut by the announced size: a last member too small for the size line's
+// entries (the size is then counted), one larger than the first chunk, and a single member.
+TEST_F(MatrixMarket, GzipOfSeveralMembersReadsWhole) {
+    constexpr int kEntries = 620000;  // 10 bytes a line: a 1.2 MB last member holds too few
+    std::string text =
+        fmt::format("%%MatrixMarket matrix coordinate real general\n900 900 {}\n", kEntries);
+    for (int k = 0; k < kEntries; ++k) {
+        text += fmt::format("{} {} {}\n", 101 + k % 9, 101 + (k * 7 / 9) % 9, 1 + k % 3);
+    }
+    const std::string plain = write("m.mtx", text);
+    const std::vector<Entry> want = entries(read_matrix_market(plain));
+    ASSERT_EQ(want.size(), 81u);
+    EXPECT_FALSE(io::gzip_size_hint(plain).has_value());
+    // Members split mid-line: a member holds bytes, not lines.
+    for (const std::size_t last : {std::size_t{1200001}, text.size() - 70001, text.size()}) {
+        SCOPED_TRACE(last);
+        const std::size_t cut = text.size() - last;
+        const std::string gz = write_gz("m.mtx.gz", cut > 0 ? text.substr(0, cut) : text);
+        if (cut > 0) {
+            const std::string second = write_gz("second.gz", text.substr(cut));
+            std::ofstream(gz, std::ios::binary | std::ios::app)
+                << std::ifstream(second, std::ios::binary).rdbuf();
+        }
+        ASSERT_EQ(io::gzip_size_hint(gz), std::optional<std::uint64_t>(last));
+        EXPECT_EQ(entries(read_matrix_market(gz)), want);
+        for (const int parts : {1, 2, 3, 5}) {
+            const std::optional<CsrMatrix> m = test::read_in_parts(gz, parts);
+            ASSERT_TRUE(m.has_value());
+            EXPECT_EQ(entries(*m), want) << parts;
+        }
     }
 }
 

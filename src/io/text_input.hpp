@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,13 @@ namespace mpmg::io {
 /// as is. Throws InvalidInput naming the path when the file cannot be opened or read, or when
 /// the compressed stream is truncated or corrupt.
 std::string read_whole_file(const std::string& path);
+
+/// The decompressed size a gzip file announces in its last member's trailer (ISIZE, RFC 1952
+/// §2.3.1), or nothing for a file that is not gzip or announces more than deflate can expand it
+/// to. Only a hint: a file of several members announces its last member's size, and one of 4 GiB
+/// or more the size modulo 2^32. Readers size their buffers by it and cut the text by it, and
+/// stay correct when it is wrong.
+std::optional<std::uint64_t> gzip_size_hint(const std::string& path);
 
 /// A file read from its start, chunk by chunk, decompressed when it is a gzip stream (zlib reads
 /// a plain file as it is); the errors of read_whole_file.
