@@ -135,6 +135,12 @@ public:
     /// The text held (the whole file, or its first bytes), and the file's size in bytes.
     std::string_view text() const { return text_; }
     std::size_t file_bytes() const { return file_bytes_; }
+    /// Frees the text once its entries are read (no line can be read after), so that the
+    /// matrix built next can take its memory (keep_freed_memory) instead of fresh pages.
+    void release_text() {
+        text_ = std::string();
+        lines_ = io::LineScanner(text_);
+    }
 
     /// Capacity worth reserving: the declared count, bounded by what the file can hold.
     std::size_t plausible_entries() const {
@@ -662,6 +668,7 @@ CsrMatrix read_matrix_market(const std::string& path, int parts) {
         if (e) std::rethrow_exception(e);
     }
     if (total_entries < r.entries) r.fail_truncated(total_lines, total_entries);
+    r.release_text();
     return build_csr(r.rows, r.cols, t);
 }
 
@@ -697,11 +704,16 @@ MatrixMarketPart::MatrixMarketPart(MatrixMarketPart&&) noexcept = default;
 MatrixMarketPart& MatrixMarketPart::operator=(MatrixMarketPart&&) noexcept = default;
 MatrixMarketPart::~MatrixMarketPart() = default;
 
-std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, int part,
-                                                       int parts) {
+std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, int part, int parts,
+                                                       std::size_t whole_text_bytes) {
     PlainFile f(path);
     const std::string magic = f.read(0, std::min<std::size_t>(2, f.size()));
-    if (magic == "\x1f\x8b") return open_gzip(path, part, parts);
+    if (magic == "\x1f\x8b") {
+        if (std::optional<std::string> text = io::gunzip_whole(path, whole_text_bytes)) {
+            return open_text(path, std::move(*text), part, parts);
+        }
+        return open_gzip(path, part, parts);
+    }
     std::string head = read_head(f);
     auto impl = std::make_unique<Impl>();
     impl->header = std::make_unique<Reader>(path, std::move(head), f.size());
@@ -713,6 +725,25 @@ std::optional<MatrixMarketPart> MatrixMarketPart::open(const std::string& path, 
     };
     const std::size_t lo = cut(part), hi = part + 1 == parts ? f.size() : cut(part + 1);
     impl->text = lo < hi ? f.read(lo, hi) : std::string();
+    return MatrixMarketPart(std::move(impl));
+}
+
+std::optional<MatrixMarketPart> MatrixMarketPart::open_text(const std::string& path,
+                                                            std::string text, int part, int parts) {
+    auto impl = std::make_unique<Impl>();
+    impl->header = std::make_unique<Reader>(
+        path, text.substr(0, std::min(size_line_end(text), text.size())), text.size());
+    const Reader& h = *impl->header;
+    if (h.format != Format::coordinate) return std::nullopt;
+    // Cut as PlainFile::line_start cuts a plain file of this text.
+    const std::size_t begin = h.header_bytes();
+    const auto cut = [&](int p) {
+        LineStartAfter at(part_byte(begin, text.size(), p, parts), begin);
+        at.feed(text, 0);
+        return at.at != std::string::npos ? at.at : text.size();
+    };
+    const std::size_t lo = cut(part), hi = part + 1 == parts ? text.size() : cut(part + 1);
+    if (lo < hi) impl->text = text.substr(lo, hi - lo);
     return MatrixMarketPart(std::move(impl));
 }
 

@@ -42,9 +42,13 @@ void write_matrix_market(const std::string& path, const CsrMatrix& a);
 class MatrixMarketPart {
 public:
     /// Nothing for a file in the array format (read it whole). A gzip file is split by the
-    /// bytes of its decompressed text (decompressed twice by every part, see open_gzip).
+    /// bytes of its decompressed text: decompressed whole (libdeflate) when its text is at most
+    /// `whole_text_bytes`, else as a stream up to the end of the part (see open_gzip).
     /// Throws InvalidInput for a file that cannot be read or a bad banner or size line.
-    static std::optional<MatrixMarketPart> open(const std::string& path, int part, int parts);
+    static std::optional<MatrixMarketPart> open(const std::string& path, int part, int parts,
+                                                std::size_t whole_text_bytes = kWholeTextBytes);
+    /// The largest gzip text a part decompresses whole: every process holds it for a moment.
+    static constexpr std::size_t kWholeTextBytes = std::size_t{256} << 20;
     MatrixMarketPart(MatrixMarketPart&&) noexcept;
     MatrixMarketPart& operator=(MatrixMarketPart&&) noexcept;
     ~MatrixMarketPart();
@@ -72,9 +76,12 @@ public:
 private:
     struct Impl;
     explicit MatrixMarketPart(std::unique_ptr<Impl> impl);
-    /// open() of a gzip file: the cuts are those of the decompressed text, so the file is
-    /// decompressed twice, once for its size and header and once up to the end of the part's
-    /// lines; only the header and the part's lines are kept.
+    /// open() of the whole text of a file, in memory.
+    static std::optional<MatrixMarketPart> open_text(const std::string& path, std::string text,
+                                                     int part, int parts);
+    /// open() of a gzip file as a stream: cut by the decompressed size its trailer announces,
+    /// decompressed once up to the end of the part's lines; only the header and the part's
+    /// lines are kept.
     static std::optional<MatrixMarketPart> open_gzip(const std::string& path, int part, int parts);
     std::unique_ptr<Impl> impl_;
     std::int64_t lines_ = 0, content_lines_ = 0;

@@ -17,11 +17,15 @@
 namespace mpmg::test {
 
 /// The matrix read in parts (duplicates summed, columns sorted), or nothing where a file is not
-/// read in parts (gzip, array format). Throws what the parts throw.
-inline std::optional<CsrMatrix> read_in_parts(const std::string& path, int parts) {
+/// read in parts (the array format). Throws what the parts throw. `whole_text_bytes`: as
+/// MatrixMarketPart::open's (0: a gzip file is read as a stream).
+inline std::optional<CsrMatrix> read_in_parts(
+    const std::string& path, int parts,
+    std::size_t whole_text_bytes = MatrixMarketPart::kWholeTextBytes) {
     std::vector<MatrixMarketPart> all;
     for (int p = 0; p < parts; ++p) {
-        std::optional<MatrixMarketPart> part = MatrixMarketPart::open(path, p, parts);
+        std::optional<MatrixMarketPart> part =
+            MatrixMarketPart::open(path, p, parts, whole_text_bytes);
         if (!part) return std::nullopt;
         all.push_back(std::move(*part));
     }

@@ -276,18 +276,22 @@ TEST_F(MatrixMarket, GzipPartsAcrossChunksAreThePlainFilesParts) {
     const std::string plain = write("chunks.mtx", text);
     const std::string gz = write_gz("chunks.mtx.gz", text);
     const std::vector<Entry> want = entries(read_matrix_market(plain));
-    for (const int parts : {1, 2, 3, 5, 8}) {
-        SCOPED_TRACE(parts);
-        for (int p = 0; p < parts; ++p) {
-            const std::optional<MatrixMarketPart> a = MatrixMarketPart::open(plain, p, parts);
-            const std::optional<MatrixMarketPart> b = MatrixMarketPart::open(gz, p, parts);
-            ASSERT_TRUE(a.has_value() && b.has_value());
-            EXPECT_EQ(b->lines(), a->lines()) << p;
-            EXPECT_EQ(b->content_lines(), a->content_lines()) << p;
+    // Decompressed whole (the default), and as a stream (no text is small enough to be whole).
+    for (const std::size_t whole : {MatrixMarketPart::kWholeTextBytes, std::size_t{0}}) {
+        for (const int parts : {1, 2, 3, 5, 8}) {
+            SCOPED_TRACE(::testing::Message() << parts << " parts, whole up to " << whole);
+            for (int p = 0; p < parts; ++p) {
+                const std::optional<MatrixMarketPart> a = MatrixMarketPart::open(plain, p, parts);
+                const std::optional<MatrixMarketPart> b =
+                    MatrixMarketPart::open(gz, p, parts, whole);
+                ASSERT_TRUE(a.has_value() && b.has_value());
+                EXPECT_EQ(b->lines(), a->lines()) << p;
+                EXPECT_EQ(b->content_lines(), a->content_lines()) << p;
+            }
+            const std::optional<CsrMatrix> m = test::read_in_parts(gz, parts, whole);
+            ASSERT_TRUE(m.has_value());
+            EXPECT_EQ(entries(*m), want);
         }
-        const std::optional<CsrMatrix> m = test::read_in_parts(gz, parts);
-        ASSERT_TRUE(m.has_value());
-        EXPECT_EQ(entries(*m), want);
     }
 }
 
@@ -318,13 +322,40 @@ TEST_F(MatrixMarket, GzipOfSeveralMembersReadsWhole) {
                 << std::ifstream(second, std::ios::binary).rdbuf();
         }
         ASSERT_EQ(io::gzip_size_hint(gz), std::optional<std::uint64_t>(last));
+        const std::optional<std::string> whole = io::gunzip_whole(gz, text.size());
+        ASSERT_TRUE(whole.has_value());
+        EXPECT_TRUE(*whole == text);
+        EXPECT_FALSE(io::gunzip_whole(gz, text.size() - 1).has_value());
         EXPECT_EQ(entries(read_matrix_market(gz)), want);
-        for (const int parts : {1, 2, 3, 5}) {
-            const std::optional<CsrMatrix> m = test::read_in_parts(gz, parts);
-            ASSERT_TRUE(m.has_value());
-            EXPECT_EQ(entries(*m), want) << parts;
+        // Parts of the whole text, and of the stream cut by the announced size.
+        for (const std::size_t most : {MatrixMarketPart::kWholeTextBytes, std::size_t{0}}) {
+            for (const int parts : {1, 2, 3, 5}) {
+                const std::optional<CsrMatrix> m = test::read_in_parts(gz, parts, most);
+                ASSERT_TRUE(m.has_value());
+                EXPECT_EQ(entries(*m), want) << parts << " parts, whole up to " << most;
+            }
         }
     }
+}
+
+// gunzip_whole only makes reads faster: it gives up on what is not a whole, clean gzip file
+// (zlib's stream then reads it or names the trouble), and the reader gives the same matrix.
+TEST_F(MatrixMarket, WholeGzipOnlyForCleanFiles) {
+    const std::string text = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 4\n2 2 5\n";
+    const std::string gz = write_gz("a.mtx.gz", text);
+    EXPECT_EQ(io::gunzip_whole(gz, 1 << 20), std::optional<std::string>(text));
+    EXPECT_FALSE(io::gunzip_whole(write("a.mtx", text), 1 << 20).has_value());  // not gzip
+    std::ifstream in(gz, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    // Trailing bytes that are no gzip member: zlib's stream reads the text (and ignores them).
+    const std::string trailing = write("t.mtx.gz", bytes + "junk");
+    EXPECT_FALSE(io::gunzip_whole(trailing, 1 << 20).has_value());
+    EXPECT_EQ(entries(read_matrix_market(trailing)), entries(read_matrix_market(gz)));
+    // A damaged stream: the stream's error.
+    std::string damaged = bytes;
+    damaged[damaged.size() / 2] = static_cast<char>(damaged[damaged.size() / 2] ^ 0x55);
+    const std::string bad = write("d.mtx.gz", damaged);
+    EXPECT_FALSE(io::gunzip_whole(bad, 1 << 20).has_value());
 }
 
 TEST_F(MatrixMarket, ReadsVectors) {

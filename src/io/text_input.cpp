@@ -1,6 +1,7 @@
 #include "io/text_input.hpp"
 
 #include <fmt/format.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <memory>
 #include <system_error>
 
 #include "core/prefault.hpp"
@@ -78,7 +81,55 @@ std::optional<std::uint64_t> gzip_size_hint(const std::string& path) {
     return n;
 }
 
+std::optional<std::string> gunzip_whole(const std::string& path, std::size_t most) {
+    const std::optional<std::uint64_t> announced = gzip_size_hint(path);
+    if (!announced) return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    if (size <= 0) return std::nullopt;
+    std::string packed;
+    packed.reserve(static_cast<std::size_t>(size));
+    prefault(packed.data(), packed.capacity());
+    packed.resize(static_cast<std::size_t>(size));
+    in.seekg(0);
+    if (!in.read(packed.data(), size)) return std::nullopt;
+    const std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
+        libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
+    if (!d) return std::nullopt;
+    // The announced size holds a file of one member; one of several announces its last
+    // member's size, and its text is decompressed again into twice the room until it fits.
+    for (std::size_t room = std::max<std::size_t>(static_cast<std::size_t>(*announced), 1);
+         room <= most;) {
+        std::string text;
+        text.reserve(room);
+        prefault(text.data(), room);
+        text.resize(room);
+        std::size_t in_at = 0, out_at = 0;
+        libdeflate_result r = LIBDEFLATE_SUCCESS;
+        while (r == LIBDEFLATE_SUCCESS && in_at < packed.size()) {  // member by member
+            std::size_t used = 0, made = 0;
+            r = libdeflate_gzip_decompress_ex(d.get(), packed.data() + in_at, packed.size() - in_at,
+                                              text.data() + out_at, room - out_at, &used, &made);
+            in_at += used;
+            out_at += made;
+        }
+        if (r == LIBDEFLATE_INSUFFICIENT_SPACE && room < most) {
+            room = room > most / 2 ? most : 2 * room;
+            continue;
+        }
+        if (r != LIBDEFLATE_SUCCESS) return std::nullopt;
+        text.resize(out_at);
+        return text;
+    }
+    return std::nullopt;
+}
+
 std::string read_whole_file(const std::string& path) {
+    if (std::optional<std::string> text =
+            gunzip_whole(path, std::numeric_limits<std::size_t>::max())) {
+        return std::move(*text);
+    }
     FileChunks f(path);
     // Read straight into the result, growing it geometrically, from the content's size (plus
     // one byte, to see the end) and at least 64 KiB: a small file costs no large buffer (the
