@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/prefault.hpp"
 #include "mpmg/errors.hpp"
 
 namespace mpmg::dist {
@@ -53,7 +54,7 @@ std::vector<T> send_to_owners(std::vector<T>& items, int size, Owner&& owner, MP
         }
     }
     {
-        std::vector<T> by_owner(items.size());
+        std::vector<T> by_owner = prefaulted<T>(items.size());
         std::vector<int> next(send_disp);
         for (std::size_t k = 0; k < items.size(); ++k) {
             by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(to[k])]++)] = items[k];
@@ -61,7 +62,7 @@ std::vector<T> send_to_owners(std::vector<T>& items, int size, Owner&& owner, MP
         items.swap(by_owner);
         to = std::vector<int>();
     }
-    std::vector<T> recv(static_cast<std::size_t>(received));
+    std::vector<T> recv = prefaulted<T>(static_cast<std::size_t>(received));
     MPI_Datatype type;
     MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &type);
     MPI_Type_commit(&type);

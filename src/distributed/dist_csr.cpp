@@ -65,6 +65,7 @@ int RowPartition::owner(std::int64_t row) const {
 #include <climits>
 #include <utility>
 
+#include "core/prefault.hpp"
 #include "core/sum_rows.hpp"
 #include "distributed/by_owner.hpp"
 #include "distributed/dist_ops.hpp"
@@ -420,8 +421,8 @@ CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int6
     for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
         a.row_ptr[i + 1] += a.row_ptr[i];
     }
-    a.col.resize(entries.size());
-    a.val.resize(entries.size());
+    assign_prefaulted(a.col, entries.size(), std::int64_t{0});
+    assign_prefaulted(a.val, entries.size(), 0.0);
     {
         std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
         for (const CooEntry& e : entries) {

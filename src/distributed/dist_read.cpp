@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/power_of_two.hpp"
+#include "core/prefault.hpp"
 #include "distributed/agree.hpp"
 #include "distributed/by_owner.hpp"
 #include "distributed/dist_galerkin.hpp"
@@ -84,6 +85,12 @@ std::optional<MatrixMarketPart> open_part(const std::string& path, MPI_Comm comm
     MPI_Allreduce(MPI_IN_PLACE, &split, 1, MPI_INT, MPI_LAND, comm);
     if (split == 0) mm.reset();
     return mm;
+}
+
+/// Room for the entries of the part `mm`, mirrors included.
+std::size_t lines_entries(const MatrixMarketPart& mm) {
+    return static_cast<std::size_t>(mm.content_lines()) *
+           static_cast<std::size_t>(mm.most_entries_per_line());
 }
 
 /// Calls f(i, j, v) for every entry of the part `mm` (mirrors included) with the whole file's
@@ -288,7 +295,7 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     std::array<int, 27> used{};
     constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
     std::int64_t bad_row = kNone, bad_col = kNone;
-    mine.reserve(fits ? static_cast<std::size_t>(mm->content_lines()) : 0);
+    if (fits) reserve_prefaulted(mine, lines_entries(*mm));
     read_part(*mm, comm, [&](std::int64_t i, std::int64_t j, double v) {
         if (!fits) return;
         const int t = stencil_slot(i, j, grid, block);
@@ -452,7 +459,7 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     const std::int64_t n = mm->rows();
     const bool square = mm->rows() == mm->cols();
     std::vector<CooEntry> mine;
-    mine.reserve(square ? static_cast<std::size_t>(mm->content_lines()) : 0);
+    if (square) reserve_prefaulted(mine, lines_entries(*mm));
     read_part(*mm, comm, [&](std::int64_t i, std::int64_t j, double v) {
         if (square) mine.push_back(CooEntry{i, j, v});
     });

@@ -825,6 +825,9 @@ std::int64_t MatrixMarketPart::rows() const { return impl_->header->rows; }
 std::int64_t MatrixMarketPart::cols() const { return impl_->header->cols; }
 std::int64_t MatrixMarketPart::declared() const { return impl_->header->entries; }
 std::int64_t MatrixMarketPart::header_lines() const { return impl_->header->header_lines(); }
+int MatrixMarketPart::most_entries_per_line() const {
+    return impl_->header->symmetry == Symmetry::general ? 1 : 2;
+}
 
 void MatrixMarketPart::for_each_entry(
     std::int64_t lines_before, std::int64_t entries_before,

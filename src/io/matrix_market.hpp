@@ -62,6 +62,9 @@ public:
     /// Lines of this part, and how many of them are entry lines (neither blank nor comments).
     std::int64_t lines() const { return lines_; }
     std::int64_t content_lines() const { return content_lines_; }
+    /// Entries an entry line gives at most: 2 in a file that stores one triangle (the entry
+    /// and its mirror), else 1.
+    int most_entries_per_line() const;
     /// Calls f(i, j, v) (zero-based) for every entry of the part, and for the mirror (j, i) of
     /// an off-diagonal entry of a symmetric (v) or skew-symmetric (-v) file; a pattern file's
     /// values are 1. `lines_before` / `entries_before`: lines / entry lines of the file before

@@ -358,6 +358,19 @@ TEST_F(MatrixMarket, WholeGzipOnlyForCleanFiles) {
     EXPECT_FALSE(io::gunzip_whole(bad, 1 << 20).has_value());
 }
 
+// A file that stores one triangle gives two entries for an off-diagonal line: the parts say so,
+// for the readers that make room for a part's entries.
+TEST_F(MatrixMarket, PartsSayHowManyEntriesALineGives) {
+    for (const auto& [kind, most] :
+         {std::pair{"general", 1}, std::pair{"symmetric", 2}, std::pair{"skew-symmetric", 2}}) {
+        const std::string path = write(
+            "k.mtx", fmt::format("%%MatrixMarket matrix coordinate real {}\n2 2 1\n2 1 3\n", kind));
+        const std::optional<MatrixMarketPart> part = MatrixMarketPart::open(path, 0, 1);
+        ASSERT_TRUE(part.has_value());
+        EXPECT_EQ(part->most_entries_per_line(), most) << kind;
+    }
+}
+
 TEST_F(MatrixMarket, ReadsVectors) {
     const std::string col = write("b.mtx",
                                   "%%MatrixMarket matrix array real general\n% rhs\n"
