@@ -20,25 +20,41 @@ constexpr std::int64_t kParallelRows = 4096;
 constexpr std::int64_t kIsolated = -2;  // agg mark during a pass (-1: not yet aggregated)
 
 // Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal, with
-// d_i = |a_ii|: |A| + |A^T|, compacted in place. Copying it into a new graph entry by entry
-// moved and faulted in its contents several times over as the arrays grew (with |A| + |A^T|
-// built the same way, about a quarter of the AMG setup of a 1M-row 2D Poisson matrix, in copies
-// and page faults).
+// d_i = |a_ii|. A symmetric A's is |a_ij| / max(d_i, d_j), taken from A's rows as they are
+// (the same bits: (2 |a_ij|) / 2 is |a_ij|); a nonsymmetric A's from |A| + |A^T|, compacted in
+// place. Copying it into a new graph entry by entry moved and faulted in its contents several
+// times over as the arrays grew (with |A| + |A^T| built the same way, about a quarter of the
+// AMG setup of a 1M-row 2D Poisson matrix, in copies and page faults); copying a symmetric A
+// whole before compacting it read A once more than this.
 CsrMatrix strength_graph(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
-    CsrMatrix w = abs_plus_transpose(a, exactly_symmetric);
+    const bool symmetric =
+        exactly_symmetric.has_value() ? *exactly_symmetric : is_symmetric(a, false, 0.0);
+    // Row i of A (symmetric: |a_ij|) or of |A| + |A^T| (the sums halved) into w from `out` on:
+    // the diagonal into d, the other nonzeros kept.
+    CsrMatrix w;
+    const CsrMatrix& from = symmetric ? a : w;
+    if (symmetric) {
+        w.rows = a.rows;
+        w.cols = a.cols;
+        w.row_ptr.resize(a.row_ptr.size());
+        w.col.resize(a.col.size());
+        w.val.resize(a.val.size());
+    } else {
+        w = abs_plus_transpose(a, false);
+    }
     std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
     std::int64_t out = 0;
     for (std::int64_t i = 0; i < w.rows; ++i) {
-        const std::int64_t begin = w.row_ptr[i], end = w.row_ptr[i + 1];
+        const std::int64_t begin = from.row_ptr[i], end = from.row_ptr[i + 1];
         w.row_ptr[i] = out;
         for (std::int64_t p = begin; p < end; ++p) {
-            const std::int64_t c = w.col[p];
-            const double v = w.val[p];
+            const std::int64_t c = from.col[p];
+            const double v = symmetric ? std::fabs(from.val[p]) : from.val[p] / 2;
             if (c == i) {
-                d[static_cast<std::size_t>(i)] = v / 2;
+                d[static_cast<std::size_t>(i)] = v;
             } else if (v != 0.0) {
                 w.col[out] = c;
-                w.val[out] = v / 2;
+                w.val[out] = v;
                 ++out;
             }
         }
