@@ -576,6 +576,14 @@ struct LineStartAfter {
     }
 };
 
+/// Where part p of `parts` begins in a text held whole whose entry lines start at byte `begin`:
+/// PlainFile::line_start of part_byte, or the text's end when no line starts after it.
+std::size_t part_start(std::string_view text, std::size_t begin, int p, int parts) {
+    LineStartAfter at(part_byte(begin, text.size(), p, parts), begin);
+    at.feed(text, 0);
+    return at.at != std::string::npos ? at.at : text.size();
+}
+
 /// A run of whole lines: its lines, and how many of them are entry lines (neither blank nor
 /// comments).
 struct LineCounts {
@@ -625,11 +633,7 @@ CsrMatrix read_matrix_market(const std::string& path, int parts) {
     const auto np = static_cast<std::size_t>(parts);
     std::vector<std::size_t> cut(np + 1, body.size());
     cut[0] = 0;
-    for (std::size_t p = 1; p < np; ++p) {
-        LineStartAfter at(part_byte(0, body.size(), static_cast<int>(p), parts), 0);
-        at.feed(body, 0);
-        if (at.at != std::string::npos) cut[p] = at.at;  // else no line starts after: the end
-    }
+    for (std::size_t p = 1; p < np; ++p) cut[p] = part_start(body, 0, static_cast<int>(p), parts);
     const auto part = [&](std::size_t p) { return body.substr(cut[p], cut[p + 1] - cut[p]); };
     std::vector<LineCounts> counts(np);
 #pragma omp parallel for num_threads(parts) schedule(static, 1)
@@ -737,12 +741,9 @@ std::optional<MatrixMarketPart> MatrixMarketPart::open_text(const std::string& p
     if (h.format != Format::coordinate) return std::nullopt;
     // Cut as PlainFile::line_start cuts a plain file of this text.
     const std::size_t begin = h.header_bytes();
-    const auto cut = [&](int p) {
-        LineStartAfter at(part_byte(begin, text.size(), p, parts), begin);
-        at.feed(text, 0);
-        return at.at != std::string::npos ? at.at : text.size();
-    };
-    const std::size_t lo = cut(part), hi = part + 1 == parts ? text.size() : cut(part + 1);
+    const std::size_t lo = part_start(text, begin, part, parts);
+    const std::size_t hi =
+        part + 1 == parts ? text.size() : part_start(text, begin, part + 1, parts);
     if (lo < hi) impl->text = text.substr(lo, hi - lo);
     return MatrixMarketPart(std::move(impl));
 }

@@ -81,9 +81,11 @@ std::optional<std::uint64_t> gzip_size_hint(const std::string& path) {
     return n;
 }
 
-std::optional<std::string> gunzip_whole(const std::string& path, std::size_t most) {
-    const std::optional<std::uint64_t> announced = gzip_size_hint(path);
-    if (!announced) return std::nullopt;
+namespace {
+
+/// gunzip_whole of a gzip file whose trailer announces `announced` bytes.
+std::optional<std::string> gunzip_announced(const std::string& path, std::uint64_t announced,
+                                            std::size_t most) {
     std::ifstream in(path, std::ios::binary);
     in.seekg(0, std::ios::end);
     const std::streamoff size = in.tellg();
@@ -99,7 +101,7 @@ std::optional<std::string> gunzip_whole(const std::string& path, std::size_t mos
     if (!d) return std::nullopt;
     // The announced size holds a file of one member; one of several announces its last
     // member's size, and its text is decompressed again into twice the room until it fits.
-    for (std::size_t room = std::max<std::size_t>(static_cast<std::size_t>(*announced), 1);
+    for (std::size_t room = std::max<std::size_t>(static_cast<std::size_t>(announced), 1);
          room <= most;) {
         std::string text;
         text.reserve(room);
@@ -125,10 +127,21 @@ std::optional<std::string> gunzip_whole(const std::string& path, std::size_t mos
     return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<std::string> gunzip_whole(const std::string& path, std::size_t most) {
+    const std::optional<std::uint64_t> announced = gzip_size_hint(path);
+    if (!announced) return std::nullopt;
+    return gunzip_announced(path, *announced, most);
+}
+
 std::string read_whole_file(const std::string& path) {
-    if (std::optional<std::string> text =
-            gunzip_whole(path, std::numeric_limits<std::size_t>::max())) {
-        return std::move(*text);
+    const std::optional<std::uint64_t> gzip_size = gzip_size_hint(path);
+    if (gzip_size) {
+        if (std::optional<std::string> text =
+                gunzip_announced(path, *gzip_size, std::numeric_limits<std::size_t>::max())) {
+            return std::move(*text);
+        }
     }
     FileChunks f(path);
     // Read straight into the result, growing it geometrically, from the content's size (plus
@@ -139,7 +152,6 @@ std::string read_whole_file(const std::string& path) {
     // file, three resizes to 476 MB and 0.8 s.
     std::error_code no_size;
     const std::uintmax_t file_size = std::filesystem::file_size(path, no_size);
-    const std::optional<std::uint64_t> gzip_size = gzip_size_hint(path);
     const std::uint64_t size = gzip_size ? *gzip_size : no_size ? 0 : file_size;
     const std::size_t first =
         std::max<std::size_t>(static_cast<std::size_t>(size) + 1, std::size_t{1} << 16);
