@@ -1,6 +1,6 @@
 // Sending items to the processes that own them, in one MPI_Alltoallv: the entries of a file read
 // in parts go to the owners of their rows (dist_read.cpp), rows to their renumbered blocks
-// (dist_amg.cpp).
+// (dist_amg.cpp, which lays them out by process itself and calls send_grouped).
 #pragma once
 
 #ifdef MPMG_HAVE_MPI
@@ -17,6 +17,40 @@
 #include "mpmg/errors.hpp"
 
 namespace mpmg::dist {
+
+/// Sends `grouped`, laid out by process (its first send_count[0] items to process 0, the next
+/// send_count[1] to process 1, ...), and returns what this process received: in process order,
+/// each process's items in their order there (collective). Throws Unsupported beyond MPI's int
+/// counts.
+template <class T>
+std::vector<T> send_grouped(const std::vector<T>& grouped, const std::vector<int>& send_count,
+                            MPI_Comm comm) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto size = static_cast<int>(send_count.size());
+    std::vector<int> recv_count(send_count.size(), 0);
+    MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
+    std::vector<int> send_disp(send_count.size(), 0), recv_disp(send_count.size(), 0);
+    long long received = 0;
+    for (int r = 0; r < size; ++r) {
+        const auto u = static_cast<std::size_t>(r);
+        if (r > 0) send_disp[u] = send_disp[u - 1] + send_count[u - 1];
+        recv_disp[u] = static_cast<int>(received);
+        received += recv_count[u];
+        if (received > INT_MAX) {
+            throw Unsupported(fmt::format(
+                "a process would receive more than {} matrix entries: run on more processes",
+                INT_MAX));
+        }
+    }
+    std::vector<T> recv = prefaulted<T>(static_cast<std::size_t>(received));
+    MPI_Datatype type;
+    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &type);
+    MPI_Type_commit(&type);
+    MPI_Alltoallv(grouped.data(), send_count.data(), send_disp.data(), type, recv.data(),
+                  recv_count.data(), recv_disp.data(), type, comm);
+    MPI_Type_free(&type);
+    return recv;
+}
 
 /// Sends items[k] to process owner(k) of `comm` (`size` processes; owner is called once per
 /// item, in order) and returns what this process received: in process order, each process's
@@ -37,39 +71,20 @@ std::vector<T> send_to_owners(std::vector<T>& items, int size, Owner&& owner, MP
         to[k] = owner(k);
         ++send_count[static_cast<std::size_t>(to[k])];
     }
-    std::vector<int> recv_count(static_cast<std::size_t>(size), 0);
-    MPI_Alltoall(send_count.data(), 1, MPI_INT, recv_count.data(), 1, MPI_INT, comm);
-    std::vector<int> send_disp(static_cast<std::size_t>(size), 0);
-    std::vector<int> recv_disp(static_cast<std::size_t>(size), 0);
-    long long received = 0;
-    for (int r = 0; r < size; ++r) {
-        const auto u = static_cast<std::size_t>(r);
-        if (r > 0) send_disp[u] = send_disp[u - 1] + send_count[u - 1];
-        recv_disp[u] = static_cast<int>(received);
-        received += recv_count[u];
-        if (received > INT_MAX) {
-            throw Unsupported(fmt::format(
-                "a process would receive more than {} matrix entries: run on more processes",
-                INT_MAX));
-        }
-    }
     {
+        std::vector<int> next(static_cast<std::size_t>(size), 0);
+        for (int r = 1; r < size; ++r) {
+            const auto u = static_cast<std::size_t>(r);
+            next[u] = next[u - 1] + send_count[u - 1];
+        }
         std::vector<T> by_owner = prefaulted<T>(items.size());
-        std::vector<int> next(send_disp);
         for (std::size_t k = 0; k < items.size(); ++k) {
             by_owner[static_cast<std::size_t>(next[static_cast<std::size_t>(to[k])]++)] = items[k];
         }
         items.swap(by_owner);
         to = std::vector<int>();
     }
-    std::vector<T> recv = prefaulted<T>(static_cast<std::size_t>(received));
-    MPI_Datatype type;
-    MPI_Type_contiguous(static_cast<int>(sizeof(T)), MPI_BYTE, &type);
-    MPI_Type_commit(&type);
-    MPI_Alltoallv(items.data(), send_count.data(), send_disp.data(), type, recv.data(),
-                  recv_count.data(), recv_disp.data(), type, comm);
-    MPI_Type_free(&type);
-    return recv;
+    return send_grouped(items, send_count, comm);
 }
 
 }  // namespace mpmg::dist

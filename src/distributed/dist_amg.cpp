@@ -22,7 +22,10 @@
 
 #include "api/guarded_solve.hpp"
 #include "api/operators.hpp"
+#include "core/prefault.hpp"
+#include "core/sum_rows.hpp"
 #include "distributed/agree.hpp"
+#include "distributed/by_owner.hpp"
 #include "distributed/dist_csr.hpp"
 #include "distributed/dist_ops.hpp"
 #include "distributed/dist_smoothed.hpp"
@@ -647,11 +650,13 @@ void check_supported(std::int64_t rows, std::int64_t nnz) {
 
 /// The rows of `in` moved to partition `rp` of the matrix renumbered by `perm` (new row i is
 /// row perm[i] of `in`'s numbering; empty: as is), columns renumbered too and sorted, b with
-/// them (collective).
+/// them (collective). Whole rows travel: a head per row (its new number, length and b) and its
+/// entries (column, value), each laid out by process at once.
 void redistribute(CsrRows& in, const std::vector<std::int64_t>& perm, const RowPartition& rp,
                   MPI_Comm comm) {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
+    const int size = rp.size();
     const std::int64_t n = rp.global_rows(), first = in.rows.first(rank);
     std::vector<std::int64_t> inv;
     if (!perm.empty()) {
@@ -663,28 +668,77 @@ void redistribute(CsrRows& in, const std::vector<std::int64_t>& perm, const RowP
     const auto renumbered = [&](std::int64_t j) {
         return inv.empty() ? j : inv[static_cast<std::size_t>(j)];
     };
-    std::vector<CooEntry> entries, rhs;
-    entries.reserve(static_cast<std::size_t>(in.mine.nnz()));
-    rhs.reserve(in.b.size());
-    for (std::int64_t i = 0; i < in.mine.rows; ++i) {
-        const std::int64_t row = renumbered(first + i);
-        for (std::int64_t k = in.mine.row_ptr[static_cast<std::size_t>(i)];
-             k < in.mine.row_ptr[static_cast<std::size_t>(i) + 1]; ++k) {
-            entries.push_back({row, renumbered(in.mine.col[static_cast<std::size_t>(k)]),
-                               in.mine.val[static_cast<std::size_t>(k)]});
+    struct Head {
+        std::int64_t row, length;
+        double b;
+    };
+    struct Entry {
+        std::int64_t col;
+        double val;
+    };
+    const CsrMatrix& m = in.mine;
+    const auto rows_here = static_cast<std::size_t>(m.rows);
+    // Each row's process, and how many rows and entries go to each process.
+    std::vector<int> to(rows_here), row_count(static_cast<std::size_t>(size), 0),
+        entry_count(row_count.size(), 0);
+    for (std::size_t i = 0; i < rows_here; ++i) {
+        to[i] = rp.owner(renumbered(first + static_cast<std::int64_t>(i)));
+        ++row_count[static_cast<std::size_t>(to[i])];
+        entry_count[static_cast<std::size_t>(to[i])] +=
+            static_cast<int>(m.row_ptr[i + 1] - m.row_ptr[i]);
+    }
+    std::vector<Head> heads(rows_here);
+    std::vector<Entry> entries = prefaulted<Entry>(static_cast<std::size_t>(m.nnz()));
+    {
+        std::vector<std::size_t> next_row(row_count.size(), 0), next_entry(row_count.size(), 0);
+        for (std::size_t q = 1; q < next_row.size(); ++q) {
+            next_row[q] = next_row[q - 1] + static_cast<std::size_t>(row_count[q - 1]);
+            next_entry[q] = next_entry[q - 1] + static_cast<std::size_t>(entry_count[q - 1]);
         }
-        rhs.push_back({row, 0, in.b[static_cast<std::size_t>(i)]});
+        for (std::size_t i = 0; i < rows_here; ++i) {
+            const auto q = static_cast<std::size_t>(to[i]);
+            const std::int64_t begin = m.row_ptr[i], end = m.row_ptr[i + 1];
+            heads[next_row[q]++] = {renumbered(first + static_cast<std::int64_t>(i)), end - begin,
+                                    in.b[i]};
+            for (std::int64_t k = begin; k < end; ++k) {
+                const auto uk = static_cast<std::size_t>(k);
+                entries[next_entry[q]++] = {renumbered(m.col[uk]), m.val[uk]};
+            }
+        }
     }
     in.mine = CsrMatrix();
     in.b = std::vector<double>();
+    to = std::vector<int>();
+    const std::vector<Head> got_heads = send_grouped(heads, row_count, comm);
+    heads = std::vector<Head>();
+    const std::vector<Entry> got = send_grouped(entries, entry_count, comm);
+    entries = std::vector<Entry>();
+    // This process's rows: each row's entries follow the ones of the heads before it.
     const std::int64_t new_first = rp.first(rank), rows = rp.rows(rank);
-    {
-        std::vector<CooEntry> own = send_to_row_owners(entries, rp, comm);
-        in.mine = csr_rows(own, new_first, rows, n);
-    }
-    std::vector<CooEntry> own_b = send_to_row_owners(rhs, rp, comm);
+    CsrMatrix a;
+    a.rows = rows;
+    a.cols = n;
+    a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
     in.b.assign(static_cast<std::size_t>(rows), 0.0);
-    for (const CooEntry& e : own_b) in.b[static_cast<std::size_t>(e.row - new_first)] = e.val;
+    for (const Head& h : got_heads) {
+        a.row_ptr[static_cast<std::size_t>(h.row - new_first) + 1] = h.length;
+        in.b[static_cast<std::size_t>(h.row - new_first)] = h.b;
+    }
+    for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
+        a.row_ptr[i + 1] += a.row_ptr[i];
+    }
+    assign_prefaulted(a.col, got.size(), std::int64_t{0});
+    assign_prefaulted(a.val, got.size(), 0.0);
+    std::size_t from = 0;
+    for (const Head& h : got_heads) {
+        auto at = static_cast<std::size_t>(a.row_ptr[static_cast<std::size_t>(h.row - new_first)]);
+        for (std::int64_t k = 0; k < h.length; ++k, ++from, ++at) {
+            a.col[at] = got[from].col;
+            a.val[at] = got[from].val;
+        }
+    }
+    sort_and_sum_rows(a);  // the renumbered columns in order (no column repeats)
+    in.mine = std::move(a);
     in.rows = rp;
 }
 

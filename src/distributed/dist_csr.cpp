@@ -69,6 +69,7 @@ int RowPartition::owner(std::int64_t row) const {
 #include "core/sum_rows.hpp"
 #include "distributed/by_owner.hpp"
 #include "distributed/dist_ops.hpp"
+#include "unstructured/drop_zeros.hpp"
 #include "unstructured/pgm.hpp"
 #include "unstructured/spgemm.hpp"
 
@@ -104,6 +105,17 @@ DistCsr::DistCsr(const CsrMatrix& m, std::int64_t at, const RowPartition& rows,
         double val;
     };
     std::vector<Far> far;
+    {  // the storage at once (not grown by doubling), fresh pages faulted in by one call
+        const auto begin = static_cast<std::size_t>(m.row_ptr[static_cast<std::size_t>(at)]);
+        const auto stop = static_cast<std::size_t>(m.row_ptr[static_cast<std::size_t>(at + n)]);
+        const auto inside = static_cast<std::size_t>(
+            std::count_if(m.col.begin() + static_cast<std::ptrdiff_t>(begin),
+                          m.col.begin() + static_cast<std::ptrdiff_t>(stop),
+                          [&](std::int64_t j) { return j >= first && j < end; }));
+        reserve_prefaulted(diag_.col, inside);
+        reserve_prefaulted(diag_.val, inside);
+        far.reserve(stop - begin - inside);
+    }
     for (std::int64_t i = 0; i < n; ++i) {
         const auto r = static_cast<std::size_t>(at + i);
         for (std::int64_t k = m.row_ptr[r]; k < m.row_ptr[r + 1]; ++k) {
@@ -336,16 +348,10 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
     g.coarse_rows = nc;
     const CsrMatrix local = aggregate_galerkin(a.diag(), g, r_scale);
 
-    // Per coarse row: (global column, value) from both parts, then sorted and summed.
-    std::vector<std::vector<std::pair<std::int64_t, double>>> rows(static_cast<std::size_t>(nc));
-    for (std::int64_t r = 0; r < nc; ++r) {
-        for (std::int64_t k = local.row_ptr[static_cast<std::size_t>(r)];
-             k < local.row_ptr[static_cast<std::size_t>(r) + 1]; ++k) {
-            rows[static_cast<std::size_t>(r)].emplace_back(
-                cfirst + local.col[static_cast<std::size_t>(k)],
-                local.val[static_cast<std::size_t>(k)]);
-        }
-    }
+    // The coupling's contributions (coarse row, global coarse column, value) in the order of
+    // its entries, then ordered by row and column stably: a repeated column sums in that order.
+    // Their columns are other processes' aggregates, so they never meet the local part's.
+    std::vector<CooEntry> ghost;
     const DistCsr::Coupling& c = a.coupling();
     for (std::size_t q = 0; q < c.rows.size(); ++q) {
         const std::int64_t I = agg[static_cast<std::size_t>(c.rows[q])];
@@ -354,19 +360,44 @@ CsrMatrix galerkin_rows(const DistCsr& a, const std::vector<std::int64_t>& agg, 
             const auto ue = static_cast<std::size_t>(e);
             const double J = ghost_agg[static_cast<std::size_t>(c.slot[ue])];
             if (J < 0) continue;
-            rows[static_cast<std::size_t>(I)].emplace_back(static_cast<std::int64_t>(J),
-                                                           r_scale * c.val[ue]);
+            ghost.push_back({I, static_cast<std::int64_t>(J), r_scale * c.val[ue]});
         }
     }
-    // Entries that cancelled to zero go, as the serial hierarchy's drop_zeros drops them (the
-    // diagonal stays).
+    std::stable_sort(ghost.begin(), ghost.end(), [](const CooEntry& x, const CooEntry& y) {
+        return x.row < y.row || (x.row == y.row && x.col < y.col);
+    });
+    // Each row: the coupling's columns before this process's, the local part's (sorted and
+    // distinct), the coupling's after; entries that cancelled to zero then go, as the serial
+    // hierarchy's drop_zeros drops them (the diagonal stays).
     CsrMatrix out;
     out.rows = nc;
     out.cols = p_coarse.global_rows();
     out.row_ptr.reserve(static_cast<std::size_t>(nc) + 1);
+    reserve_prefaulted(out.col, local.col.size() + ghost.size());
+    reserve_prefaulted(out.val, out.col.capacity());
+    const auto add = [&](std::int64_t j, double v, std::int64_t row_start) {
+        if (out.nnz() > row_start && out.col.back() == j) {
+            out.val.back() += v;
+        } else {
+            out.col.push_back(j);
+            out.val.push_back(v);
+        }
+    };
+    std::size_t e = 0;
     for (std::int64_t r = 0; r < nc; ++r) {
-        append_summed_row(rows[static_cast<std::size_t>(r)], cfirst + r, out);
+        const std::int64_t start = out.nnz();
+        for (; e < ghost.size() && ghost[e].row == r && ghost[e].col < cfirst; ++e) {
+            add(ghost[e].col, ghost[e].val, start);
+        }
+        for (std::int64_t k = local.row_ptr[static_cast<std::size_t>(r)];
+             k < local.row_ptr[static_cast<std::size_t>(r) + 1]; ++k) {
+            out.col.push_back(cfirst + local.col[static_cast<std::size_t>(k)]);
+            out.val.push_back(local.val[static_cast<std::size_t>(k)]);
+        }
+        for (; e < ghost.size() && ghost[e].row == r; ++e) add(ghost[e].col, ghost[e].val, start);
+        out.row_ptr.push_back(out.nnz());
     }
+    drop_zeros(out, cfirst);
     return out;
 }
 

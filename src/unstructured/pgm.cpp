@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/prefault.hpp"
 #include "unstructured/nodes.hpp"
 #include "unstructured/spgemm.hpp"
 
@@ -293,8 +294,8 @@ CsrMatrix aggregate_galerkin(const CsrMatrix& a, const Aggregation& g, double sc
         }
     }
     for (std::size_t ci = 0; ci < width; ++ci) c.row_ptr[ci + 1] += c.row_ptr[ci];
-    c.col.resize(static_cast<std::size_t>(c.row_ptr.back()));
-    c.val.resize(c.col.size());
+    assign_prefaulted(c.col, static_cast<std::size_t>(c.row_ptr.back()), std::int64_t{0});
+    assign_prefaulted(c.val, c.col.size(), 0.0);
     // Pass 2: each fine row's sums per coarse column (A P's row, in A's order), then scale
     // times them added to the coarse row (R (A P)'s order: the rows ascending).
 #pragma omp parallel if (nc > kParallelRows)
