@@ -55,11 +55,13 @@ void right_hand_side(const CsrMatrix& a, const ProblemOptions& po, std::vector<d
 }  // namespace
 
 StructuredProblem load_structured(const ProblemOptions& po) {
-    const CsrMatrix csr = read_matrix_market(po.matrix);
+    bool stored_symmetric = false;
+    const CsrMatrix csr = read_matrix_market(po.matrix, 0, stored_symmetric);
     const int r = std::max(po.components, 1);
     StructuredProblem p;
     p.name = po.matrix;
-    p.solver = is_symmetric(csr) ? SolverKind::cg : SolverKind::gmres;
+    p.solver = symmetric_by_storage(csr, stored_symmetric) || is_symmetric(csr) ? SolverKind::cg
+                                                                                : SolverKind::gmres;
     p.a = sgdia_from_csr(csr, Box{po.grid[0], po.grid[1], po.grid[2]}, r, po.matrix);
     right_hand_side(csr, po, p.b, p.x_exact);
     return p;
@@ -77,14 +79,18 @@ CsrProblem load_csr(const ProblemOptions& po) {
         return p;
     }
     p.name = po.matrix;
-    p.a = read_matrix_market(po.matrix);
+    bool stored_symmetric = false;
+    p.a = read_matrix_market(po.matrix, 0, stored_symmetric);
     if (p.a.rows != p.a.cols) {
         throw InvalidInput(
             fmt::format("{}: matrix is {} x {}; a linear solve needs a square matrix", po.matrix,
                         p.a.rows, p.a.cols));
     }
-    p.solver = is_symmetric(p.a) ? SolverKind::cg : SolverKind::gmres;
-    drop_zeros(p.a);  // after the symmetry test, which compares stored patterns
+    // A file stored symmetric is exactly symmetric (its zeros dropped in mirrored pairs); any
+    // other is measured (the stored patterns compared, so before its zeros are dropped).
+    p.exactly_symmetric = symmetric_by_storage(p.a, stored_symmetric);
+    p.solver = p.exactly_symmetric || is_symmetric(p.a) ? SolverKind::cg : SolverKind::gmres;
+    drop_zeros(p.a);
     right_hand_side(p.a, po, p.b, p.x_exact);
     return p;
 }

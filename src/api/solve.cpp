@@ -70,6 +70,7 @@ void solve_amg(const CsrProblem& p, const SolverOptions& options, SolveResult& o
     }
     CsrProblem q;
     q.a = permute(p.a, perm);
+    q.exactly_symmetric = p.exactly_symmetric;  // P A P^T: the same values, mirrored alike
     q.b.resize(p.b.size());
     for (std::size_t i = 0; i < perm.size(); ++i) q.b[i] = p.b[static_cast<std::size_t>(perm[i])];
     const double reorder_s = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -86,9 +87,11 @@ void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult&
     TruncationCounts counts;
     const CsrOperator<K> a(to_typed<K>(p.a, counts));
     check_k(counts, o.precision.krylov);
+    AmgSettings settings;
+    settings.exactly_symmetric = p.exactly_symmetric;
     const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan));
+            std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan, settings));
     };
     run_guarded<K>(a, p.b, build, o, amg_fallbacks(a.size()), out);
 }

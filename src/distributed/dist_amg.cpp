@@ -317,9 +317,13 @@ public:
             // Rows coupled only to other processes' rows have no neighbour in the diagonal
             // block, but are not decoupled: they stay singletons, not left out as the serial
             // isolated rows are (the coarse levels would lose them).
+            // Level 0's diagonal block of an A known exactly symmetric is (a principal
+            // submatrix): PGM need not measure it. The coarse levels' sums are not mirrored.
             if (!reuse) {
-                fresh = pgm_aggregate(m.diag(), passes, std::max(1, mg.block_size), std::nullopt,
-                                      m.coupled_rows());
+                fresh = pgm_aggregate(
+                    m.diag(), passes, std::max(1, mg.block_size),
+                    l == 0 && settings.exactly_symmetric ? std::optional<bool>(true) : std::nullopt,
+                    m.coupled_rows());
             }
             if (!reuse && kept != nullptr) kept->levels.push_back(std::move(fresh));
             const Aggregation& g =
@@ -406,6 +410,7 @@ public:
         CsrMatrix whole = gather_rows(last.rows_with_global_columns(), tail_rows_, comm_);
         AmgSettings tail_settings = settings;
         tail_settings.first_level = l;
+        tail_settings.exactly_symmetric = settings.exactly_symmetric && l == 0;  // A itself
         tail_settings.aggregates = kept != nullptr ? &kept->tail : settings.aggregates;
         tail_ = run_agreed(
             [&] {
@@ -568,14 +573,17 @@ private:
 
 template <class K>
 void run(const DistCsr& a0, const std::vector<std::int64_t>& rows0, const std::vector<double>& b,
-         const SolverOptions& o, bool symmetric_a, SolveResult& out, int* distributed_levels) {
+         const SolverOptions& o, bool symmetric_a, bool exact_a, SolveResult& out,
+         int* distributed_levels) {
     TruncationCounts local;
     const RowBlockOperator<K> a(a0, local);
     check_k(allreduce(local, a0.comm()), o.precision.krylov);
+    AmgSettings settings;
+    settings.exactly_symmetric = exact_a;  // of level 0 as it stands (not weighted: symmetric)
     const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<DistAmg>(a0, rows0, mg, plan, AmgSettings{},
-                                      o.solver == SolverKind::cg, symmetric_a, distributed_levels));
+            std::make_unique<DistAmg>(a0, rows0, mg, plan, settings, o.solver == SolverKind::cg,
+                                      symmetric_a, distributed_levels));
     };
     // A small A is gathered onto rank 0 (no distributed levels), where the direct solve runs.
     run_guarded<K>(a, b, build, o, amg_fallbacks(a0.partition().global_rows()), out);
@@ -799,6 +807,8 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
     const std::int64_t n = whole != nullptr ? whole->a.rows : parts->rows.global_rows();
     // Read with the matrix: CG is its solver exactly when it is symmetric (is_symmetric()).
     const bool symmetric_a = (whole != nullptr ? whole->solver : parts->solver) == SolverKind::cg;
+    // A = A^T to the bit, known from the file's storage (the renumbering keeps it).
+    const bool exact_a = whole != nullptr ? whole->exactly_symmetric : parts->exactly_symmetric;
     const auto t0 = std::chrono::steady_clock::now();
     SolverOptions o = given;
     // Rank 0 needs the whole matrix (values too) to choose the block size; a file read in parts
@@ -923,9 +933,9 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
     comm_stats() = CommStats{};
     int distributed_levels = 0;
     if (o.precision.krylov == Precision::fp64) {
-        run<double>(a0, rows0, b, o, symmetric_a, out, &distributed_levels);
+        run<double>(a0, rows0, b, o, symmetric_a, exact_a, out, &distributed_levels);
     } else {
-        run<float>(a0, rows0, b, o, symmetric_a, out, &distributed_levels);
+        run<float>(a0, rows0, b, o, symmetric_a, exact_a, out, &distributed_levels);
     }
     if (!perm.empty()) {
         std::vector<double> x(out.x.size());

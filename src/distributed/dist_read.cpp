@@ -468,6 +468,7 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
             fmt::format("{}: matrix is {} x {}; a linear solve needs a square matrix", po.matrix,
                         mm->rows(), mm->cols()));
     }
+    const bool stored_symmetric = mm->stored_symmetric();
     mm.reset();
     CsrRows p;
     p.name = po.matrix;
@@ -480,8 +481,15 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     // max |a| over all processes: the symmetry tolerance's scale and the null-space test's.
     double largest = kernels::largest_finite_abs(p.mine.val.data(), p.mine.nnz());
     MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    p.solver = symmetric(p.mine, p.rows, largest, comm) ? SolverKind::cg : SolverKind::gmres;
-    drop_zeros(p.mine, first);  // after the symmetry test, which compares stored patterns
+    // A file stored symmetric is symmetric by construction where every value is finite
+    // (symmetric_by_storage: the entries and their mirrors summed in the same order on their
+    // owners); any other is measured, its stored patterns compared before its zeros are dropped.
+    int by_storage = symmetric_by_storage(p.mine, stored_symmetric) ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &by_storage, 1, MPI_INT, MPI_LAND, comm);
+    p.exactly_symmetric = by_storage != 0;
+    p.solver = p.exactly_symmetric || symmetric(p.mine, p.rows, largest, comm) ? SolverKind::cg
+                                                                               : SolverKind::gmres;
+    drop_zeros(p.mine, first);
     p.nnz = reduce(p.mine.nnz(), MPI_SUM, comm);
     // b: the file's, or A 1 (A x with x_i = 1 + (i mod 10) / 10 when 1 is in A's null space),
     // as load_csr's right_hand_side() makes it.

@@ -38,6 +38,7 @@ struct CsrRows {
     std::vector<double> x_exact;  ///< whole; empty when unknown (a --rhs was given)
     std::int64_t nnz = 0;         ///< the whole matrix's
     SolverKind solver = SolverKind::cg;
+    bool exactly_symmetric = false;  ///< A = A^T to the bit, known from the file's storage
 };
 
 /// When this process is one of several started by mpirun and po.matrix can be read in parts (a

@@ -602,8 +602,19 @@ LineCounts count_lines(std::string_view text) {
 
 CsrMatrix read_matrix_market(const std::string& path) { return read_matrix_market(path, 0); }
 
+bool symmetric_by_storage(const CsrMatrix& a, bool stored_symmetric) {
+    return stored_symmetric &&
+           std::all_of(a.val.begin(), a.val.end(), [](double v) { return std::isfinite(v); });
+}
+
 CsrMatrix read_matrix_market(const std::string& path, int parts) {
+    bool stored_symmetric = false;
+    return read_matrix_market(path, parts, stored_symmetric);
+}
+
+CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_symmetric) {
     Reader r(path);
+    stored_symmetric = r.symmetry == Symmetry::symmetric;
     const double mirror_sign = r.symmetry == Symmetry::skew ? -1.0 : 1.0;
     const bool mirror = r.symmetry != Symmetry::general;
     const auto push = [&](Triplets& t, std::int64_t i, std::int64_t j, double v) {
@@ -828,6 +839,9 @@ std::int64_t MatrixMarketPart::declared() const { return impl_->header->entries;
 std::int64_t MatrixMarketPart::header_lines() const { return impl_->header->header_lines(); }
 int MatrixMarketPart::most_entries_per_line() const {
     return impl_->header->symmetry == Symmetry::general ? 1 : 2;
+}
+bool MatrixMarketPart::stored_symmetric() const {
+    return impl_->header->symmetry == Symmetry::symmetric;
 }
 
 void MatrixMarketPart::for_each_entry(

@@ -24,6 +24,19 @@ CsrMatrix read_matrix_market(const std::string& path);
 /// duplicates are summed in the file's order, and an error names the file's first bad line.
 CsrMatrix read_matrix_market(const std::string& path, int parts);
 
+/// read_matrix_market(path, parts), also saying whether the file stores one triangle of a
+/// symmetric matrix (symmetry `symmetric` in its banner). Such a file's matrix is symmetric by
+/// construction: every off-diagonal entry read gives its value to its mirror as well, and
+/// repeated entries are summed in the same order on both sides, so A = A^T to the bit wherever
+/// the sums are finite.
+CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_symmetric);
+
+/// Whether the matrix `a` read from a file (or a process's rows of it) is exactly symmetric by
+/// how the file stores it: one triangle of a symmetric matrix (`stored_symmetric`), and every
+/// value finite (a sum of repeated entries may overflow). Then is_symmetric(a) holds without a
+/// pass over A and its mirrors.
+bool symmetric_by_storage(const CsrMatrix& a, bool stored_symmetric);
+
 /// Reads a dense vector: "array real general" n x 1, or coordinate n x 1.
 std::vector<double> read_vector_market(const std::string& path);
 
@@ -65,6 +78,10 @@ public:
     /// Entries an entry line gives at most: 2 in a file that stores one triangle (the entry
     /// and its mirror), else 1.
     int most_entries_per_line() const;
+    /// Whether the file stores one triangle of a symmetric matrix (read_matrix_market's
+    /// `stored_symmetric`): the entries of all the parts, mirrors included, make A = A^T
+    /// wherever their sums are finite.
+    bool stored_symmetric() const;
     /// Calls f(i, j, v) (zero-based) for every entry of the part, and for the mirror (j, i) of
     /// an off-diagonal entry of a symmetric (v) or skew-symmetric (-v) file; a pattern file's
     /// values are 1. `lines_before` / `entries_before`: lines / entry lines of the file before

@@ -453,6 +453,48 @@ TEST_F(MatrixMarket, MissingOrCorruptFileNamesThePath) {
     }
 }
 
+// The banner's symmetry, as the whole read and a part say it: only `symmetric` (real, integer
+// or pattern) stores one triangle of a symmetric matrix.
+TEST_F(MatrixMarket, SaysWhetherTheFileStoresASymmetricMatrix) {
+    struct Case {
+        const char* banner;
+        bool symmetric;
+    };
+    for (const Case& c : {Case{"real general", false}, Case{"real symmetric", true},
+                          Case{"integer symmetric", true}, Case{"pattern symmetric", true},
+                          Case{"real skew-symmetric", false}}) {
+        SCOPED_TRACE(c.banner);
+        const bool pattern = std::string(c.banner).starts_with("pattern");
+        const std::string path =
+            write("k.mtx", fmt::format("%%MatrixMarket matrix coordinate {}\n2 2 1\n2 1{}\n",
+                                       c.banner, pattern ? "" : " 3"));
+        bool stored = !c.symmetric;
+        const CsrMatrix a = read_matrix_market(path, 1, stored);
+        EXPECT_EQ(stored, c.symmetric);
+        EXPECT_EQ(symmetric_by_storage(a, stored), c.symmetric);
+        const std::optional<MatrixMarketPart> part = MatrixMarketPart::open(path, 0, 1);
+        ASSERT_TRUE(part.has_value());
+        EXPECT_EQ(part->stored_symmetric(), c.symmetric);
+    }
+}
+
+// A symmetric file whose repeated entries sum beyond the doubles is not symmetric by storage:
+// its sums are not finite, and is_symmetric decides.
+TEST_F(MatrixMarket, SymmetricByStorageOnlyWithFiniteSums) {
+    const std::string path = write("s.mtx",
+                                   "%%MatrixMarket matrix coordinate real symmetric\n"
+                                   "2 2 4\n"
+                                   "1 1 4\n"
+                                   "2 1 1e308\n"
+                                   "2 1 1e308\n"
+                                   "2 2 4\n");
+    bool stored = false;
+    const CsrMatrix a = read_matrix_market(path, 1, stored);
+    EXPECT_TRUE(stored);
+    ASSERT_TRUE(std::isinf(a.val[1]));
+    EXPECT_FALSE(symmetric_by_storage(a, stored));
+}
+
 // Real files from ../shared/data (MANIFEST.tsv gives rows, cols and stored entries).
 const std::string kData = MPMG_SHARED_DATA;
 
@@ -487,7 +529,10 @@ TEST(MatrixMarketData, ExpandsSymmetricFilesAsTheManifestSays) {
     for (const Case& c : {Case{"bcsstk01", 48, 224}, Case{"nos4", 100, 347},
                           Case{"gr_30_30", 900, 4322}, Case{"saylr3", 1000, 2375}}) {
         SCOPED_TRACE(c.file);
-        const CsrMatrix a = read_matrix_market(kData + "/" + c.file + ".mtx.gz");
+        bool stored = false;
+        const CsrMatrix a = read_matrix_market(kData + "/" + c.file + ".mtx.gz", 0, stored);
+        EXPECT_TRUE(symmetric_by_storage(a, stored));
+        EXPECT_TRUE(is_symmetric(a, false, 0.0));  // what the flag spares measuring
         EXPECT_EQ(a.rows, c.n);
         EXPECT_EQ(a.cols, c.n);
         EXPECT_EQ(a.nnz(), 2 * c.stored - diagonal_count(a));
@@ -501,7 +546,9 @@ TEST(MatrixMarketData, ExpandsSymmetricFilesAsTheManifestSays) {
 }
 
 TEST(MatrixMarketData, ReadsGeneralFilesAndRoundTrips) {
-    const CsrMatrix a = read_matrix_market(kData + "/pde900.mtx.gz");
+    bool stored = true;
+    const CsrMatrix a = read_matrix_market(kData + "/pde900.mtx.gz", 0, stored);
+    EXPECT_FALSE(stored);
     EXPECT_EQ(a.rows, 900);
     EXPECT_EQ(a.cols, 900);
     EXPECT_EQ(a.nnz(), 4380);

@@ -60,7 +60,9 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     const bool pgm_on_rows0 =
         block == 1 && kept.empty() && max_levels > 1 && mats.front().rows > mg.max_coarse_rows;
     std::optional<bool> exact0;
-    if (smoothed || weigh || pgm_on_rows0) exact0 = is_symmetric(mats.front(), false, 0.0);
+    if (smoothed || weigh || pgm_on_rows0) {
+        exact0 = settings.exactly_symmetric || is_symmetric(mats.front(), false, 0.0);
+    }
     const bool symmetric = (smoothed || weigh) && (*exact0 || is_symmetric(mats.front(), true));
     std::string weights_note;
     if (weigh && !symmetric) {

@@ -64,6 +64,10 @@ struct AmgSettings {
     /// AMG gathers onto rank 0 (distributed/dist_amg.hpp), which take the precision plan's
     /// levels, the level count and the names from there.
     int first_level = 0;
+    /// True when the caller knows that A = A^T to the bit (a file stored symmetric:
+    /// api/problem_input.hpp); the hierarchy then skips its own pass over A and its mirrors.
+    /// False: measured where it matters.
+    bool exactly_symmetric = false;
 };
 
 class AmgHierarchy {
