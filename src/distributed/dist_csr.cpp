@@ -442,28 +442,50 @@ std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowP
     return recv;
 }
 
-CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int64_t rows,
-                   std::int64_t cols) {
+namespace {
+
+/// The entries of `pieces`, in their order, placed in their rows (not yet sorted).
+CsrMatrix placed_rows(std::initializer_list<std::span<const CooEntry>> pieces, std::int64_t first,
+                      std::int64_t rows, std::int64_t cols) {
     CsrMatrix a;
     a.rows = rows;
     a.cols = cols;
     a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
-    for (const CooEntry& e : entries) ++a.row_ptr[static_cast<std::size_t>(e.row - first) + 1];
+    std::size_t n = 0;
+    for (const std::span<const CooEntry> piece : pieces) {
+        for (const CooEntry& e : piece) ++a.row_ptr[static_cast<std::size_t>(e.row - first) + 1];
+        n += piece.size();
+    }
     for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i) {
         a.row_ptr[i + 1] += a.row_ptr[i];
     }
-    assign_prefaulted(a.col, entries.size(), std::int64_t{0});
-    assign_prefaulted(a.val, entries.size(), 0.0);
-    {
-        std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
-        for (const CooEntry& e : entries) {
+    assign_prefaulted(a.col, n, std::int64_t{0});
+    assign_prefaulted(a.val, n, 0.0);
+    std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
+    for (const std::span<const CooEntry> piece : pieces) {
+        for (const CooEntry& e : piece) {
             const auto q =
                 static_cast<std::size_t>(next[static_cast<std::size_t>(e.row - first)]++);
             a.col[q] = e.col;
             a.val[q] = e.val;
         }
     }
+    return a;
+}
+
+}  // namespace
+
+CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int64_t rows,
+                   std::int64_t cols) {
+    CsrMatrix a = placed_rows({entries}, first, rows, cols);
     entries = std::vector<CooEntry>();
+    sort_and_sum_rows(a);
+    return a;
+}
+
+CsrMatrix csr_rows(std::initializer_list<std::span<const CooEntry>> pieces, std::int64_t first,
+                   std::int64_t rows, std::int64_t cols) {
+    CsrMatrix a = placed_rows(pieces, first, rows, cols);
     sort_and_sum_rows(a);
     return a;
 }

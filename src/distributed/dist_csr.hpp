@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -171,6 +173,10 @@ std::vector<CooEntry> send_to_row_owners(std::vector<CooEntry>& mine, const RowP
 /// a file's.
 CsrMatrix csr_rows(std::vector<CooEntry>& entries, std::int64_t first, std::int64_t rows,
                    std::int64_t cols);
+/// csr_rows of the entries of `pieces` one after the other (in that order: the order of the
+/// sums), none of them emptied.
+CsrMatrix csr_rows(std::initializer_list<std::span<const CooEntry>> pieces, std::int64_t first,
+                   std::int64_t rows, std::int64_t cols);
 
 /// Rank 0 receives the whole matrix of every process's rows `mine` (local rows, global
 /// columns; process q's are rows p.first(q) ..); other processes get an empty matrix

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -474,9 +475,20 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
     p.name = po.matrix;
     p.rows = RowPartition::equal(n, size);
     const std::int64_t first = p.rows.first(rank);
-    {
-        std::vector<CooEntry> own = send_to_row_owners(mine, p.rows, comm);
-        p.mine = csr_rows(own, first, p.rows.rows(rank), n);
+    {  // the entries of this process's rows stay; the others travel
+        std::int64_t last = -1;
+        int at = 0;
+        const Received<CooEntry> got = send_keeping(
+            mine, size, rank,
+            [&](std::size_t k) {
+                if (mine[k].row != last) at = p.rows.owner(last = mine[k].row);
+                return at;
+            },
+            comm);
+        const std::span<const CooEntry> all(got.items);
+        p.mine = csr_rows({all.first(got.before), mine, all.subspan(got.before)}, first,
+                          p.rows.rows(rank), n);
+        mine = std::vector<CooEntry>();
     }
     // max |a| over all processes: the symmetry tolerance's scale and the null-space test's.
     double largest = kernels::largest_finite_abs(p.mine.val.data(), p.mine.nnz());
