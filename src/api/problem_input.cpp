@@ -60,8 +60,7 @@ StructuredProblem load_structured(const ProblemOptions& po) {
     const int r = std::max(po.components, 1);
     StructuredProblem p;
     p.name = po.matrix;
-    p.solver = symmetric_by_storage(csr, stored_symmetric) || is_symmetric(csr) ? SolverKind::cg
-                                                                                : SolverKind::gmres;
+    p.solver = stored_symmetric || is_symmetric(csr) ? SolverKind::cg : SolverKind::gmres;
     p.a = sgdia_from_csr(csr, Box{po.grid[0], po.grid[1], po.grid[2]}, r, po.matrix);
     right_hand_side(csr, po, p.b, p.x_exact);
     return p;
@@ -88,7 +87,7 @@ CsrProblem load_csr(const ProblemOptions& po) {
     }
     // A file stored symmetric is exactly symmetric (its zeros dropped in mirrored pairs); any
     // other is measured (the stored patterns compared, so before its zeros are dropped).
-    p.exactly_symmetric = symmetric_by_storage(p.a, stored_symmetric);
+    p.exactly_symmetric = stored_symmetric;
     p.solver = p.exactly_symmetric || is_symmetric(p.a) ? SolverKind::cg : SolverKind::gmres;
     drop_zeros(p.a);
     right_hand_side(p.a, po, p.b, p.x_exact);

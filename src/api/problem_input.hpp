@@ -20,7 +20,7 @@ struct CsrProblem {
     std::vector<double> x_exact;  ///< empty when unknown (a --rhs was given)
     SolverKind solver = SolverKind::cg;
     /// A = A^T to the bit, known without measuring it: a file stored symmetric
-    /// (io/matrix_market.hpp, symmetric_by_storage). False: not known (the hierarchy measures it
+    /// (io/matrix_market.hpp). False: not known (the hierarchy measures it
     /// where it needs to).
     bool exactly_symmetric = false;
 };

@@ -490,15 +490,22 @@ std::optional<CsrRows> load_csr(const ProblemOptions& po) {
                           p.rows.rows(rank), n);
         mine = std::vector<CooEntry>();
     }
+    {  // a sum of repeated entries that overflowed: the whole read's error (the first row's)
+        std::string error;
+        try {
+            check_finite_sums(p.mine, po.matrix, first);
+        } catch (const InvalidInput& e) {
+            error = e.what();
+        }
+        throw_first(error, comm);
+    }
     // max |a| over all processes: the symmetry tolerance's scale and the null-space test's.
     double largest = kernels::largest_finite_abs(p.mine.val.data(), p.mine.nnz());
     MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, comm);
-    // A file stored symmetric is symmetric by construction where every value is finite
-    // (symmetric_by_storage: the entries and their mirrors summed in the same order on their
-    // owners); any other is measured, its stored patterns compared before its zeros are dropped.
-    int by_storage = symmetric_by_storage(p.mine, stored_symmetric) ? 1 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &by_storage, 1, MPI_INT, MPI_LAND, comm);
-    p.exactly_symmetric = by_storage != 0;
+    // A file stored symmetric is symmetric by construction (the entries and their mirrors
+    // summed in the same order on their owners); any other is measured, its stored patterns
+    // compared before its zeros are dropped.
+    p.exactly_symmetric = stored_symmetric;
     p.solver = p.exactly_symmetric || symmetric(p.mine, p.rows, largest, comm) ? SolverKind::cg
                                                                                : SolverKind::gmres;
     drop_zeros(p.mine, first);

@@ -602,9 +602,20 @@ LineCounts count_lines(std::string_view text) {
 
 CsrMatrix read_matrix_market(const std::string& path) { return read_matrix_market(path, 0); }
 
-bool symmetric_by_storage(const CsrMatrix& a, bool stored_symmetric) {
-    return stored_symmetric &&
-           std::all_of(a.val.begin(), a.val.end(), [](double v) { return std::isfinite(v); });
+void check_finite_sums(const CsrMatrix& a, const std::string& path, std::int64_t first_row) {
+    if (std::all_of(a.val.begin(), a.val.end(), [](double v) { return std::isfinite(v); })) {
+        return;
+    }
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (!std::isfinite(a.val[p])) {
+                throw InvalidInput(fmt::format(
+                    "{}: the entries given for ({}, {}) sum to {}, beyond the range of doubles; "
+                    "mpmg needs finite values",
+                    path, first_row + i + 1, a.col[p] + 1, a.val[p]));
+            }
+        }
+    }
 }
 
 CsrMatrix read_matrix_market(const std::string& path, int parts) {
@@ -630,7 +641,9 @@ CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_sy
         r.for_each_entry([&](std::int64_t i, std::int64_t j, double v) {
             if (v != 0.0) push(t[0], i, j, v);  // an array file's zeros are not stored entries
         });
-        return build_csr(r.rows, r.cols, t);
+        CsrMatrix a = build_csr(r.rows, r.cols, t);
+        check_finite_sums(a, path);
+        return a;
     }
     // The entry lines, cut into parts at line starts (as MatrixMarketPart cuts a file for the
     // processes), each parsed by its own thread with the whole file's line and entry numbers.
@@ -684,7 +697,9 @@ CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_sy
     }
     if (total_entries < r.entries) r.fail_truncated(total_lines, total_entries);
     r.release_text();
-    return build_csr(r.rows, r.cols, t);
+    CsrMatrix a = build_csr(r.rows, r.cols, t);
+    check_finite_sums(a, path);
+    return a;
 }
 
 std::vector<double> read_vector_market(const std::string& path) {
@@ -702,6 +717,14 @@ std::vector<double> read_vector_market(const std::string& path) {
     r.for_each_entry([&](std::int64_t i, std::int64_t j, double v) {
         x[static_cast<std::size_t>(i + j)] += v;  // one of i, j is zero
     });
+    for (std::size_t k = 0; k < x.size(); ++k) {  // every value read is finite, a sum may not be
+        if (!std::isfinite(x[k])) {
+            throw InvalidInput(fmt::format(
+                "{}: the entries given for entry {} sum to {}, beyond the range of doubles; "
+                "mpmg needs finite values",
+                path, k + 1, x[k]));
+        }
+    }
     return x;
 }
 

@@ -27,15 +27,14 @@ CsrMatrix read_matrix_market(const std::string& path, int parts);
 /// read_matrix_market(path, parts), also saying whether the file stores one triangle of a
 /// symmetric matrix (symmetry `symmetric` in its banner). Such a file's matrix is symmetric by
 /// construction: every off-diagonal entry read gives its value to its mirror as well, and
-/// repeated entries are summed in the same order on both sides, so A = A^T to the bit wherever
-/// the sums are finite.
+/// repeated entries are summed in the same order on both sides, so A = A^T to the bit and
+/// is_symmetric(A) holds without a pass over A and its mirrors.
 CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_symmetric);
 
-/// Whether the matrix `a` read from a file (or a process's rows of it) is exactly symmetric by
-/// how the file stores it: one triangle of a symmetric matrix (`stored_symmetric`), and every
-/// value finite (a sum of repeated entries may overflow). Then is_symmetric(a) holds without a
-/// pass over A and its mirrors.
-bool symmetric_by_storage(const CsrMatrix& a, bool stored_symmetric);
+/// Throws InvalidInput "<path>: the entries given for (i, j) sum to inf ..." (one-based, the
+/// first in row order) when a value of `a` is not finite: every value read is, so a sum of
+/// repeated entries overflowed. Row k of `a` is the file's row first_row + k (a process's rows).
+void check_finite_sums(const CsrMatrix& a, const std::string& path, std::int64_t first_row = 0);
 
 /// Reads a dense vector: "array real general" n x 1, or coordinate n x 1.
 std::vector<double> read_vector_market(const std::string& path);

@@ -469,30 +469,55 @@ TEST_F(MatrixMarket, SaysWhetherTheFileStoresASymmetricMatrix) {
             write("k.mtx", fmt::format("%%MatrixMarket matrix coordinate {}\n2 2 1\n2 1{}\n",
                                        c.banner, pattern ? "" : " 3"));
         bool stored = !c.symmetric;
-        const CsrMatrix a = read_matrix_market(path, 1, stored);
+        (void)read_matrix_market(path, 1, stored);
         EXPECT_EQ(stored, c.symmetric);
-        EXPECT_EQ(symmetric_by_storage(a, stored), c.symmetric);
         const std::optional<MatrixMarketPart> part = MatrixMarketPart::open(path, 0, 1);
         ASSERT_TRUE(part.has_value());
         EXPECT_EQ(part->stored_symmetric(), c.symmetric);
     }
 }
 
-// A symmetric file whose repeated entries sum beyond the doubles is not symmetric by storage:
-// its sums are not finite, and is_symmetric decides.
-TEST_F(MatrixMarket, SymmetricByStorageOnlyWithFiniteSums) {
+// Every value read is finite, so is every sum of repeated entries, or the read names the first
+// entry (in row order) whose sum is not: one part or several.
+TEST_F(MatrixMarket, RepeatedEntriesThatOverflowAreAnError) {
     const std::string path = write("s.mtx",
-                                   "%%MatrixMarket matrix coordinate real symmetric\n"
-                                   "2 2 4\n"
+                                   "%%MatrixMarket matrix coordinate real general\n"
+                                   "3 3 6\n"
                                    "1 1 4\n"
+                                   "3 2 -1e308\n"
                                    "2 1 1e308\n"
+                                   "3 2 -1e308\n"
                                    "2 1 1e308\n"
-                                   "2 2 4\n");
-    bool stored = false;
-    const CsrMatrix a = read_matrix_market(path, 1, stored);
-    EXPECT_TRUE(stored);
-    ASSERT_TRUE(std::isinf(a.val[1]));
-    EXPECT_FALSE(symmetric_by_storage(a, stored));
+                                   "3 3 4\n");
+    for (const int parts : {1, 3}) {
+        try {
+            (void)read_matrix_market(path, parts);
+            ADD_FAILURE() << "no error";
+        } catch (const InvalidInput& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      path +
+                          ": the entries given for (2, 1) sum to inf, beyond the range of "
+                          "doubles; mpmg needs finite values");
+        }
+    }
+    const std::string b = write("b.mtx",
+                                "%%MatrixMarket matrix coordinate real general\n"
+                                "3 1 3\n"
+                                "2 1 -1e308\n"
+                                "1 1 1\n"
+                                "2 1 -1e308\n");
+    EXPECT_THROW(
+        {
+            try {
+                (void)read_vector_market(b);
+            } catch (const InvalidInput& e) {
+                EXPECT_EQ(std::string(e.what()),
+                          b + ": the entries given for entry 2 sum to -inf, beyond the range of "
+                              "doubles; mpmg needs finite values");
+                throw;
+            }
+        },
+        InvalidInput);
 }
 
 // Real files from ../shared/data (MANIFEST.tsv gives rows, cols and stored entries).
@@ -531,7 +556,7 @@ TEST(MatrixMarketData, ExpandsSymmetricFilesAsTheManifestSays) {
         SCOPED_TRACE(c.file);
         bool stored = false;
         const CsrMatrix a = read_matrix_market(kData + "/" + c.file + ".mtx.gz", 0, stored);
-        EXPECT_TRUE(symmetric_by_storage(a, stored));
+        EXPECT_TRUE(stored);
         EXPECT_TRUE(is_symmetric(a, false, 0.0));  // what the flag spares measuring
         EXPECT_EQ(a.rows, c.n);
         EXPECT_EQ(a.cols, c.n);
