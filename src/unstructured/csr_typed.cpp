@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "core/prefault.hpp"
 #include "kernels/convert_simd.hpp"
 #include "mpmg/errors.hpp"
 
@@ -51,12 +52,13 @@ TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding
     t.rows = a.rows;
     t.cols = a.cols;
     t.row_ptr = a.row_ptr;
-    t.val.resize(a.val.size());
+    // Fresh arrays faulted in at once (core/prefault.hpp), not page by page as they are written.
+    assign_prefaulted(t.val, a.val.size());
     // The SIMD narrowing: truncate_counted<S>'s values and counts (kernels/convert_simd.hpp);
     // converting value by value took 5 % of laplace27 n = 96's AMG run.
     counts += kernels::narrow(a.val.data(), t.val.data(), a.nnz());
     if (compact) {
-        t.col16.resize(a.col.size());
+        assign_prefaulted(t.col16, a.col.size());
         t.base.resize(static_cast<std::size_t>(a.rows));
         for (std::int64_t i = 0; i < a.rows; ++i) {
             const std::int64_t p0 = a.row_ptr[i], p1 = a.row_ptr[i + 1];
@@ -69,7 +71,7 @@ TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding
     } else if (encoding == IndexEncoding::int64) {
         t.col64 = a.col;
     } else {
-        t.col.resize(a.col.size());
+        assign_prefaulted(t.col, a.col.size());
         for (std::size_t p = 0; p < a.col.size(); ++p) {
             t.col[p] = static_cast<std::int32_t>(a.col[p]);
         }

@@ -38,8 +38,8 @@ CsrMatrix strength_graph(const CsrMatrix& a, std::optional<bool> exactly_symmetr
         w.rows = a.rows;
         w.cols = a.cols;
         w.row_ptr.resize(a.row_ptr.size());
-        w.col.resize(a.col.size());
-        w.val.resize(a.val.size());
+        assign_prefaulted(w.col, a.col.size(), std::int64_t{0});
+        assign_prefaulted(w.val, a.val.size(), 0.0);
     } else {
         w = abs_plus_transpose(a, false);
     }
