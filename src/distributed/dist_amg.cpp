@@ -811,15 +811,22 @@ void solve_rows(CsrProblem* whole, CsrRows* parts, const SolverOptions& given, S
     const bool exact_a = whole != nullptr ? whole->exactly_symmetric : parts->exactly_symmetric;
     const auto t0 = std::chrono::steady_clock::now();
     SolverOptions o = given;
-    // Rank 0 needs the whole matrix (values too) to choose the block size; a file read in parts
-    // is gathered for it, and for the renumbering below.
+    // Rank 0 needs the whole matrix to choose the block size (its values only when its pattern
+    // has nodes); a file read in parts is gathered for it, and for the renumbering below.
     const bool renumber =
         o.multigrid.reorder == ReorderKind::rcm ||
         (o.multigrid.reorder == ReorderKind::automatic && n / size >= kMinLocalRows);
     const bool choose_block = o.multigrid.block_size != 1;
     CsrMatrix gathered;
     if (whole == nullptr && (renumber || choose_block)) {
-        gathered = gather_rows(parts->mine, parts->rows, comm, choose_block);
+        // The pattern first: the values only when `auto` finds nodes in it, whose components'
+        // coupling (cross_component_share) decides the block size.
+        gathered = gather_rows(parts->mine, parts->rows, comm, false);
+        if (choose_block && o.multigrid.block_size == 0) {
+            int nodes = rank == 0 ? detect_block_size(gathered) : 1;
+            MPI_Bcast(&nodes, 1, MPI_INT, 0, comm);
+            if (nodes > 1) gathered = gather_rows(parts->mine, parts->rows, comm, true);
+        }
     }
     const CsrMatrix& a_all = whole != nullptr ? whole->a : gathered;  // rank 0, or every rank
     // The block size as serially (api/solve.cpp), chosen on rank 0 and broadcast; nodes stay

@@ -517,8 +517,8 @@ CsrMatrix gather_rows(const CsrMatrix& mine, const RowPartition& p, MPI_Comm com
         whole.rows = p.global_rows();
         whole.cols = mine.cols;
         all_lengths.resize(static_cast<std::size_t>(whole.rows));
-        whole.col.resize(static_cast<std::size_t>(total));
-        if (values) whole.val.resize(static_cast<std::size_t>(total));
+        assign_prefaulted(whole.col, static_cast<std::size_t>(total), std::int64_t{0});
+        if (values) assign_prefaulted(whole.val, static_cast<std::size_t>(total), 0.0);
     }
     MPI_Gatherv(lengths.data(), as_int(mine.rows, "rows"), MPI_INT64_T, all_lengths.data(),
                 rows_of.data(), rows_at.data(), MPI_INT64_T, 0, comm);
