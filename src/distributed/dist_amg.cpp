@@ -317,8 +317,9 @@ public:
             // Rows coupled only to other processes' rows have no neighbour in the diagonal
             // block, but are not decoupled: they stay singletons, not left out as the serial
             // isolated rows are (the coarse levels would lose them).
-            // Level 0's diagonal block of an A known exactly symmetric is (a principal
-            // submatrix): PGM need not measure it. The coarse levels' sums are not mirrored.
+            // Level 0's diagonal block, a principal submatrix of an A known to be exactly
+            // symmetric, is too: PGM need not measure it. The coarse levels' sums are not
+            // mirrored, so they are measured.
             if (!reuse) {
                 fresh = pgm_aggregate(
                     m.diag(), passes, std::max(1, mg.block_size),
