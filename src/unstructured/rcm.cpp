@@ -46,9 +46,11 @@ CsrMatrix symmetric_pattern(const CsrMatrix& a) {
 }
 
 // Breadth-first search from `root` over unvisited rows; appends the visit order (neighbours by
-// increasing degree, then index) to `order` and returns the number of levels.
+// increasing degree, then index) to `order` and returns the number of levels. `last_level`,
+// when given, receives where the last level starts in `order`.
 int bfs(const CsrMatrix& g, const std::vector<std::int64_t>& degree, std::int64_t root,
-        std::vector<char>& seen, std::vector<std::int64_t>& order) {
+        std::vector<char>& seen, std::vector<std::int64_t>& order,
+        std::size_t* last_level = nullptr) {
     std::size_t head = order.size();
     order.push_back(root);
     seen[static_cast<std::size_t>(root)] = 1;
@@ -56,6 +58,7 @@ int bfs(const CsrMatrix& g, const std::vector<std::int64_t>& degree, std::int64_
     std::vector<std::int64_t> next;
     while (head < order.size()) {
         const std::size_t level_end = order.size();
+        if (last_level != nullptr) *last_level = head;
         ++levels;
         for (; head < level_end; ++head) {
             const std::int64_t i = order[head];
@@ -79,42 +82,29 @@ int bfs(const CsrMatrix& g, const std::vector<std::int64_t>& degree, std::int64_
 }
 
 // A pseudo-peripheral row of root's component (George & Liu's algorithm): a BFS from the row
-// of smallest degree in the last level of the previous BFS, while the number of levels grows.
-// `seen` and `dist` are all-clear / all -1 on entry and on return (only the component is
-// touched, so many small components cost no more than one large one).
+// of smallest degree in the last level of the previous BFS (the first such in its order),
+// while the number of levels grows. The BFS's levels are the rows' distances from its root, so
+// the last level is the farthest rows. `seen` is all clear on entry and on return (only the
+// component is touched, so many small components cost no more than one large one).
 std::int64_t pseudo_peripheral(const CsrMatrix& g, const std::vector<std::int64_t>& degree,
-                               std::int64_t root, std::vector<char>& seen,
-                               std::vector<std::int64_t>& dist) {
-    std::vector<std::int64_t> order;
-    int levels = bfs(g, degree, root, seen, order);
+                               std::int64_t root, std::vector<char>& seen) {
+    std::vector<std::int64_t> order, trial;
+    std::size_t last = 0, trial_last = 0;
+    int levels = bfs(g, degree, root, seen, order, &last);
     for (int round = 0; round < 8; ++round) {
-        dist[static_cast<std::size_t>(order.front())] = 0;
-        std::int64_t far = 0;
-        for (std::int64_t i : order) {  // BFS order: a row's distance is set before its turn
-            for (std::int64_t p = g.row_ptr[i]; p < g.row_ptr[i + 1]; ++p) {
-                auto& d = dist[static_cast<std::size_t>(g.col[p])];
-                if (d < 0) d = dist[static_cast<std::size_t>(i)] + 1;
-            }
-            far = std::max(far, dist[static_cast<std::size_t>(i)]);
+        std::int64_t best = order[last];
+        for (std::size_t k = last + 1; k < order.size(); ++k) {
+            const auto i = static_cast<std::size_t>(order[k]);
+            if (degree[i] < degree[static_cast<std::size_t>(best)]) best = order[k];
         }
-        std::int64_t best = -1;
-        for (std::int64_t i : order) {
-            if (dist[static_cast<std::size_t>(i)] == far &&
-                (best < 0 ||
-                 degree[static_cast<std::size_t>(i)] < degree[static_cast<std::size_t>(best)])) {
-                best = i;
-            }
-        }
-        for (std::int64_t i : order) {
-            seen[static_cast<std::size_t>(i)] = 0;
-            dist[static_cast<std::size_t>(i)] = -1;
-        }
-        std::vector<std::int64_t> trial;
-        const int l = bfs(g, degree, best, seen, trial);
+        for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 0;
+        trial.clear();
+        const int l = bfs(g, degree, best, seen, trial, &trial_last);
         for (std::int64_t i : trial) seen[static_cast<std::size_t>(i)] = 0;
         if (l <= levels) return best;
         levels = l;
-        order = std::move(trial);
+        order.swap(trial);
+        last = trial_last;
         for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 1;
     }
     for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 0;
@@ -139,13 +129,12 @@ std::vector<std::int64_t> rcm_order(const CsrMatrix& a, bool symmetric) {
         degree[i] = d;
     }
     std::vector<char> seen(n, 0), probe(n, 0);
-    std::vector<std::int64_t> dist(n, -1);
     std::vector<std::int64_t> order;
     order.reserve(n);
     // Each component in turn, found from its smallest row index.
     for (std::int64_t i = 0; i < a.rows; ++i) {
         if (seen[static_cast<std::size_t>(i)]) continue;
-        std::int64_t root = pseudo_peripheral(g, degree, i, probe, dist);
+        std::int64_t root = pseudo_peripheral(g, degree, i, probe);
         // A pattern that is not quite symmetric (given as symmetric) can lead the probe into
         // rows already ordered, and the search from its root can miss row i: each is then
         // started from row i, so that every row is ordered once.
