@@ -418,6 +418,17 @@ TEST(Mpi, BadMatrixFileGivesTheSerialError) {
         bad.pop_back();
         cases.push_back({write("short.mtx", bad), "8,8,8"});
     }
+    {
+        auto bad = lines;  // two more entries for (300, 300), whose sum overflows
+        std::size_t size_line = 1;
+        while (bad[size_line].empty() || bad[size_line][0] == '%') ++size_line;
+        const std::size_t space = bad[size_line].rfind(' ');
+        bad[size_line] = bad[size_line].substr(0, space + 1) +
+                         std::to_string(std::stoll(bad[size_line].substr(space + 1)) + 2);
+        bad.insert(bad.begin() + static_cast<std::ptrdiff_t>(lines.size() / 2), "300 300 1e308");
+        bad.push_back("300 300 1e308");
+        cases.push_back({write("overflow.mtx", bad), "8,8,8"});
+    }
     cases.push_back({good.string(), "8,8,4"});  // rows do not fit the grid
     // The AMG path (no --grid) reads the same files in parts: the same errors (not for the
     // entry beyond the 27-point neighbourhood, which is the grid's); and a matrix that is not
