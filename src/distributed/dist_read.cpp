@@ -216,63 +216,50 @@ void for_each_own_cell(const GhostedRows& g, const Partition& p, F&& f) {
 
 /// check_finite_sums (io/matrix_market.hpp) of the own cells' rows of `g` on `grid`
 /// (collective): every process throws the error of the first entry in row order, then column,
-/// whose summed value is not finite, with the whole matrix's one-based indices.
+/// whose summed value is not finite, with the whole matrix's indices.
 void check_finite_cells(const GhostedRows& g, const Partition& p, const Box& grid,
                         const std::string& path, MPI_Comm comm) {
     const SgDiaMatrix<double>& a = g.a;
-    const Stencil& s = a.stencil();
     const Box& box = a.box();
-    const Box own = p.local();
-    const auto lo = p.lo();
     const int r = a.block();
-    const std::int64_t rr = std::int64_t{r} * r;
     constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
     std::int64_t row = kNone, col = kNone;
     int sign = -2;  // of the first one's value: +1 inf, -1 -inf
     const auto cell_of = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
         return i + grid.nx * (j + std::int64_t{grid.ny} * k);
     };
-    for (int k = lo[2]; k < lo[2] + own.nz; ++k) {
-        for (int j = lo[1]; j < lo[1] + own.ny; ++j) {
-            for (int i = lo[0]; i < lo[0] + own.nx; ++i) {
-                const std::int64_t c =
-                    (i - g.lo[0]) + box.nx * ((j - g.lo[1]) + std::int64_t{box.ny} * (k - g.lo[2]));
-                for (int d = 0; d < s.size(); ++d) {
-                    const Offset o = s[d];
-                    const int ni = i + o.dx, nj = j + o.dy, nk = k + o.dz;
-                    if (ni < 0 || ni >= grid.nx || nj < 0 || nj >= grid.ny || nk < 0 ||
-                        nk >= grid.nz) {
-                        continue;  // outwards: never stored
-                    }
-                    const double* v = a.diagonal(d) + c * rr;
-                    for (int bi = 0; bi < r; ++bi) {
-                        for (int bj = 0; bj < r; ++bj) {
-                            const double x = v[bi * r + bj];
-                            if (std::isfinite(x)) continue;
-                            const std::int64_t at_row = cell_of(i, j, k) * r + bi;
-                            const std::int64_t at_col = cell_of(ni, nj, nk) * r + bj;
-                            if (at_row < row || (at_row == row && at_col < col)) {
-                                row = at_row;
-                                col = at_col;
-                                sign = x > 0 ? 1 : -1;
-                            }
-                        }
+    for_each_own_cell(g, p, [&](std::int64_t c) {
+        const std::int64_t i = g.lo[0] + c % box.nx, j = g.lo[1] + c / box.nx % box.ny,
+                           k = g.lo[2] + c / box.nx / box.ny;
+        for (int d = 0; d < a.stencil().size(); ++d) {
+            const Offset o = a.stencil()[d];
+            const std::int64_t ni = i + o.dx, nj = j + o.dy, nk = k + o.dz;
+            if (ni < 0 || ni >= grid.nx || nj < 0 || nj >= grid.ny || nk < 0 || nk >= grid.nz) {
+                continue;  // outwards: never stored
+            }
+            for (int bi = 0; bi < r; ++bi) {
+                for (int bj = 0; bj < r; ++bj) {
+                    const double x = a.value(d, c, bi, bj);
+                    if (std::isfinite(x)) continue;
+                    const std::int64_t at_row = cell_of(i, j, k) * r + bi;
+                    const std::int64_t at_col = cell_of(ni, nj, nk) * r + bj;
+                    if (at_row < row || (at_row == row && at_col < col)) {
+                        row = at_row;
+                        col = at_col;
+                        sign = x > 0 ? 1 : -1;
                     }
                 }
             }
         }
-    }
+    });
     const std::int64_t first = reduce(row, MPI_MIN, comm);
     if (first == kNone) return;
     const std::int64_t first_col = reduce(row == first ? col : kNone, MPI_MIN, comm);
     int first_sign = row == first && col == first_col ? sign : -2;  // one process holds it
     MPI_Allreduce(MPI_IN_PLACE, &first_sign, 1, MPI_INT, MPI_MAX, comm);
-    throw InvalidInput(fmt::format(
-        "{}: the entries given for ({}, {}) sum to {}, beyond the range of doubles; mpmg needs "
-        "finite values",
-        path, first + 1, first_col + 1,
-        first_sign > 0 ? std::numeric_limits<double>::infinity()
-                       : -std::numeric_limits<double>::infinity()));
+    fail_sum_not_finite(path, first, first_col,
+                        first_sign > 0 ? std::numeric_limits<double>::infinity()
+                                       : -std::numeric_limits<double>::infinity());
 }
 
 }  // namespace

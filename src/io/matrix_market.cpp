@@ -602,18 +602,22 @@ LineCounts count_lines(std::string_view text) {
 
 CsrMatrix read_matrix_market(const std::string& path) { return read_matrix_market(path, 0); }
 
+void fail_sum_not_finite(const std::string& path, std::int64_t row, std::int64_t col,
+                         double value) {
+    throw InvalidInput(
+        fmt::format("{}: the entries given for ({}, {}) sum to {}, beyond the range of doubles; "
+                    "mpmg needs finite values",
+                    path, row + 1, col + 1, value));
+}
+
 void check_finite_sums(const CsrMatrix& a, const std::string& path, std::int64_t first_row) {
     if (std::all_of(a.val.begin(), a.val.end(), [](double v) { return std::isfinite(v); })) {
         return;
     }
     for (std::int64_t i = 0; i < a.rows; ++i) {
         for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            if (!std::isfinite(a.val[p])) {
-                throw InvalidInput(fmt::format(
-                    "{}: the entries given for ({}, {}) sum to {}, beyond the range of doubles; "
-                    "mpmg needs finite values",
-                    path, first_row + i + 1, a.col[p] + 1, a.val[p]));
-            }
+            if (!std::isfinite(a.val[p]))
+                fail_sum_not_finite(path, first_row + i, a.col[p], a.val[p]);
         }
     }
 }

@@ -36,6 +36,10 @@ CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_sy
 /// repeated entries overflowed. Row k of `a` is the file's row first_row + k (a process's rows).
 void check_finite_sums(const CsrMatrix& a, const std::string& path, std::int64_t first_row = 0);
 
+/// check_finite_sums' error for entry (row, col) (zero-based) whose sum is `value`.
+[[noreturn]] void fail_sum_not_finite(const std::string& path, std::int64_t row, std::int64_t col,
+                                      double value);
+
 /// Reads a dense vector: "array real general" n x 1, or coordinate n x 1.
 std::vector<double> read_vector_market(const std::string& path);
 

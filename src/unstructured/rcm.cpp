@@ -100,12 +100,13 @@ std::int64_t pseudo_peripheral(const CsrMatrix& g, const std::vector<std::int64_
         for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 0;
         trial.clear();
         const int l = bfs(g, degree, best, seen, trial, &trial_last);
-        for (std::int64_t i : trial) seen[static_cast<std::size_t>(i)] = 0;
-        if (l <= levels) return best;
-        levels = l;
+        if (l <= levels) {
+            for (std::int64_t i : trial) seen[static_cast<std::size_t>(i)] = 0;
+            return best;
+        }
+        levels = l;  // the trial, seen as it is, becomes the BFS to improve on
         order.swap(trial);
         last = trial_last;
-        for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 1;
     }
     for (std::int64_t i : order) seen[static_cast<std::size_t>(i)] = 0;
     return order.front();
