@@ -17,6 +17,7 @@
 #include "distributed/dist_amg.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
+#include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/amg_hierarchy.hpp"
@@ -153,6 +154,7 @@ struct Solver::Impl {
     std::unique_ptr<SgDiaOperator<float>> grid32;
     std::unique_ptr<CsrOperator<double>> csr64;
     std::unique_ptr<CsrOperator<float>> csr32;
+    bool csr_operator_due = false;  ///< csr64 or csr32 to be made once the hierarchy is built
     BuildFn build;
     GuardFallbacks fallbacks;
     std::optional<GuardState> state;
@@ -202,6 +204,7 @@ struct Solver::Impl {
         grid32.reset();
         csr64.reset();
         csr32.reset();
+        csr_operator_due = false;
         build = nullptr;
         processes.reset();
         boxes = false;
@@ -305,15 +308,15 @@ struct Solver::Impl {
         o.multigrid.cycle =
             resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
         prepared = prepare_matrix(csr_a, 0, comm);
-        TruncationCounts counts;
         csr64.reset();
         csr32.reset();
-        if (o.precision.krylov == Precision::fp64) {
-            csr64 = std::make_unique<CsrOperator<double>>(to_typed<double>(csr_a, counts));
-        } else {
-            csr32 = std::make_unique<CsrOperator<float>>(to_typed<float>(csr_a, counts));
-        }
-        check_k(counts, o.precision.krylov);
+        // A that overflows K is refused here; the Krylov operator's copy of A is made after
+        // the hierarchy (finish_setup), so that the setup does not hold it beside csr_a.
+        const bool k64 = o.precision.krylov == Precision::fp64;
+        check_k(kernels::count_range(csr_a.val.data(), csr_a.nnz(),
+                                     k64 ? range_limits<double>() : range_limits<float>()),
+                o.precision.krylov);
+        csr_operator_due = true;
         build = [this](const PrecisionPlan& plan, const MultigridOptions& mg) {
             AmgSettings settings;
             settings.aggregates = &aggregates;
@@ -391,6 +394,15 @@ struct Solver::Impl {
     SetupResult finish_setup(Clock::time_point t0) {
         SolveResult built;
         state = guarded_setup(build, resolved, built);
+        if (csr_operator_due) {  // resolve_amg's
+            TruncationCounts counts;
+            if (resolved.precision.krylov == Precision::fp64) {
+                csr64 = std::make_unique<CsrOperator<double>>(to_typed<double>(csr_a, counts));
+            } else {
+                csr32 = std::make_unique<CsrOperator<float>>(to_typed<float>(csr_a, counts));
+            }
+            csr_operator_due = false;
+        }
         SetupResult& s = setup_info;
         s.rows = rows;
         s.nnz = nnz;

@@ -371,7 +371,7 @@ public:
             AmgLevelSetup setup;
             setup.compact_index_max_bytes = settings.compact_index_max_bytes;
             setup.precision = dec.precision;
-            setup.matrix = &dec.matrix;
+            setup.matrix = &dec.matrix();
             setup.row_scale = dec.row_scale;
             setup.col_scale = dec.col_scale;
             setup.smoother = dec.smoother;

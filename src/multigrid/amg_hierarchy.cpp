@@ -36,14 +36,25 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     mg_.cycle = resolve_cycle(mg.cycle, true, a.rows, diagonal_extremes(a).spread());
     const int first = settings.first_level;  // the whole hierarchy's index of level 0
     const int max_levels = std::max(1, std::min(mg.max_levels, settings.max_levels) - first);
-    std::vector<CsrMatrix> mats;
-    mats.push_back(a);
-    drop_zeros(mats.back());
+    // The levels' matrices. Level 0 is the caller's `a` itself (mats[0] empty) unless it needs
+    // a change: explicit zeros to drop, or row weights. A copy of it beside the caller's and the
+    // Krylov operator's was 179 MB of the setup's 790 MB peak on mfem_lshape_o3_r7.
+    std::vector<CsrMatrix> mats(1);
+    bool own0 = false;
+    const auto mat = [&](std::size_t l) -> const CsrMatrix& {
+        return l == 0 && !own0 ? a : mats[l];
+    };
+    const auto owned0 = [&]() -> CsrMatrix& {
+        if (!own0) mats[0] = a;
+        own0 = true;
+        return mats[0];
+    };
+    if (has_droppable_zeros(a)) drop_zeros(owned0());
     std::vector<std::string> coarsening_notes;
     const bool smoothed = mg.aggregation == AggregationKind::smoothed;
     const int passes = smoothed ? settings.sa_pgm_passes : settings.pgm_passes;
     // Nodes of `block` unknowns (a system of PDEs): kept through the Galerkin products.
-    const int block = choose_block_size(mats.front(), mg.block_size).block;
+    const int block = choose_block_size(mat(0), mg.block_size).block;
     // Row weights for a nonsymmetric A that will be coarsened (not on the gathered levels of
     // the distributed AMG, which weighs its own level 0).
     const bool weigh = first == 0 && mg.row_weights == RowWeightsKind::automatic &&
@@ -58,23 +69,24 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
     // implies symmetric within the tolerance; the tolerant pass only when that fails. Level 0
     // of laplace27 n = 96 (23.4M entries) was passed over twice, 0.13 s each on one thread.
     const bool pgm_on_rows0 =
-        block == 1 && kept.empty() && max_levels > 1 && mats.front().rows > mg.max_coarse_rows;
+        block == 1 && kept.empty() && max_levels > 1 && mat(0).rows > mg.max_coarse_rows;
     std::optional<bool> exact0;
     if (smoothed || weigh || pgm_on_rows0) {
-        exact0 = settings.exactly_symmetric || is_symmetric(mats.front(), false, 0.0);
+        exact0 = settings.exactly_symmetric || is_symmetric(mat(0), false, 0.0);
     }
-    const bool symmetric = (smoothed || weigh) && (*exact0 || is_symmetric(mats.front(), true));
+    const bool symmetric = (smoothed || weigh) && (*exact0 || is_symmetric(mat(0), true));
     std::string weights_note;
     if (weigh && !symmetric) {
-        RowWeights rw = mpmg::row_weights(mats.front());
+        RowWeights rw = mpmg::row_weights(mat(0));
         if (!rw.w.empty()) {
-            weight_rows(mats.front(), rw.w);
+            weight_rows(owned0(), rw.w);
             weights_note = describe(rw);
             row_weighting_ = RowWeighting(std::move(rw.w));
         }
     }
-    while (static_cast<int>(mats.size()) < max_levels && mats.back().rows > mg.max_coarse_rows) {
-        const CsrMatrix& fine = mats.back();
+    while (static_cast<int>(mats.size()) < max_levels &&
+           mat(mats.size() - 1).rows > mg.max_coarse_rows) {
+        const CsrMatrix& fine = mat(mats.size() - 1);
         const std::size_t level = mats.size() - 1;
         if (level < kept.size() && static_cast<std::int64_t>(kept[level].agg.size()) != fine.rows) {
             throw std::logic_error(fmt::format("AMG level {}: {} kept aggregates for {} rows",
@@ -127,12 +139,12 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         mats.push_back(std::move(next));
     }
     const int nl = static_cast<int>(mats.size());
-    coarse_sweeps_ = coarse_sweeps_for(mg, mats.back().rows);
+    coarse_sweeps_ = coarse_sweeps_for(mg, mat(mats.size() - 1).rows);
     const bool direct = coarse_sweeps_ == 0;
 
     for (int l = 0; l < nl; ++l) {
         const bool last = l == nl - 1;
-        const CsrMatrix& m = mats[static_cast<std::size_t>(l)];
+        const CsrMatrix& m = mat(static_cast<std::size_t>(l));
         LevelReport rep;
         rep.box = Box{static_cast<int>(m.rows), 1, 1};
         rep.stencil = "csr";
@@ -151,11 +163,9 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
             setup.direct = true;
             rep.solve = "direct (LU, fp64)";
         } else {
-            // The FP64 level moves into the decision (no copy); nothing reads it afterwards.
-            dec = decide_amg_storage(std::move(mats[static_cast<std::size_t>(l)]),
-                                     plan.level(first + l), mg, plan.automatic, first + l);
+            dec = decide_amg_storage(m, plan.level(first + l), mg, plan.automatic, first + l);
             setup.precision = dec.precision;
-            setup.matrix = &dec.matrix;
+            setup.matrix = &dec.matrix();
             setup.row_scale = std::move(dec.row_scale);
             setup.col_scale = std::move(dec.col_scale);
             setup.smoother = std::move(dec.smoother);
@@ -174,6 +184,8 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         rep.storage = last && direct ? Precision::fp64 : setup.precision.storage;
         rep.compute = setup.precision.compute;
         levels_.push_back(make_amg_level(first + l, setup, rep));
+        // Nothing reads the FP64 level after its typed copy: freed for the next level's.
+        if (l > 0 || own0) mats[static_cast<std::size_t>(l)] = CsrMatrix{};
         if (rep.counts.overflow > 0) {
             throw NumericalError(fmt::format("AMG level {}: {} entries overflow {} storage", l,
                                              rep.counts.overflow, to_string(rep.storage)));

@@ -48,6 +48,54 @@ TEST(AmgHierarchy, ReportDescribesLevels) {
     EXPECT_GT(h.operator_complexity(), 1.0);
 }
 
+// Level 0 is the caller's matrix itself unless it has explicit zeros to drop (or rows to
+// weigh): A with zeros stored among its entries builds the hierarchy of A, cycle for cycle,
+// and neither A is changed.
+TEST(AmgHierarchy, StoredZerosGiveTheHierarchyOfTheMatrixWithout) {
+    const CsrMatrix a = csr_test::poisson(20, 2);
+    CsrMatrix z;  // a with a zero stored two columns right of every diagonal that has room
+    z.rows = a.rows;
+    z.cols = a.cols;
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        const std::int64_t zero_at = i + 2 < a.cols ? i + 2 : -1;
+        bool placed = zero_at < 0;
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (!placed && a.col[p] > zero_at) {
+                z.col.push_back(zero_at);
+                z.val.push_back(0.0);
+                placed = true;
+            }
+            if (a.col[p] == zero_at) placed = true;  // already an entry there
+            z.col.push_back(a.col[p]);
+            z.val.push_back(a.val[p]);
+        }
+        if (!placed) {
+            z.col.push_back(zero_at);
+            z.val.push_back(0.0);
+        }
+        z.row_ptr.push_back(z.nnz());
+    }
+    ASSERT_GT(z.nnz(), a.nnz());
+    const CsrMatrix a_before = a, z_before = z;
+    const PrecisionPlan plan = parse_ginkgo_precision("DP-SP", "HP");
+    AmgHierarchy ha(a, paper_options(SmootherKind::symgs), plan);
+    AmgHierarchy hz(z, paper_options(SmootherKind::symgs), plan);
+    ASSERT_EQ(ha.num_levels(), hz.num_levels());
+    for (int l = 0; l < ha.num_levels(); ++l) {
+        EXPECT_EQ(ha.report()[l].nnz, hz.report()[l].nnz) << l;
+        EXPECT_EQ(ha.report()[l].rows, hz.report()[l].rows) << l;
+    }
+    std::vector<double> r(static_cast<std::size_t>(a.rows)), za(r.size()), zz(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i) r[i] = 1.0 + static_cast<double>(i % 7);
+    ha.apply(r.data(), za.data());
+    hz.apply(r.data(), zz.data());
+    EXPECT_EQ(za, zz);
+    EXPECT_EQ(a.col, a_before.col);
+    EXPECT_EQ(a.val, a_before.val);
+    EXPECT_EQ(z.col, z_before.col);
+    EXPECT_EQ(z.val, z_before.val);
+}
+
 TEST(AmgHierarchy, ScaledPoissonIsEquilibratedForHalf) {
     const CsrMatrix a = csr_test::poisson(24, 2, 1e6);  // far outside FP16 range
     AmgHierarchy h(a, paper_options(), parse_ginkgo_precision("DP-SP", "HP"));

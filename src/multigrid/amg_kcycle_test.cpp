@@ -91,7 +91,7 @@ std::unique_ptr<Level> k_level(const CsrMatrix& a, LevelPrecision precision) {
     EXPECT_FALSE(dec.scaled) << dec.note;
     AmgLevelSetup setup;
     setup.precision = dec.precision;
-    setup.matrix = &dec.matrix;
+    setup.matrix = &dec.matrix();
     setup.smoother = dec.smoother;
     setup.k_cycle = true;
     LevelReport rep;

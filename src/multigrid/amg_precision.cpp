@@ -70,18 +70,13 @@ constexpr double kMaxBlockRoundingError = 1.0;
 
 }  // namespace
 
-AmgStorageDecision decide_amg_storage(CsrMatrix a, LevelPrecision requested,
+AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision requested,
                                       const MultigridOptions& mg, bool automatic, int index,
                                       const std::int64_t* row_ids) {
     AmgStorageDecision out;
     out.precision = requested;
+    out.given = &a;
     const Precision st = requested.storage;
-    // `a` is moved into out.matrix where that is the operator kept (no copy of the level).
-    bool a_in_out = false;
-    const auto take_a = [&] {
-        if (!a_in_out) out.matrix = std::move(a);
-        a_in_out = true;
-    };
     // A level that cannot be stored in FP16/BF16 has values spanning a range FP32 vectors also
     // resolve poorly: with `auto` it computes in FP64 (storage FP32). fs_183_1 (entries 1e-25 ..
     // 8e8): FP32 vectors 146 GMRES iterations, FP64 vectors with FP32 storage 33, Full64 35.
@@ -91,42 +86,39 @@ AmgStorageDecision decide_amg_storage(CsrMatrix a, LevelPrecision requested,
         out.scaled = false;
         out.row_scale.clear();
         out.col_scale.clear();
-        take_a();
-        out.smoother = smoother_setup(out.matrix, mg.smoother, mg.jacobi_weight, index,
-                                      kMaxJacobiBlock, row_ids);
+        out.equilibrated = CsrMatrix{};
+        out.smoother =
+            smoother_setup(a, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
         out.note = fmt::format("{}; stored in {} instead{}", note, to_string(out.precision.storage),
                                automatic ? ", vectors in fp64" : "");
         return std::move(out);
     };
     if (st != Precision::fp16 && st != Precision::bf16) {
-        take_a();
-        out.smoother = smoother_setup(out.matrix, mg.smoother, mg.jacobi_weight, index,
-                                      kMaxJacobiBlock, row_ids);
+        out.smoother =
+            smoother_setup(a, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
         return out;
     }
     if (mg.scaling != ScalingKind::none && needs_scaling(a, st)) {
         const Equilibration e = equilibrate(a);
         if (!e.ok) return keep(fmt::format("cannot equilibrate: {}", e.problem));
         out.scaled = true;
-        out.matrix = apply_equilibration(a, e);
+        out.equilibrated = apply_equilibration(a, e);
         out.row_scale = e.r;
         out.col_scale = e.c;
-    } else {
-        take_a();
     }
-    const TruncationCounts c = count_for(st, out.matrix.val);
+    const TruncationCounts c = count_for(st, out.matrix().val);
     if (c.overflow > 0) {
         return keep(fmt::format("{} entries overflow {}{}", c.overflow, to_string(st),
                                 out.scaled ? " after equilibration" : " (no scaling)"));
     }
     const double lost = static_cast<double>(c.underflow + c.subnormal);
-    const std::int64_t nnz = out.matrix.nnz();  // a's, equilibrated or not
+    const std::int64_t nnz = out.matrix().nnz();  // a's, equilibrated or not
     if (automatic && lost > kAutoUnderflowFraction * static_cast<double>(nnz)) {
         return keep(fmt::format("{} of {} entries underflow or turn subnormal in {}",
                                 c.underflow + c.subnormal, nnz, to_string(st)));
     }
-    out.smoother =
-        smoother_setup(out.matrix, mg.smoother, mg.jacobi_weight, index, kMaxJacobiBlock, row_ids);
+    out.smoother = smoother_setup(out.matrix(), mg.smoother, mg.jacobi_weight, index,
+                                  kMaxJacobiBlock, row_ids);
     const TruncationCounts d = count_for(st, out.smoother.inv_diag);
     if (const TruncationCounts b = block_counts(st, out.smoother);
         b.overflow + b.underflow + b.subnormal > 0) {

@@ -23,15 +23,19 @@ struct AmgStorageDecision {
     LevelPrecision precision;  ///< storage possibly widened to compute
     bool scaled = false;       ///< equilibrated
     std::vector<double> row_scale, col_scale;
-    CsrMatrix matrix;       ///< the operator to truncate (equilibrated when `scaled`)
-    SmootherData smoother;  ///< computed from `matrix`
-    std::string note;       ///< decision and reason, empty when nothing to say
+    CsrMatrix equilibrated;            ///< the equilibrated operator, when `scaled`
+    const CsrMatrix* given = nullptr;  ///< the matrix decided on (not owned)
+    SmootherData smoother;             ///< computed from matrix()
+    std::string note;                  ///< decision and reason, empty when nothing to say
+
+    /// The operator to truncate: `equilibrated` when scaled, else the matrix given.
+    const CsrMatrix& matrix() const { return scaled ? equilibrated : *given; }
 };
 
 /// Decides storage for AMG level `index`. `automatic` is plan.automatic. `row_ids` (may be
-/// null): the user's number of each row, for messages (smoother_setup). `a` is taken by value:
-/// move a level's matrix in, and it becomes `matrix` where that is kept unscaled (no copy).
-AmgStorageDecision decide_amg_storage(CsrMatrix a, LevelPrecision requested,
+/// null): the user's number of each row, for messages (smoother_setup). The decision refers to
+/// `a` (no copy of the level, where it is kept unscaled): `a` must outlive it.
+AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision requested,
                                       const MultigridOptions& mg, bool automatic, int index,
                                       const std::int64_t* row_ids = nullptr);
 

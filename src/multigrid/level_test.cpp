@@ -113,6 +113,26 @@ TEST(LevelInterface, BlockLevel) {
     check_structured(p.a, "K64P32D32", 1e-4);
 }
 
+// The storage decision refers to the level it was given where it keeps it unscaled (no copy
+// of the level), and to its own equilibrated copy where it scales; the level is not changed.
+TEST(LevelInterface, AmgStorageDecisionCopiesOnlyWhatItScales) {
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::jacobi;
+    const LevelPrecision half = parse_precision("K64P32D16").level(0);
+    const CsrMatrix a = to_csr(laplace27(Box{6, 5, 4}, 1.0));
+    const AmgStorageDecision kept = decide_amg_storage(a, half, mg, false, 0);
+    EXPECT_FALSE(kept.scaled) << kept.note;
+    EXPECT_EQ(&kept.matrix(), &a);
+    EXPECT_EQ(kept.equilibrated.nnz(), 0);
+    const CsrMatrix big = to_csr(laplace27(Box{6, 5, 4}, 1e8));
+    const std::vector<double> before = big.val;
+    const AmgStorageDecision scaled = decide_amg_storage(big, half, mg, false, 0);
+    ASSERT_TRUE(scaled.scaled) << scaled.note;
+    EXPECT_EQ(&scaled.matrix(), &scaled.equilibrated);
+    EXPECT_EQ(scaled.matrix().nnz(), big.nnz());
+    EXPECT_EQ(big.val, before);
+}
+
 TEST(LevelInterface, EquilibratedAmgLevel) {
     const CsrMatrix a = to_csr(laplace27(Box{8, 7, 6}, 1e8));
     MultigridOptions mg;
@@ -122,7 +142,7 @@ TEST(LevelInterface, EquilibratedAmgLevel) {
     ASSERT_TRUE(dec.scaled) << dec.note;
     AmgLevelSetup setup;
     setup.precision = dec.precision;
-    setup.matrix = &dec.matrix;
+    setup.matrix = &dec.matrix();
     setup.row_scale = dec.row_scale;
     setup.col_scale = dec.col_scale;
     setup.smoother = dec.smoother;

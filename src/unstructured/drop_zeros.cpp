@@ -21,4 +21,13 @@ std::int64_t drop_zeros(CsrMatrix& a, std::int64_t first_row) {
     return dropped;
 }
 
+bool has_droppable_zeros(const CsrMatrix& a, std::int64_t first_row) {
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            if (a.val[p] == 0.0 && a.col[p] != first_row + i) return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace mpmg

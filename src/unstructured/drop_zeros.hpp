@@ -17,4 +17,7 @@ namespace mpmg {
 /// of `a` is row first_row + i of the matrix (a process's rows, with global columns).
 std::int64_t drop_zeros(CsrMatrix& a, std::int64_t first_row = 0);
 
+/// Whether drop_zeros would remove an entry of `a` (without copying or changing it).
+bool has_droppable_zeros(const CsrMatrix& a, std::int64_t first_row = 0);
+
 }  // namespace mpmg

@@ -14,11 +14,27 @@ TEST(CsrDropZeros, KeepsNonzerosAndTheDiagonal) {
     a.row_ptr = {0, 3, 6, 9};
     a.col = {0, 1, 2, 0, 1, 2, 0, 1, 2};
     a.val = {0, 0, 1, 0, 2, 0, 3, 0, 0};
+    EXPECT_TRUE(has_droppable_zeros(a));
     EXPECT_EQ(drop_zeros(a), 4);
+    EXPECT_FALSE(has_droppable_zeros(a));  // zero diagonals are kept, and not droppable
     EXPECT_EQ(a.row_ptr, (std::vector<std::int64_t>{0, 2, 3, 5}));
     EXPECT_EQ(a.col, (std::vector<std::int64_t>{0, 2, 1, 0, 2}));  // zero diagonals 0, 2 kept
     EXPECT_EQ(a.val, (std::vector<double>{0, 1, 2, 3, 0}));
     EXPECT_EQ(drop_zeros(a), 0);
+}
+
+// Only a zero off the diagonal counts; row i is row first_row + i (a process's rows).
+TEST(CsrDropZeros, HasDroppableZerosLooksOffTheDiagonalOnly) {
+    CsrMatrix a;  // rows 5 and 6 of a larger matrix: (5, 5) = 0, (6, 5) = 4, (6, 6) = 1
+    a.rows = 2;
+    a.cols = 8;
+    a.row_ptr = {0, 1, 3};
+    a.col = {5, 5, 6};
+    a.val = {0, 4, 1};
+    EXPECT_FALSE(has_droppable_zeros(a, 5));
+    EXPECT_TRUE(has_droppable_zeros(a, 0));  // (0, 5) = 0 is off the diagonal of row 0
+    a.val[1] = 0;
+    EXPECT_TRUE(has_droppable_zeros(a, 5));
 }
 
 // The mfem beam matrix stores 164,772 of its 231,601 entries as exact zeros (mfem/README.md);
