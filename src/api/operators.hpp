@@ -162,6 +162,7 @@ public:
     explicit CsrOperator(TypedCsr<K> a) : a_(std::move(a)) {}
     std::int64_t size() const override { return a_.rows; }
     void apply(const K* x, K* y) const override { spmv(a_, x, y); }
+    const TypedCsr<K>& matrix() const { return a_; }
 
 private:
     TypedCsr<K> a_;

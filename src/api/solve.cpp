@@ -49,12 +49,13 @@ void solve_structured(const StructuredProblem& p, const SolverOptions& o, SolveR
 }
 
 template <class K>
-void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult& out);
+void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out);
 
 /// Reads the block size from A (when auto), renumbers (when the options ask), solves, and hands
-/// x back in the caller's order.
+/// x back in the caller's order. p.a and p.b are used up: renumbered in place, and A released
+/// once the Krylov operator holds it (solve_amg_ordered).
 template <class K>
-void solve_amg(const CsrProblem& p, const SolverOptions& options, SolveResult& out) {
+void solve_amg(CsrProblem& p, const SolverOptions& options, SolveResult& out) {
     const Clock::time_point t0 = Clock::now();
     SolverOptions o = options;
     const BlockSizeChoice block = choose_block_size(p.a, o.multigrid.block_size);
@@ -69,13 +70,14 @@ void solve_amg(const CsrProblem& p, const SolverOptions& options, SolveResult& o
         out.setup_s += detect_s;
         return;
     }
-    CsrProblem q;
-    q.a = permute(p.a, perm);
-    q.exactly_symmetric = p.exactly_symmetric;  // P A P^T: the same values, mirrored alike
-    q.b.resize(p.b.size());
-    for (std::size_t i = 0; i < perm.size(); ++i) q.b[i] = p.b[static_cast<std::size_t>(perm[i])];
+    // P A P^T in place of A (the same values, mirrored alike: exactly_symmetric stays), so that
+    // the given order is not held beside it through the solve.
+    p.a = permute(p.a, perm);
+    std::vector<double> b(p.b.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) b[i] = p.b[static_cast<std::size_t>(perm[i])];
+    p.b = std::move(b);
     const double reorder_s = std::chrono::duration<double>(Clock::now() - t0).count();
-    solve_amg_ordered<K>(q, o, out);
+    solve_amg_ordered<K>(p, o, out);
     std::vector<double> x(out.x.size());
     for (std::size_t i = 0; i < perm.size(); ++i) x[static_cast<std::size_t>(perm[i])] = out.x[i];
     out.x = std::move(x);
@@ -84,21 +86,38 @@ void solve_amg(const CsrProblem& p, const SolverOptions& options, SolveResult& o
 }
 
 template <class K>
-void solve_amg_ordered(const CsrProblem& p, const SolverOptions& o, SolveResult& out) {
+void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) {
     // A that overflows K is refused before the setup; the Krylov operator's copy of A is made
     // after it, so that the hierarchy's setup does not hold it too (131 MB of the 790 MB setup
     // peak of mfem_lshape_o3_r7).
     check_k(kernels::count_range(p.a.val.data(), p.a.nnz(), range_limits<K>()), o.precision.krylov);
     AmgSettings settings;
     settings.exactly_symmetric = p.exactly_symmetric;
+    std::unique_ptr<const CsrOperator<K>> a;
+    bool released = false;  // p.a, once `a` holds it
+    // With K = double the operator takes A over (its values moved, its columns narrowed to
+    // int32) and p.a is released for the solve (177 MB of mfem_lshape_o3_r7's beside the
+    // operator's 131): a rebuild by the guard takes A back from the operator.
     const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
+        if constexpr (std::is_same_v<K, double>) {
+            if (released) {
+                const CsrMatrix again = to_csr(a->matrix());
+                return std::unique_ptr<BuiltPreconditioner>(
+                    std::make_unique<Built<AmgHierarchy>>(again, mg, plan, settings));
+            }
+        }
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan, settings));
     };
     GuardState state = guarded_setup(build, o, out);
-    TruncationCounts counts;
-    const CsrOperator<K> a(to_typed<K>(p.a, counts));
-    guarded_solve<K>(a, p.b, build, o, amg_fallbacks(a.size()), state, false, out);
+    if constexpr (std::is_same_v<K, double>) {
+        a = std::make_unique<const CsrOperator<K>>(to_typed(std::move(p.a)));  // values moved
+        released = true;
+    } else {
+        TruncationCounts counts;
+        a = std::make_unique<const CsrOperator<K>>(to_typed<K>(p.a, counts));
+    }
+    guarded_solve<K>(*a, p.b, build, o, amg_fallbacks(a->size()), state, false, out);
 }
 
 void check_smoother(const SolverOptions& o) {

@@ -42,21 +42,11 @@ void run(const TypedCsr<S>& a, kernels::csr::CsrApplyArgs<S, C> q) {
     });
 }
 
-}  // namespace
-
+/// t's columns from a's, in the encoding asked (int64 when a has 2^31 columns or more).
 template <class S>
-TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding encoding) {
+void encode_columns(const CsrMatrix& a, IndexEncoding encoding, TypedCsr<S>& t) {
     if (a.cols > std::numeric_limits<std::int32_t>::max()) encoding = IndexEncoding::int64;
     const bool compact = rows_fit_uint16(a) && encoding == IndexEncoding::compact;
-    TypedCsr<S> t;
-    t.rows = a.rows;
-    t.cols = a.cols;
-    t.row_ptr = a.row_ptr;
-    // Fresh arrays faulted in at once (core/prefault.hpp), not page by page as they are written.
-    assign_prefaulted(t.val, a.val.size());
-    // The SIMD narrowing: truncate_counted<S>'s values and counts (kernels/convert_simd.hpp);
-    // converting value by value took 5 % of laplace27 n = 96's AMG run.
-    counts += kernels::narrow(a.val.data(), t.val.data(), a.nnz());
     if (compact) {
         assign_prefaulted(t.col16, a.col.size());
         t.base.resize(static_cast<std::size_t>(a.rows));
@@ -76,7 +66,58 @@ TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding
             t.col[p] = static_cast<std::int32_t>(a.col[p]);
         }
     }
+}
+
+}  // namespace
+
+template <class S>
+TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts, IndexEncoding encoding) {
+    TypedCsr<S> t;
+    t.rows = a.rows;
+    t.cols = a.cols;
+    t.row_ptr = a.row_ptr;
+    // Fresh arrays faulted in at once (core/prefault.hpp), not page by page as they are written.
+    assign_prefaulted(t.val, a.val.size());
+    // The SIMD narrowing: truncate_counted<S>'s values and counts (kernels/convert_simd.hpp);
+    // converting value by value took 5 % of laplace27 n = 96's AMG run.
+    counts += kernels::narrow(a.val.data(), t.val.data(), a.nnz());
+    encode_columns(a, encoding, t);
     return t;
+}
+
+TypedCsr<double> to_typed(CsrMatrix&& a, IndexEncoding encoding) {
+    TypedCsr<double> t;
+    encode_columns(a, encoding, t);  // first: it throws for unsorted columns, a still whole
+    t.rows = a.rows;
+    t.cols = a.cols;
+    t.row_ptr = std::move(a.row_ptr);
+    t.val = std::move(a.val);
+    a = CsrMatrix{};
+    return t;
+}
+
+CsrMatrix to_csr(const TypedCsr<double>& t) {
+    CsrMatrix a;
+    a.rows = t.rows;
+    a.cols = t.cols;
+    a.row_ptr = t.row_ptr;
+    a.val = t.val;
+    if (!t.col64.empty()) {
+        a.col = t.col64;
+        return a;
+    }
+    assign_prefaulted(a.col, t.val.size(), std::int64_t{0});
+    if (t.compact()) {
+        for (std::int64_t i = 0; i < t.rows; ++i) {
+            const std::int64_t b = t.base[static_cast<std::size_t>(i)];
+            for (std::int64_t p = t.row_ptr[i]; p < t.row_ptr[i + 1]; ++p) {
+                a.col[static_cast<std::size_t>(p)] = b + t.col16[static_cast<std::size_t>(p)];
+            }
+        }
+    } else {
+        for (std::size_t p = 0; p < t.col.size(); ++p) a.col[p] = t.col[p];
+    }
+    return a;
 }
 
 template <class S, class C>

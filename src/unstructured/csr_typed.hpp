@@ -81,6 +81,13 @@ template <class S>
 TypedCsr<S> to_typed(const CsrMatrix& a, TruncationCounts& counts,
                      IndexEncoding encoding = IndexEncoding::int32);
 
+/// to_typed<double> of an `a` that is used up: its values and row pointers move into the copy
+/// (no second copy of them), its int64 columns are freed once encoded.
+TypedCsr<double> to_typed(CsrMatrix&& a, IndexEncoding encoding = IndexEncoding::int32);
+
+/// The CsrMatrix that to_typed<double> made `t` from, to the bit (any column encoding).
+CsrMatrix to_csr(const TypedCsr<double>& t);
+
 /// y = A x.
 template <class S, class C>
 void spmv(const TypedCsr<S>& a, const C* x, C* y);

@@ -133,6 +133,46 @@ TEST(CsrTyped, CompactEncodingFallsBackWhenARowSpansTooManyColumns) {
     EXPECT_EQ(y[1], 40.0);
 }
 
+// to_csr gives back the matrix to_typed<double> was given, whatever the column encoding: the
+// AMG solve hands A over to the Krylov operator (the consuming to_typed), and rebuilds take it
+// back from there.
+TEST(CsrTyped, ToCsrGivesBackTheMatrixInEveryEncoding) {
+    CsrMatrix a;
+    a.rows = 3;
+    a.cols = 70000;
+    a.col = {0, 65535, 3, 69999, 7};  // row 1 spans 69996 columns: compact falls back
+    a.val = {1.5, -2e300, 3e-310, 4, 0.1};
+    a.row_ptr = {0, 2, 4, 5};
+    CsrMatrix fits = a;
+    fits.col[3] = 65538;
+    CsrMatrix wide = a;
+    wide.cols = (std::int64_t{1} << 31) + 9;
+    wide.col[3] = (std::int64_t{1} << 31) + 3;
+    for (const CsrMatrix* m : {&a, &fits, &wide}) {
+        for (const IndexEncoding asked : {IndexEncoding::int32, IndexEncoding::compact}) {
+            TruncationCounts c;
+            const TypedCsr<double> t = to_typed<double>(*m, c, asked);
+            const CsrMatrix back = to_csr(t);
+            EXPECT_EQ(back.rows, m->rows);
+            EXPECT_EQ(back.cols, m->cols);
+            EXPECT_EQ(back.row_ptr, m->row_ptr);
+            EXPECT_EQ(back.col, m->col) << static_cast<int>(t.encoding());
+            EXPECT_EQ(back.val, m->val);
+            // The consuming to_typed makes the same copy, and leaves its argument empty.
+            CsrMatrix used = *m;
+            const TypedCsr<double> moved = to_typed(std::move(used), asked);
+            EXPECT_EQ(moved.encoding(), t.encoding());
+            EXPECT_EQ(to_csr(moved).col, m->col);
+            EXPECT_EQ(moved.val, t.val);
+            EXPECT_EQ(moved.row_ptr, t.row_ptr);
+            EXPECT_EQ(used.nnz(), 0);
+        }
+    }
+    TruncationCounts c;
+    EXPECT_TRUE(to_typed<double>(fits, c, IndexEncoding::compact).compact());  // all three seen
+    EXPECT_EQ(to_typed<double>(wide, c).encoding(), IndexEncoding::int64);
+}
+
 TEST(CsrTyped, RejectsUnsortedColumns) {
     CsrMatrix a;
     a.rows = 1;
