@@ -28,8 +28,9 @@ std::vector<double> diagonal_of(const CsrMatrix& a);
 /// |A| + |A^T| of a square A: every position of A's or A^T's pattern (explicit zeros included),
 /// value |a_ij| + |a_ji|, columns sorted. The symmetrised graph of PGM's strength weights and
 /// of the RCM ordering. An exactly symmetric A (pattern and values) gives 2 |A| without a
-/// transpose. `exactly_symmetric`: whether A is, when the caller has measured it already
-/// (is_symmetric(a, false, 0.0)); empty: measured here. Either answer gives the same matrix
+/// transpose, and an A whose pattern alone is symmetric its sums without one either.
+/// `exactly_symmetric`: whether A is, when the caller has measured it already (is_symmetric(a,
+/// false, 0.0)); empty: measured here. Either answer gives the same matrix
 /// (|a_ij| + |a_ji| is 2 |a_ij| to the bit where they are equal); false only costs the
 /// transpose.
 CsrMatrix abs_plus_transpose(const CsrMatrix& a,

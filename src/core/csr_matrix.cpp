@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <vector>
 
 #ifdef _OPENMP  // the fuzz build (.ci/fuzz) compiles src/core without OpenMP
 #include <omp.h>
 #endif
+
+#include "core/prefault.hpp"
 
 namespace mpmg {
 namespace {
@@ -47,6 +51,45 @@ std::vector<double> diagonal_of(const CsrMatrix& a) {
     return d;
 }
 
+namespace {
+
+/// |A| + |A^T| of a square A whose pattern is symmetric (values may differ from their mirrors:
+/// a Galerkin product of a symmetric A sums each mirror in another order), in A's pattern,
+/// without the transpose: the mirror a_ji of an upper entry a_ij is the first lower entry of
+/// row j not yet matched, as rows are walked in order (is_symmetric's walk). Each value is
+/// |a_ij| + |a_ji|, the merge's sum to the bit. Empty when some entry has no mirror.
+std::optional<CsrMatrix> abs_plus_mirrors(const CsrMatrix& a) {
+    CsrMatrix s;
+    s.rows = a.rows;
+    s.cols = a.cols;
+    s.row_ptr = a.row_ptr;
+    assign_prefaulted(s.col, a.col.size(), std::int64_t{0});
+    assign_prefaulted(s.val, a.val.size(), 0.0);
+    std::vector<std::int64_t> next(a.row_ptr.begin(), a.row_ptr.end() - 1);
+    for (std::int64_t i = 0; i < a.rows; ++i) {
+        const std::int64_t end = a.row_ptr[i + 1];
+        std::int64_t p = next[static_cast<std::size_t>(i)];
+        if (p < end && a.col[p] < i) return std::nullopt;  // a lower entry without its mirror
+        for (; p < end; ++p) {
+            const std::int64_t j = a.col[p];
+            s.col[p] = j;
+            if (j == i) {
+                s.val[p] = std::fabs(a.val[p]) + std::fabs(a.val[p]);
+                continue;
+            }
+            std::int64_t& q = next[static_cast<std::size_t>(j)];
+            if (q >= a.row_ptr[j + 1] || a.col[q] != i) return std::nullopt;
+            s.col[q] = i;
+            s.val[p] = std::fabs(a.val[p]) + std::fabs(a.val[q]);
+            s.val[q] = s.val[p];
+            ++q;
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
 CsrMatrix abs_plus_transpose(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
     if (exactly_symmetric.has_value()
             ? *exactly_symmetric
@@ -55,6 +98,7 @@ CsrMatrix abs_plus_transpose(const CsrMatrix& a, std::optional<bool> exactly_sym
         for (double& v : s.val) v = 2.0 * std::fabs(v);
         return s;
     }
+    if (std::optional<CsrMatrix> s = abs_plus_mirrors(a)) return std::move(*s);
     const CsrMatrix t = a.transpose();
     CsrMatrix s;
     s.rows = a.rows;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -50,10 +51,33 @@ TEST(CsrMatrix, AbsPlusTransposeIsTheDefinitionWithOrWithoutTheShortcut) {
     EXPECT_TRUE(is_symmetric(exact, false, 0.0));
     EXPECT_FALSE(is_symmetric(near, false, 0.0));
     EXPECT_TRUE(is_symmetric(near));
+    // Larger: a symmetric pattern with values unlike their mirrors (the transpose-free walk),
+    // and the same with one mirror missing in the middle (the walk gives up; the merge).
+    std::vector<std::tuple<int, int, double>> sym_pattern, one_missing;
+    const int n = 40;
+    std::uint64_t state = 12345;
+    const auto next_random = [&] {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return static_cast<double>(state >> 11) * 0x1p-53;
+    };
+    for (int i = 0; i < n; ++i) {
+        sym_pattern.emplace_back(i, i, 4.0 + next_random());
+        for (int j = i + 1; j < n; ++j) {
+            if (next_random() > 0.2) continue;
+            sym_pattern.emplace_back(i, j, next_random() - 0.5);
+            sym_pattern.emplace_back(j, i, next_random() - 0.5);
+        }
+    }
+    std::sort(sym_pattern.begin(), sym_pattern.end());  // row order, columns sorted
+    one_missing = sym_pattern;
+    one_missing.erase(one_missing.begin() + static_cast<std::ptrdiff_t>(one_missing.size() / 2));
+    const CsrMatrix walked = from_triplets(n, sym_pattern);
+    const CsrMatrix merged = from_triplets(n, one_missing);
+    EXPECT_FALSE(is_symmetric(walked));
     const std::vector<std::pair<const CsrMatrix*, std::optional<bool>>> cases = {
-        {&exact, std::nullopt}, {&exact, true}, {&exact, false},
-        {&near, std::nullopt},  {&near, false}, {&lopsided, std::nullopt},
-        {&lopsided, false}};
+        {&exact, std::nullopt}, {&exact, true},          {&exact, false},
+        {&near, std::nullopt},  {&near, false},          {&lopsided, std::nullopt},
+        {&lopsided, false},     {&walked, std::nullopt}, {&merged, std::nullopt}};
     for (const auto& [a, hint] : cases) {
         SCOPED_TRACE(::testing::Message()
                      << a->rows << " rows, hint " << (hint ? (*hint ? "true" : "false") : "none"));
