@@ -428,13 +428,16 @@ TEST(Mpi, BadMatrixFileGivesTheSerialError) {
         bad.insert(bad.begin() + static_cast<std::ptrdiff_t>(lines.size() / 2), "300 300 1e308");
         bad.push_back("300 300 1e308");
         cases.push_back({write("overflow.mtx", bad), "8,8,8"});
+        // and an entry beyond the neighbourhood in an earlier row: still the overflow first
+        bad[lines.size() / 4] = "1 5 -1";
+        cases.push_back({write("overflow_far.mtx", bad), "8,8,8"});
     }
     cases.push_back({good.string(), "8,8,4"});  // rows do not fit the grid
     // The AMG path (no --grid) reads the same files in parts: the same errors (not for the
     // entry beyond the 27-point neighbourhood, which is the grid's); and a matrix that is not
     // square.
     for (std::size_t c = 0, n = cases.size() - 1; c < n; ++c) {
-        if (cases[c].first.find("far.mtx") == std::string::npos) {
+        if (cases[c].first.find("far.mtx") == std::string::npos) {  // overflow_far.mtx too
             cases.push_back({cases[c].first, ""});
         }
     }

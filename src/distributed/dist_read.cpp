@@ -337,8 +337,8 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
         grid.cells() <= std::numeric_limits<std::int64_t>::max() / (27 * block * block);
     // The entries of this part, checked with the line numbers of the whole file, each with its
     // stencil slot; an entry beyond the 27-point neighbourhood is noted (an error once the
-    // whole file has been read: the first in row order, then column, as sgdia_from_csr finds
-    // it).
+    // whole file has been read and summed: the first in row order, then column, as
+    // sgdia_from_csr finds it).
     const EntryKey key{block};
     std::vector<Entry> mine;
     std::array<int, 27> used{};
@@ -366,11 +366,6 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
                         "in parts; run without mpirun",
                         po.matrix, block, grid.cells()));
     }
-    const std::int64_t first_bad = reduce(bad_row, MPI_MIN, comm);
-    if (first_bad != kNone) {
-        const std::int64_t col = reduce(bad_row == first_bad ? bad_col : kNone, MPI_MIN, comm);
-        fail_beyond_neighbourhood(first_bad, col, grid, block, po.matrix);
-    }
     MPI_Allreduce(MPI_IN_PLACE, used.data(), 27, MPI_INT, MPI_LOR, comm);
     std::array<bool, 27> in{};
     for (std::size_t t = 0; t < 27; ++t) in[t] = used[t] != 0;
@@ -382,7 +377,14 @@ std::optional<StructuredProblem> load_structured(const ProblemOptions& po,
     part.emplace(grid, size, rank, direction_strengths(g, first, comm));
     if (part->dims() != first.dims()) g = distribute(mine, *part, stencil, block, comm, present);
     mine = std::vector<Entry>();
+    // Sums that overflow first, then entries beyond the neighbourhood: the serial read refuses
+    // the first as it reads, the second when it lays the matrix out on the grid.
     check_finite_cells(g, *part, grid, po.matrix, comm);
+    const std::int64_t first_bad = reduce(bad_row, MPI_MIN, comm);
+    if (first_bad != kNone) {
+        const std::int64_t col = reduce(bad_row == first_bad ? bad_col : kNone, MPI_MIN, comm);
+        fail_beyond_neighbourhood(first_bad, col, grid, block, po.matrix);
+    }
     const int r = block;
     // The solver: CG when A is symmetric (is_symmetric's test on the whole), which a file stored
     // symmetric is by construction (io/matrix_market.hpp): it is not tested.
