@@ -63,6 +63,10 @@ TEST(Cli, SolveWritesTheJsonContract) {
         EXPECT_TRUE(j.contains(key)) << key;
     }
     EXPECT_EQ(j["rows"], 16 * 16 * 16);
+    // The process's peak resident memory: at least A in FP64 (27 values a row), and printed.
+    EXPECT_GT(j["peak_memory_mb"].get<double>(), 16 * 16 * 16 * 27 * 8 / 1e6);
+    EXPECT_LT(j["peak_memory_mb"].get<double>(), 4000.0);
+    EXPECT_NE(r.out.find("peak memory: "), std::string::npos) << r.out;
     EXPECT_TRUE(j["converged"].get<bool>());
     EXPECT_FALSE(j["negated"].get<bool>());
     EXPECT_EQ(j["residual_history"].size(), j["iterations"].get<std::size_t>() + 1);

@@ -152,6 +152,9 @@ void expect_like_serial(const MpiRun& serial, const MpiRun& par, int ranks) {
     }
     EXPECT_TRUE(s["partition"].is_null());
     EXPECT_EQ(part["setup"].get<std::string>().rfind("distributed", 0), 0) << part["setup"];
+    // The largest process's peak resident memory, as the serial run gives its own.
+    EXPECT_GT(p["peak_memory_mb"].get<double>(), 0.0);
+    EXPECT_GT(s["peak_memory_mb"].get<double>(), 0.0);
 }
 
 void check(const std::string& args) {

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <vector>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "commands.hpp"
@@ -173,6 +174,18 @@ void print_hierarchy(const SolveResult& r) {
                    v.overflow_count, v.underflow_count, v.solve,
                    v.note.empty() ? "" : "; " + v.note);
     }
+}
+
+/// The most resident memory this process has held so far, in MB (10^6 bytes): the read, the
+/// setup and the solve together, libraries and MPI's buffers included.
+double peak_resident_mb() {
+    rusage u{};
+    if (getrusage(RUSAGE_SELF, &u) != 0) return 0.0;
+#if defined(__APPLE__)
+    return static_cast<double>(u.ru_maxrss) / 1e6;  // bytes
+#else
+    return static_cast<double>(u.ru_maxrss) * 1024.0 / 1e6;  // KiB
+#endif
 }
 
 void print_result(const SolveResult& r) {
@@ -338,9 +351,17 @@ std::function<int()> add_solve(CLI::App& app) {
                        pi.ranks, pi.dims[0], pi.dims[1], pi.dims[2], pi.threads_per_rank,
                        pi.distributed_levels);
         }
+        // Under mpirun: the largest process's (a collective call, on every rank).
+        const double peak_mb = dist::max_all_ranks(peak_resident_mb());
+        if (!a->quiet) {
+            fmt::print("peak memory: {:.0f} MB resident{}\n", peak_mb,
+                       r.partition ? " (the largest process)" : "");
+        }
         // Under mpirun every rank solves; rank 0 alone writes.
         if (!a->json.empty() && dist::world_rank() == 0) {
-            write_file_atomically(a->json, to_json(r).dump(2) + "\n");
+            nlohmann::json j = to_json(r);
+            j["peak_memory_mb"] = peak_mb;
+            write_file_atomically(a->json, j.dump(2) + "\n");
         }
         if (!r.converged) {
             fmt::print(stderr, "mpmg: did not converge: {}\n",
