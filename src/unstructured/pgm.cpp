@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "core/prefault.hpp"
@@ -20,49 +23,76 @@ constexpr int kMatchRounds = 15;  // Ginkgo's PGM default max_iterations
 constexpr std::int64_t kParallelRows = 4096;
 constexpr std::int64_t kIsolated = -2;  // agg mark during a pass (-1: not yet aggregated)
 
+/// PGM's strength graph: row i's edges (j != i, weight > 0), columns in I (int32 below 2^31
+/// rows: 12 bytes an edge instead of a CsrMatrix's 16, 44 MB less on mfem_lshape_o3_r7's level
+/// 0, and less to read in every scan for the strongest neighbour).
+template <class I>
+struct Graph {
+    std::int64_t rows = 0;
+    std::vector<std::int64_t> row_ptr;
+    std::vector<I> col;
+    std::vector<double> val;
+};
+
 // Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal, with
 // d_i = |a_ii|. A symmetric A's is |a_ij| / max(d_i, d_j), taken from A's rows as they are
-// (the same bits: (2 |a_ij|) / 2 is |a_ij|); a nonsymmetric A's from |A| + |A^T|, compacted in
-// place. Copying it into a new graph entry by entry moved and faulted in its contents several
-// times over as the arrays grew (with |A| + |A^T| built the same way, about a quarter of the
-// AMG setup of a 1M-row 2D Poisson matrix, in copies and page faults); copying a symmetric A
-// whole before compacting it read A once more than this.
-CsrMatrix strength_graph(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
-    const bool symmetric =
-        exactly_symmetric.has_value() ? *exactly_symmetric : is_symmetric(a, false, 0.0);
-    // Row i of A (symmetric: |a_ij|) or of |A| + |A^T| (the sums halved) into w from `out` on:
-    // the diagonal into d, the other nonzeros kept.
-    CsrMatrix w;
-    const CsrMatrix& from = symmetric ? a : w;
-    if (symmetric) {
-        w.rows = a.rows;
-        w.cols = a.cols;
-        w.row_ptr.resize(a.row_ptr.size());
-        assign_prefaulted(w.col, a.col.size(), std::int64_t{0});
-        assign_prefaulted(w.val, a.val.size(), 0.0);
-    } else {
-        w = abs_plus_transpose(a, false);
-    }
-    std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
+// (the same bits: (2 |a_ij|) / 2 is |a_ij|); a nonsymmetric A's from |A| + |A^T|. Copying it
+// into a new graph entry by entry moved and faulted in its contents several times over as the
+// arrays grew (with |A| + |A^T| built the same way, about a quarter of the AMG setup of a
+// 1M-row 2D Poisson matrix, in copies and page faults); copying a symmetric A whole before
+// compacting it read A once more than this.
+/// Row i of `from` into (row_ptr, col, val) from `out` on: the diagonal (halved when `halve`,
+/// else its magnitude) into d, the other nonzeros kept (the same). The arrays may be from's own:
+/// entries only move towards the front.
+template <class J>
+void compact_rows(const CsrMatrix& from, bool halve, std::vector<std::int64_t>& row_ptr,
+                  std::vector<J>& col, std::vector<double>& val, std::vector<double>& d) {
     std::int64_t out = 0;
-    for (std::int64_t i = 0; i < w.rows; ++i) {
+    for (std::int64_t i = 0; i < from.rows; ++i) {
         const std::int64_t begin = from.row_ptr[i], end = from.row_ptr[i + 1];
-        w.row_ptr[i] = out;
+        row_ptr[i] = out;
         for (std::int64_t p = begin; p < end; ++p) {
             const std::int64_t c = from.col[p];
-            const double v = symmetric ? std::fabs(from.val[p]) : from.val[p] / 2;
+            const double v = halve ? from.val[p] / 2 : std::fabs(from.val[p]);
             if (c == i) {
                 d[static_cast<std::size_t>(i)] = v;
             } else if (v != 0.0) {
-                w.col[out] = c;
-                w.val[out] = v;
+                col[out] = static_cast<J>(c);
+                val[out] = v;
                 ++out;
             }
         }
     }
-    w.row_ptr[static_cast<std::size_t>(w.rows)] = out;
-    w.col.resize(static_cast<std::size_t>(out));
-    w.val.resize(static_cast<std::size_t>(out));
+    row_ptr[static_cast<std::size_t>(from.rows)] = out;
+    col.resize(static_cast<std::size_t>(out));
+    val.resize(static_cast<std::size_t>(out));
+}
+
+template <class I>
+Graph<I> strength_graph(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
+    const bool symmetric =
+        exactly_symmetric.has_value() ? *exactly_symmetric : is_symmetric(a, false, 0.0);
+    Graph<I> w;
+    w.rows = a.rows;
+    std::vector<double> d(static_cast<std::size_t>(a.rows), 0.0);
+    if (symmetric) {  // A's rows, |a_ij|
+        w.row_ptr.resize(a.row_ptr.size());
+        assign_prefaulted(w.col, a.col.size(), I{0});
+        assign_prefaulted(w.val, a.val.size(), 0.0);
+        compact_rows(a, false, w.row_ptr, w.col, w.val, d);
+    } else {  // |A| + |A^T|'s, halved, compacted in place; then its columns narrowed to I
+        CsrMatrix sum = abs_plus_transpose(a, false);
+        compact_rows(sum, true, sum.row_ptr, sum.col, sum.val, d);
+        w.row_ptr = std::move(sum.row_ptr);
+        if constexpr (std::is_same_v<I, std::int64_t>) {
+            w.col = std::move(sum.col);
+        } else {
+            assign_prefaulted(w.col, sum.col.size(), I{0});
+            for (std::size_t p = 0; p < sum.col.size(); ++p) w.col[p] = static_cast<I>(sum.col[p]);
+            sum.col = std::vector<std::int64_t>();
+        }
+        w.val = std::move(sum.val);
+    }
     for (std::int64_t i = 0; i < w.rows; ++i) {
         for (std::int64_t p = w.row_ptr[i]; p < w.row_ptr[i + 1]; ++p) {
             const double m = std::max(d[static_cast<std::size_t>(i)], d[w.col[p]]);
@@ -85,7 +115,8 @@ std::uint64_t edge_key(std::int64_t i, std::int64_t j) {
 }
 
 // Strongest neighbour j of row i with (agg[j] < 0) == unaggregated; -1 when there is none.
-std::int64_t strongest(const CsrMatrix& w, std::int64_t i, const std::vector<std::int64_t>& agg,
+template <class I>
+std::int64_t strongest(const Graph<I>& w, std::int64_t i, const std::vector<std::int64_t>& agg,
                        bool unaggregated) {
     std::int64_t best = -1;
     double best_w = -1.0;
@@ -106,9 +137,10 @@ std::int64_t strongest(const CsrMatrix& w, std::int64_t i, const std::vector<std
 
 // One PGM pass; agg[i] is the id (a representative row) of i's aggregate. `coupled`: rows
 // that are never isolated (pgm_aggregate).
-Aggregation one_pass(const CsrMatrix& a, std::optional<bool> exactly_symmetric,
-                     std::span<const char> coupled) {
-    const CsrMatrix w = strength_graph(a, exactly_symmetric);
+template <class I>
+Aggregation one_pass_in(const CsrMatrix& a, std::optional<bool> exactly_symmetric,
+                        std::span<const char> coupled) {
+    const Graph<I> w = strength_graph<I>(a, exactly_symmetric);
     const std::int64_t n = a.rows;
     Aggregation g;
     g.agg.assign(static_cast<std::size_t>(n), -1);
@@ -172,6 +204,13 @@ Aggregation one_pass(const CsrMatrix& a, std::optional<bool> exactly_symmetric,
     }
     for (std::int64_t i = 0; i < n; ++i) g.agg[i] = g.agg[i] >= 0 ? id[g.agg[i]] : -1;
     return g;
+}
+
+Aggregation one_pass(const CsrMatrix& a, std::optional<bool> exactly_symmetric,
+                     std::span<const char> coupled) {
+    return a.rows <= std::numeric_limits<std::int32_t>::max()
+               ? one_pass_in<std::int32_t>(a, exactly_symmetric, coupled)
+               : one_pass_in<std::int64_t>(a, exactly_symmetric, coupled);
 }
 
 // One pass on the nodes of `block` rows: the node aggregation, component k of node i mapped to
