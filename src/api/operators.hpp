@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/guarded_solve.hpp"
+#include "kernels/setup_simd.hpp"
 #include "krylov/krylov.hpp"
 #include "krylov/vector_ops.hpp"
 #include "mpmg/csr_matrix.hpp"
@@ -173,6 +174,13 @@ inline void check_k(const TruncationCounts& counts, Precision k) {
         throw NumericalError(fmt::format("{} entries of A overflow the iterative precision K = {}",
                                          counts.overflow, to_string(k)));
     }
+}
+
+/// check_k for a CSR A before its Krylov operator is made (the AMG path makes it after the
+/// setup): counted, not truncated. A's values are finite, so K = FP64 holds them all.
+inline void check_k(const CsrMatrix& a, Precision k) {
+    if (k == Precision::fp64) return;
+    check_k(kernels::count_range(a.val.data(), a.nnz(), range_limits<float>()), k);
 }
 
 // The AMG path's renumbering (options.hpp ReorderKind): the permutation, or empty to keep the

@@ -17,7 +17,6 @@
 #include "distributed/dist_amg.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
-#include "kernels/setup_simd.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/amg_hierarchy.hpp"
@@ -312,10 +311,7 @@ struct Solver::Impl {
         csr32.reset();
         // A that overflows K is refused here; the Krylov operator's copy of A is made after
         // the hierarchy (finish_setup), so that the setup does not hold it beside csr_a.
-        const bool k64 = o.precision.krylov == Precision::fp64;
-        check_k(kernels::count_range(csr_a.val.data(), csr_a.nnz(),
-                                     k64 ? range_limits<double>() : range_limits<float>()),
-                o.precision.krylov);
+        check_k(csr_a, o.precision.krylov);
         csr_operator_due = true;
         build = [this](const PrecisionPlan& plan, const MultigridOptions& mg) {
             AmgSettings settings;

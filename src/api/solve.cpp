@@ -17,7 +17,6 @@
 #include "distributed/dist_read.hpp"
 #include "distributed/dist_solve.hpp"
 #include "distributed/mpi_env.hpp"
-#include "kernels/setup_simd.hpp"
 #include "krylov/vector_ops.hpp"
 #include "mpmg/errors.hpp"
 #include "mpmg/solver.hpp"
@@ -90,17 +89,16 @@ void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) 
     // A that overflows K is refused before the setup; the Krylov operator's copy of A is made
     // after it, so that the hierarchy's setup does not hold it too (131 MB of the 790 MB setup
     // peak of mfem_lshape_o3_r7).
-    check_k(kernels::count_range(p.a.val.data(), p.a.nnz(), range_limits<K>()), o.precision.krylov);
+    check_k(p.a, o.precision.krylov);
     AmgSettings settings;
     settings.exactly_symmetric = p.exactly_symmetric;
     std::unique_ptr<const CsrOperator<K>> a;
-    bool released = false;  // p.a, once `a` holds it
     // With K = double the operator takes A over (its values moved, its columns narrowed to
     // int32) and p.a is released for the solve (177 MB of mfem_lshape_o3_r7's beside the
     // operator's 131): a rebuild by the guard takes A back from the operator.
     const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         if constexpr (std::is_same_v<K, double>) {
-            if (released) {
+            if (a) {  // p.a was released into it
                 const CsrMatrix again = to_csr(a->matrix());
                 return std::unique_ptr<BuiltPreconditioner>(
                     std::make_unique<Built<AmgHierarchy>>(again, mg, plan, settings));
@@ -112,7 +110,6 @@ void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) 
     GuardState state = guarded_setup(build, o, out);
     if constexpr (std::is_same_v<K, double>) {
         a = std::make_unique<const CsrOperator<K>>(to_typed(std::move(p.a)));  // values moved
-        released = true;
     } else {
         TruncationCounts counts;
         a = std::make_unique<const CsrOperator<K>>(to_typed<K>(p.a, counts));

@@ -630,8 +630,9 @@ void check_finite_sums(const CsrMatrix& a, const std::string& path, std::int64_t
     }
     for (std::int64_t i = 0; i < a.rows; ++i) {
         for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
-            if (!std::isfinite(a.val[p]))
+            if (!std::isfinite(a.val[p])) {
                 fail_sum_not_finite(path, first_row + i, a.col[p], a.val[p]);
+            }
         }
     }
 }

@@ -184,8 +184,9 @@ AmgHierarchy::AmgHierarchy(const CsrMatrix& a, const MultigridOptions& mg,
         rep.storage = last && direct ? Precision::fp64 : setup.precision.storage;
         rep.compute = setup.precision.compute;
         levels_.push_back(make_amg_level(first + l, setup, rep));
-        // Nothing reads the FP64 level after its typed copy: freed for the next level's.
-        if (l > 0 || own0) mats[static_cast<std::size_t>(l)] = CsrMatrix{};
+        // Nothing reads the FP64 level after its typed copy: freed for the next level's (level
+        // 0's mats[0] is empty unless owned0() made it).
+        mats[static_cast<std::size_t>(l)] = CsrMatrix{};
         if (rep.counts.overflow > 0) {
             throw NumericalError(fmt::format("AMG level {}: {} entries overflow {} storage", l,
                                              rep.counts.overflow, to_string(rep.storage)));

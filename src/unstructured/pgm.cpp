@@ -34,13 +34,6 @@ struct Graph {
     std::vector<double> val;
 };
 
-// Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal, with
-// d_i = |a_ii|. A symmetric A's is |a_ij| / max(d_i, d_j), taken from A's rows as they are
-// (the same bits: (2 |a_ij|) / 2 is |a_ij|); a nonsymmetric A's from |A| + |A^T|. Copying it
-// into a new graph entry by entry moved and faulted in its contents several times over as the
-// arrays grew (with |A| + |A^T| built the same way, about a quarter of the AMG setup of a
-// 1M-row 2D Poisson matrix, in copies and page faults); copying a symmetric A whole before
-// compacting it read A once more than this.
 /// Row i of `from` into (row_ptr, col, val) from `out` on: the diagonal (halved when `halve`,
 /// else its magnitude) into d, the other nonzeros kept (the same). The arrays may be from's own:
 /// entries only move towards the front.
@@ -68,6 +61,13 @@ void compact_rows(const CsrMatrix& from, bool halve, std::vector<std::int64_t>& 
     val.resize(static_cast<std::size_t>(out));
 }
 
+// Normalised strength graph: w_ij = (|a_ij| + |a_ji|) / 2 / max(d_i, d_j), no diagonal, with
+// d_i = |a_ii|. A symmetric A's is |a_ij| / max(d_i, d_j), taken from A's rows as they are
+// (the same bits: (2 |a_ij|) / 2 is |a_ij|); a nonsymmetric A's from |A| + |A^T|. Copying it
+// into a new graph entry by entry moved and faulted in its contents several times over as the
+// arrays grew (with |A| + |A^T| built the same way, about a quarter of the AMG setup of a
+// 1M-row 2D Poisson matrix, in copies and page faults); copying a symmetric A whole before
+// compacting it read A once more than this.
 template <class I>
 Graph<I> strength_graph(const CsrMatrix& a, std::optional<bool> exactly_symmetric) {
     const bool symmetric =
