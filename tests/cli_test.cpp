@@ -321,6 +321,27 @@ TEST(Cli, NegativeDiagonalIsSolvedNegated) {
     EXPECT_TRUE(j["guard_events"].empty()) << j["guard_events"];
 }
 
+// A system the coarsest level's LU solves whole converges in one GMRES iteration, whatever
+// rounding leaves of the next Krylov direction (this one ended "Krylov vector 1 lies in the
+// span of the earlier ones", exit 3, after three guard rebuilds). Pattern and real forms.
+TEST(Cli, DirectlySolvedNonsymmetricSystemConvergesInOneIteration) {
+    const fs::path real = temp_dir() / "upper2.mtx", pattern = temp_dir() / "upper2p.mtx";
+    write(real, "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 1\n1 2 1\n");
+    write(pattern, "%%MatrixMarket matrix coordinate pattern general\n2 2 3\n1 1\n2 2\n1 2\n");
+    for (const fs::path& f : {real, pattern}) {
+        SCOPED_TRACE(f.string());
+        const fs::path json = temp_dir() / "upper2.json";
+        const CliRun r = mpmg("solve --matrix " + f.string() + " --quiet --json " + json.string());
+        ASSERT_EQ(r.code, 0) << r.err << r.out;
+        const auto j = nlohmann::json::parse(slurp(json));
+        EXPECT_EQ(j["config"]["solver"].get<std::string>(), "gmres");
+        EXPECT_EQ(j["iterations"].get<int>(), 1);
+        EXPECT_LE(j["final_relative_residual"].get<double>(), 1e-10);
+        EXPECT_LE(j["error_vs_exact"].get<double>(), 1e-12);
+        EXPECT_TRUE(j["guard_events"].empty()) << j["guard_events"];
+    }
+}
+
 // Values beyond 2^64 (here 4e40): the solve scales A and b by powers of two, says so and
 // reports the exponents; x is the given system's (error against x = 1).
 TEST(Cli, ExtremeValuesAreScaledByPowersOfTwo) {

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -132,9 +133,17 @@ struct GmresWork {
     std::vector<const K*> basis;
     std::vector<double> scratch;  ///< per-thread partial sums of the block kernels
     int prefaulted = 0;           ///< columns j < prefaulted went through prefault_column
+    std::string lost;             ///< why the last cycle ended on a lost q_j (empty: it did not)
 };
 
-enum class Step { ok, happy, stop };
+/// Iteration j's outcome: ok; happy (column j ends the cycle exactly); lost (q_j could not be
+/// completed, so column j - 1 ended the cycle as a happy breakdown and iteration j did not
+/// count); stop (res says why).
+enum class Step { ok, happy, lost, stop };
+
+/// complete()'s outcome: q_j completed; lost (no direction left after two more projections:
+/// alpha = 0); failed (res says why).
+enum class Completion { done, lost, failed };
 
 /// Applies the earlier rotations to column j, then the new one that zeroes h(j+1, j), and
 /// updates the rotated right-hand side g. Returns false (and fills res) on breakdown.
@@ -196,17 +205,20 @@ bool finite_dots(GmresWork<K>& w, int from, int count, int k, KrylovResult& res)
 /// null, leaves its products in w.dots: (v_i, target) at j + 1 + i, (q_j, target) at 2j + 1,
 /// (target, target) at 2j + 2 (not checked here). q_j that lost more than half its norm to the
 /// basis (one projection was not enough: a cancellation near eps) is projected again
-/// explicitly, at most twice more. Returns false (and fills res) on a non-finite product of q_j
-/// or a lost q_j.
+/// explicitly, at most twice more. A q_j still in the span after that is lost: the remainder
+/// it was made from, w - V h, was rounding, a few ulps of ||w||, which the happy-breakdown
+/// test of the iteration before (<= eps ||w||) can miss. With an exact preconditioner on a 2 x 2
+/// A it lay along v_0 itself. alpha = 0 then, and w.lost says why. Fails (and fills res) on a
+/// non-finite product of q_j.
 template <class K>
-bool complete(const LinearOperator<K>& a, GmresWork<K>& w, int j, K* target, int k,
-              KrylovResult& res) {
+Completion complete(const LinearOperator<K>& a, GmresWork<K>& w, int j, K* target, int k,
+                    KrylovResult& res) {
     std::fill(w.ctot.begin(), w.ctot.begin() + j, 0.0);
     for (int round = 0;; ++round) {
         multi_dot(a, j + 1, w.columns(j + 1), w.vcol(j), target, w.dots.data(), w.scratch);
         // q_j's own products (the target's are checked by the caller, after q_j has completed
         // the last column: a non-finite A z_j still leaves every earlier iteration usable).
-        if (!finite_dots(w, 0, j + 1, k, res)) return false;
+        if (!finite_dots(w, 0, j + 1, k, res)) return Completion::failed;
         double cc = 0.0;
         for (int i = 0; i < j; ++i) {
             w.at(w.c, i) = w.at(w.dots, i);
@@ -217,14 +229,20 @@ bool complete(const LinearOperator<K>& a, GmresWork<K>& w, int j, K* target, int
         const double alpha2 = qq - cc;
         if (alpha2 > 0.5 * qq) {
             w.alpha = std::sqrt(alpha2);
-            return true;
+            return Completion::done;
         }
         if (round == 2 || !(qq > 0.0)) {
-            stop(res, SolveStatus::breakdown,
-                 fmt::format("gmres: iteration {}: Krylov vector {} lies in the span of the "
-                             "earlier ones (orthogonalisation lost)",
-                             k, j));
-            return false;
+            const std::string why = fmt::format(
+                "gmres: iteration {}: Krylov vector {} lies in the span of the earlier ones "
+                "(orthogonalisation lost)",
+                k, j);
+            if (j == 0) {  // v_0 = r / ||r|| itself: not a remainder of rounding
+                stop(res, SolveStatus::breakdown, why);
+                return Completion::failed;
+            }
+            w.alpha = 0.0;
+            w.lost = why;
+            return Completion::lost;
         }
         gs_update(a, j, w.columns(j), w.c.data(), 1.0, w.vcol(j), nullptr, 1.0,
                   static_cast<K*>(nullptr), w.scratch);
@@ -253,7 +271,15 @@ Step arnoldi_step(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>
     if (m != nullptr) apply_timed(*m, w.vcol(j), w.zcol(j), &res.preconditioner_seconds);
     K* next = w.vcol(j + 1);
     a.apply(w.zcol(j), next);
-    if (!complete(a, w, j, next, k, res)) return Step::stop;
+    const Completion done = complete(a, w, j, next, k, res);
+    if (done == Completion::failed) return Step::stop;
+    if (done == Completion::lost) {
+        // Column j - 1 with h(j, j - 1) = 0: A z_{j-1} lay in the span of v_0..v_{j-1}.
+        const double gj = commit_pending(w, j, k - 1, res);
+        if (gj < 0.0) return Step::stop;
+        res.history.back() = gj / bnorm;
+        return Step::lost;
+    }
     for (int i = 0; i < j; ++i) w.tij(i, j) = w.at(w.ctot, i);
     w.tij(j, j) = w.alpha;
     if (j > 0) {
@@ -363,10 +389,15 @@ int run_cycle(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>& w,
     std::fill(w.g.begin(), w.g.end(), 0.0);
     w.at(w.g, 0) = beta;
     w.committed = 0;
+    w.lost.clear();
     for (int j = 0; j < w.mr && *k < opt.max_iter; ++j) {
         double est = 0.0;
         const Step step = arnoldi_step(a, m, w, j, *k + 1, bnorm, res, &est);
         if (step == Step::stop) break;
+        if (step == Step::lost) {
+            res.relative_residual = res.history.back();
+            break;
+        }
         ++*k;
         res.iterations = *k;
         if (step == Step::happy) {
@@ -378,8 +409,11 @@ int run_cycle(const LinearOperator<K>& a, Preconditioner<K>* m, GmresWork<K>& w,
         res.history.push_back(est);
         res.relative_residual = est;
         if (est <= opt.rtol || j + 1 == w.mr || *k == opt.max_iter) {
-            // The cycle ends: complete q_{j+1} (no further product) and commit column j.
-            if (!complete(a, w, j + 1, static_cast<K*>(nullptr), *k, res)) break;
+            // The cycle ends: complete q_{j+1} (no further product) and commit column j (with
+            // h(j + 1, j) = 0 when q_{j+1} is lost).
+            if (complete(a, w, j + 1, static_cast<K*>(nullptr), *k, res) == Completion::failed) {
+                break;
+            }
             const double g = commit_pending(w, j + 1, *k, res);
             if (g < 0.0) break;
             res.history.back() = g / bnorm;
@@ -419,6 +453,11 @@ KrylovResult gmres(const LinearOperator<K>& a, Preconditioner<K>* m, const K* b,
         if (rel <= opt.rtol) {
             res.status = SolveStatus::converged;
             return res;
+        }
+        // A cycle ended on a lost q_j restarts from the true residual, unless it gained nothing:
+        // then the basis, not rounding, was what failed.
+        if (!w.lost.empty() && !full && rel >= prev * (1.0 - kMinCycleReduction)) {
+            return stop(res, SolveStatus::breakdown, w.lost);
         }
         // A full restart cycle that gains less than kMinCycleReduction has stalled: GMRES(m)
         // restarted from the same residual would need ~1e5 cycles per decade. BentPipe2D100

@@ -130,6 +130,69 @@ TYPED_TEST(KrylovGmres, TooSlowStopsOnlyWhenAskedAndACycleIsLeft) {
     }
 }
 
+// A M^-1 v_0 = c v_0 exactly (an exact preconditioner, or A = c I): w - h v_0 is rounding, a
+// few ulps of ||w|| along v_0 itself, which the happy-breakdown test (<= eps ||w||) can miss.
+// The next vector is then v_0 again and cannot be completed; the iteration has converged all
+// the same. (A 2 x 2 upper triangular A with the AMG path's direct solve ended "Krylov vector 1
+// lies in the span of the earlier ones", exit 3, before GMRES committed such a column.)
+/// z = A^-1 r by back substitution, A upper bidiagonal with d on the diagonal and u above it.
+template <class K>
+class UpperSolve : public Preconditioner<K> {
+public:
+    UpperSolve(std::int64_t n, double d, double u) : n_(n), d_(d), u_(u) {}
+    void apply(const K* r, K* z) override {
+        for (std::int64_t i = n_ - 1; i >= 0; --i) {
+            const K above = i + 1 < n_ ? static_cast<K>(u_) * z[i + 1] : K(0);
+            z[i] = (r[i] - above) / static_cast<K>(d_);
+        }
+    }
+
+private:
+    std::int64_t n_;
+    double d_, u_;
+};
+
+TYPED_TEST(KrylovGmres, ExactPreconditionerConvergesInOneIteration) {
+    using K = TypeParam;
+    int runs = 0, lost = 0;
+    for (const std::int64_t n : {2, 3, 5, 40}) {
+        for (const double u : {1.0, -0.5, 0.75}) {
+            Sparse a;
+            a.n = n;
+            for (std::int64_t i = 0; i < n; ++i) {
+                a.add(i, 1.0);
+                if (i + 1 < n) a.add(i + 1, u);
+                a.end_row();
+            }
+            SparseOp<K> op(a);
+            UpperSolve<K> m(n, 1.0, u);
+            for (int seed = 0; seed <= 30; ++seed) {
+                SCOPED_TRACE(testing::Message()
+                             << "n = " << n << ", u = " << u << ", seed " << seed);
+                std::vector<K> b(static_cast<std::size_t>(n));
+                for (std::size_t i = 0; i < b.size(); ++i) {
+                    // seed 0: b = A 1
+                    b[i] = seed == 0
+                               ? static_cast<K>(i + 1 < b.size() ? 1.0 + u : 1.0)
+                               : static_cast<K>(std::sin(0.1 * seed * static_cast<double>(i + 1)) +
+                                                0.01);
+                }
+                std::vector<K> x(b.size(), K(0));
+                KrylovOptions opt;
+                opt.rtol = tol<K>();
+                const KrylovResult r = gmres<K>(op, &m, b.data(), x.data(), opt);
+                lost += r.status != SolveStatus::converged;
+                EXPECT_EQ(r.status, SolveStatus::converged) << r.message;
+                EXPECT_EQ(r.iterations, 1);
+                EXPECT_LE(true_relres(a, b, x), opt.rtol);
+                ++runs;
+            }
+        }
+    }
+    EXPECT_EQ(runs, 372);
+    EXPECT_EQ(lost, 0);
+}
+
 TYPED_TEST(KrylovGmres, HappyBreakdownIsSuccess) {
     using K = TypeParam;
     // Two distinct eigenvalues: the Krylov space is exhausted after two steps.
