@@ -80,9 +80,23 @@ AmgStorageDecision decide_amg_storage(const CsrMatrix& a, LevelPrecision request
     // A level that cannot be stored in FP16/BF16 has values spanning a range FP32 vectors also
     // resolve poorly: with `auto` it computes in FP64 (storage FP32). fs_183_1 (entries 1e-25 ..
     // 8e8): FP32 vectors 146 GMRES iterations, FP64 vectors with FP32 storage 33, Full64 35.
+    // With `auto`, a level FP32 cannot hold either (values beyond 1e+-38 after the input's
+    // power-of-two normalisation: a D A D with D spread over 1e+-40 failed as "AMG level 0: 5144
+    // entries overflow fp32 storage") is stored in FP64.
     const auto keep = [&](std::string note) {
         out.precision = automatic ? LevelPrecision{Precision::fp64, Precision::fp32}
                                   : LevelPrecision{requested.compute, requested.compute};
+        if (automatic) {
+            const TruncationCounts c32 =
+                kernels::count_range(a.val.data(), a.nnz(), range_limits<float>());
+            const double lost32 = static_cast<double>(c32.underflow + c32.subnormal);
+            if (c32.overflow > 0 ||
+                lost32 > kAutoUnderflowFraction * static_cast<double>(a.nnz())) {
+                out.precision.storage = Precision::fp64;
+                note += fmt::format(" (and {} overflow, {} underflow or turn subnormal in fp32)",
+                                    c32.overflow, c32.underflow + c32.subnormal);
+            }
+        }
         out.scaled = false;
         out.row_scale.clear();
         out.col_scale.clear();

@@ -41,6 +41,28 @@ void single_threaded_blas() {
     });
 }
 
+/// Most rounds of Ruiz's equilibration (below). A round takes the square root of the spread
+/// left between the rows' (columns') largest magnitudes, so 2^k becomes about 2^(k / 2^r) after r
+/// rounds: 12 take the widest a double holds (k ~ 2100) to within the rounding to powers of two.
+/// The rounds stop early once no scale changes (a Laplacian's levels: after one or two).
+constexpr int kEquilibrationRounds = 12;
+
+/// A row's or column's scale stays within 2^+-kMaxScaleExponent: a subnormal entry alone in its
+/// column would otherwise take it past the double range (2^1073 for 4.9e-324) to inf; a scaled
+/// entry, at most about 1 once equilibrated, stays finite with either factor applied first.
+constexpr long kMaxScaleExponent = 1000;
+
+/// 1 / sqrt(m) (m > 0 and finite) as a power of two, its exponent rounded towards zero: 1 for m
+/// in (1/4, 4), so rows and columns whose largest magnitudes lie within a factor of 4 of 1 are
+/// left as they are (the pure Neumann chain's ends, 1 against 2 inside, keep the minimum-norm
+/// pseudo-inverse); for a scale now 2^e, the new scale 2^e times it stays within
+/// 2^+-kMaxScaleExponent.
+double inverse_sqrt_pow2(double m, int e) {
+    const auto k = static_cast<long>(std::trunc(-0.5 * std::log2(m)));
+    return std::ldexp(
+        1.0, static_cast<int>(std::clamp(k, -kMaxScaleExponent - e, kMaxScaleExponent - e)));
+}
+
 /// Modified Gram-Schmidt on the few null vectors.
 void orthonormalise(std::vector<std::vector<double>>& vs) {
     for (std::size_t a = 0; a < vs.size(); ++a) {
@@ -101,6 +123,87 @@ CoarseSolver::CoarseSolver(const CsrMatrix& a) : n_(a.rows) {
     factorise();
 }
 
+// Ruiz's scaling (D. Ruiz, "A scaling algorithm to equilibrate both rows and columns norms in
+// matrices", RAL-TR-2001-034): every round divides each row and each column by the square root
+// of its largest magnitude, which brings every row's and column's largest magnitude towards 1;
+// a symmetric A keeps R = C. Here by powers of two, so R A C holds A's own bits, rescaled, up to
+// the largest magnitudes (1/4, 4): a matrix whose rows and columns are alike (a Laplacian's
+// Galerkin levels) gets one scale, or none, and solves as before to the bit.
+// Why: the rank test below compares pivots with the largest. A symmetrically scaled A (D A D,
+// D spread over 1e+-15, as unit conversions between unknowns make it) has pivots spread over
+// 1e30 that say nothing about its rank: the coarsest level of such a Laplacian failed as
+// "singular: pivot 62 is -49 (largest 5.83e+14)" unequilibrated.
+void CoarseSolver::equilibrate() {
+    const auto n = static_cast<std::size_t>(n_);
+    // First one scale for all, which brings the largest magnitude to [1, 2): the rounds below
+    // then see 2^k A as they see A, so it solves as A does, times 2^-k, to the bit.
+    double largest = 0.0;
+    for (double v : lu_) largest = std::max(largest, std::fabs(v));
+    const int e = largest > 0.0 ? -std::ilogb(largest) : 0;
+    row_scale_.assign(n, std::ldexp(1.0, e / 2));
+    col_scale_.assign(n, std::ldexp(1.0, e - e / 2));
+    std::vector<double> row_max(n), col_max(n);
+    for (int round = 0; round < kEquilibrationRounds; ++round) {
+        std::fill(row_max.begin(), row_max.end(), 0.0);
+        std::fill(col_max.begin(), col_max.end(), 0.0);
+        for (std::size_t j = 0; j < n; ++j) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const double v = std::fabs(lu_[j * n + i]) * row_scale_[i] * col_scale_[j];
+                row_max[i] = std::max(row_max[i], v);
+                col_max[j] = std::max(col_max[j], v);
+            }
+        }
+        bool changed = false;
+        for (std::size_t i = 0; i < n; ++i) {
+            // An empty row or column keeps its scale (the rank test finds it).
+            const double r =
+                row_max[i] > 0.0 ? inverse_sqrt_pow2(row_max[i], std::ilogb(row_scale_[i])) : 1.0;
+            const double c =
+                col_max[i] > 0.0 ? inverse_sqrt_pow2(col_max[i], std::ilogb(col_scale_[i])) : 1.0;
+            changed = changed || r != 1.0 || c != 1.0;
+            row_scale_[i] *= r;
+            col_scale_[i] *= c;
+        }
+        if (!changed) break;
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+        // One factor at a time: the product of the two can overflow (a subnormal entry alone
+        // in its row and column takes 2^515 from each).
+        for (std::size_t i = 0; i < n; ++i)
+            lu_[j * n + i] = lu_[j * n + i] * row_scale_[i] * col_scale_[j];
+    }
+}
+
+// An empty column (an unknown no equation reads: an empty row and column of A, or values the
+// input scale flushed to zero) gives a zero pivot wherever it stands, and the rank test below
+// takes only trailing zero pivots as a null space. Last in the column order, its pivot is
+// trailing, and partial pivoting leaves the empty rows for the last steps.
+void CoarseSolver::move_empty_columns_last() {
+    const auto n = static_cast<std::size_t>(n_);
+    const auto empty = [&](std::size_t j) {
+        return std::all_of(lu_.begin() + static_cast<std::ptrdiff_t>(j * n),
+                           lu_.begin() + static_cast<std::ptrdiff_t>((j + 1) * n),
+                           [](double v) { return v == 0.0; });
+    };
+    std::vector<std::int64_t> order, last;
+    for (std::size_t j = 0; j < n; ++j) {
+        (empty(j) ? last : order).push_back(static_cast<std::int64_t>(j));
+    }
+    if (last.empty()) {
+        col_order_.clear();
+        return;
+    }
+    order.insert(order.end(), last.begin(), last.end());
+    std::vector<double> moved(lu_.size());
+    for (std::size_t k = 0; k < n; ++k) {
+        std::copy_n(
+            lu_.begin() + static_cast<std::ptrdiff_t>(order[k]) * static_cast<std::ptrdiff_t>(n), n,
+            moved.begin() + static_cast<std::ptrdiff_t>(k * n));
+    }
+    lu_ = std::move(moved);
+    col_order_ = std::move(order);
+}
+
 void CoarseSolver::factorise() {
     const auto n = static_cast<std::size_t>(n_);
     for (std::size_t k = 0; k < lu_.size(); ++k) {
@@ -109,6 +212,8 @@ void CoarseSolver::factorise() {
                 fmt::format("coarsest level ({} rows): non-finite entry in row {}", n_, k % n));
         }
     }
+    equilibrate();
+    move_empty_columns_last();
     single_threaded_blas();
     const int m = static_cast<int>(n_);
     pivots_.assign(n, 0);
@@ -119,9 +224,10 @@ void CoarseSolver::factorise() {
     // rank-deficient coarse operator such as pure Neumann's (constants in its null space). The
     // plain LU would amplify the right-hand side's null-space component, rounding included
     // (1e-7 in FP32 vectors), by 1 / pivot (1e16): the preconditioner then diverges. Instead
-    // solve() applies the pseudo-inverse: project b onto range(A) (orthogonal to the left null
-    // vectors W), take the basic solution (the null unknowns pinned to zero), and project the
-    // result orthogonal to the right null vectors Z. Symmetric A keeps a symmetric operator.
+    // solve() applies the pseudo-inverse of the equilibrated R A C: project R b onto its range
+    // (orthogonal to the left null vectors W), take the basic solution (the null unknowns pinned
+    // to zero), project the result orthogonal to the right null vectors Z, and scale it by C.
+    // Symmetric A (R = C) keeps a symmetric operator.
     double umax = 0.0;
     for (std::size_t k = 0; k < n; ++k) umax = std::max(umax, std::fabs(lu_[k * n + k]));
     const double tiny = kRankTolerance * umax;
@@ -177,10 +283,16 @@ void CoarseSolver::solve(double* x) const {
     int info = 0;
     const char trans = 'N';
     const auto n = static_cast<std::size_t>(n_);
+    for (std::size_t i = 0; i < n; ++i) x[i] *= row_scale_[i];
     project_out(null_left_, x, n);
     dgetrs_(&trans, &m, &one, lu_.data(), &m, pivots_.data(), x, &m, &info);
     for (std::size_t k = static_cast<std::size_t>(rank_); k < n; ++k) x[k] = 0.0;
     project_out(null_right_, x, n);
+    if (!col_order_.empty()) {  // x holds the unknowns in col_order_
+        std::vector<double> y(x, x + n);
+        for (std::size_t k = 0; k < n; ++k) x[col_order_[k]] = y[k];
+    }
+    for (std::size_t i = 0; i < n; ++i) x[i] *= col_scale_[i];
 }
 
 std::string coarse_lu_failure(const std::exception& e, int index, std::string_view alternatives) {

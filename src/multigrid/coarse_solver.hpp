@@ -1,5 +1,6 @@
 // Direct solve on the coarsest level of either path: dense LU with partial pivoting (LAPACK
-// dgetrf/dgetrs) in FP64, whatever the level's compute precision (the coarsest level is small).
+// dgetrf/dgetrs) in FP64, whatever the level's compute precision (the coarsest level is small),
+// of the matrix equilibrated by powers of two.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +27,17 @@ public:
 
 private:
     void factorise();  // lu_ holds A (column-major) on entry
+    void equilibrate();
+    void move_empty_columns_last();
 
     std::int64_t n_ = 0;
     std::vector<double> lu_;  // column-major
+    /// The LU is of R A C, R = diag(row_scale_), C = diag(col_scale_), powers of two (equal
+    /// for a symmetric A): A^{-1} b = C (R A C)^{-1} R b.
+    std::vector<double> row_scale_, col_scale_;
+    /// The column order of the LU when A has empty columns (moved last; empty: A's own order):
+    /// column k of the LU is A's column col_order_[k].
+    std::vector<std::int64_t> col_order_;
     std::vector<int> pivots_;
     /// Rank-deficient A (numerically zero trailing pivots): the rank and orthonormal bases of
     /// the left and right null spaces; solve() then applies the pseudo-inverse.

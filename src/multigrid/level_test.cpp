@@ -133,6 +133,27 @@ TEST(LevelInterface, AmgStorageDecisionCopiesOnlyWhatItScales) {
     EXPECT_EQ(big.val, before);
 }
 
+// `auto` keeps a level FP16 cannot hold in FP32 storage with FP64 vectors, and in FP64 storage
+// where FP32 cannot hold it either (a D A D with D over 1e+-40 failed as "AMG level 0: ...
+// entries overflow fp32 storage"); a level FP32 holds stays in FP32.
+TEST(LevelInterface, AutoStoresInFp64WhatFp32CannotHold) {
+    MultigridOptions mg;
+    mg.smoother = SmootherKind::jacobi;
+    mg.scaling = ScalingKind::none;  // no equilibration: the values as they are
+    const LevelPrecision half = parse_precision("K64P32D16").level(0);
+    for (const double spread : {1e-20, 1e-60}) {
+        SCOPED_TRACE(spread);
+        CsrMatrix a = to_csr(laplace27(Box{6, 5, 4}, 1.0));
+        for (std::int64_t i = 0; i < a.rows; i += 2) {  // every other row scaled down
+            for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) a.val[p] *= spread;
+        }
+        const AmgStorageDecision dec = decide_amg_storage(a, half, mg, true, 0);
+        EXPECT_EQ(dec.precision.compute, Precision::fp64) << dec.note;
+        EXPECT_EQ(dec.precision.storage, spread < 1e-40 ? Precision::fp64 : Precision::fp32)
+            << dec.note;
+    }
+}
+
 TEST(LevelInterface, EquilibratedAmgLevel) {
     const CsrMatrix a = to_csr(laplace27(Box{8, 7, 6}, 1e8));
     MultigridOptions mg;
