@@ -732,6 +732,11 @@ CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_sy
                                                      : read_entries<std::int64_t>(r, path, parts);
 }
 
+CsrMatrix read_matrix_market_int64(const std::string& path, int parts) {
+    Reader r(path);
+    return read_entries<std::int64_t>(r, path, parts);
+}
+
 std::vector<double> read_vector_market(const std::string& path) {
     Reader r(path);
     if (r.rows != 1 && r.cols != 1) {

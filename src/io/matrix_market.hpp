@@ -31,6 +31,10 @@ CsrMatrix read_matrix_market(const std::string& path, int parts);
 /// is_symmetric(A) holds without a pass over A and its mirrors.
 CsrMatrix read_matrix_market(const std::string& path, int parts, bool& stored_symmetric);
 
+/// read_matrix_market(path, parts) through the int64 triplets of matrices with 2^31 rows or
+/// columns or more, whatever the size: for tests of that path on small files.
+CsrMatrix read_matrix_market_int64(const std::string& path, int parts);
+
 /// Throws InvalidInput "<path>: the entries given for (i, j) sum to inf ..." (one-based, the
 /// first in row order) when a value of `a` is not finite: every value read is, so a sum of
 /// repeated entries overflowed. Row k of `a` is the file's row first_row + k (a process's rows).

@@ -142,6 +142,31 @@ TEST_F(MatrixMarket, ReadsArrayMatricesColumnMajorDroppingZeros) {
     EXPECT_EQ(entries(read_matrix_market(k)), want_k);
 }
 
+// Beyond 2^31 rows or columns the entries go through int64 triplets; that path reads every
+// kind of file as the int32 one does, bit for bit: shared matrices stored general and
+// symmetric (gzip, in 1 and 3 parts), and array files, general and skew-symmetric.
+TEST_F(MatrixMarket, Int64TripletsReadAsTheInt32Ones) {
+    const std::string data = MPMG_SHARED_DATA;
+    std::vector<std::string> files = {data + "/sherman3.mtx.gz", data + "/bcsstk13.mtx.gz",
+                                      data + "/pyamg_knot.mtx.gz"};
+    files.push_back(
+        write("ag64.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n0\n3\n4\n"));
+    files.push_back(
+        write("ak64.mtx", "%%MatrixMarket matrix array real skew-symmetric\n3 3\n1\n2\n3\n"));
+    for (const std::string& f : files) {
+        for (const int parts : {1, 3}) {
+            SCOPED_TRACE(f + " in " + std::to_string(parts) + " parts");
+            const CsrMatrix narrow = read_matrix_market(f, parts);
+            const CsrMatrix wide = read_matrix_market_int64(f, parts);
+            EXPECT_EQ(wide.rows, narrow.rows);
+            EXPECT_EQ(wide.cols, narrow.cols);
+            EXPECT_EQ(wide.row_ptr, narrow.row_ptr);
+            EXPECT_EQ(wide.col, narrow.col);
+            EXPECT_EQ(wide.val, narrow.val);  // the same sums, in the same order
+        }
+    }
+}
+
 TEST_F(MatrixMarket, ReadsGzip) {
     const std::string path = write_gz("z.mtx.gz",
                                       "%%MatrixMarket matrix coordinate real general\n"

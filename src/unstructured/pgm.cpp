@@ -240,6 +240,10 @@ Aggregation nodal_pass(const CsrMatrix& a, int block, std::optional<bool> exactl
 
 }  // namespace
 
+Aggregation pgm_one_pass_int64(const CsrMatrix& a) {
+    return one_pass_in<std::int64_t>(a, std::nullopt, {});
+}
+
 Aggregation pgm_aggregate(const CsrMatrix& a, int passes, int block,
                           std::optional<bool> exactly_symmetric, std::span<const char> coupled) {
     if (!coupled.empty() && static_cast<std::int64_t>(coupled.size()) != a.rows) {

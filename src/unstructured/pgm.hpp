@@ -50,6 +50,10 @@ Aggregation pgm_aggregate(const CsrMatrix& a, int passes = 1, int block = 1,
                           std::optional<bool> exactly_symmetric = std::nullopt,
                           std::span<const char> coupled = {});
 
+/// One pass of pgm_aggregate (passes = 1, block = 1) on the int64 strength graph of matrices
+/// with 2^31 rows or more, whatever the size: for tests of that path on small matrices.
+Aggregation pgm_one_pass_int64(const CsrMatrix& a);
+
 /// P (fine_rows x coarse_rows): p_{i, agg[i]} = 1 (no entry in the row of an isolated row).
 CsrMatrix prolongation(const Aggregation& g);
 /// R = scale * P^T (FGCS'23 §4.2.2 uses scale = 1/2 against growth of the coarse values).

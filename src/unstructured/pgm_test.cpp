@@ -109,6 +109,23 @@ TEST(CsrPgm, AggregatesAreTheSameWhetherSymmetryIsMeasuredOrGiven) {
     }
 }
 
+// Beyond 2^31 rows the strength graph takes int64 columns; on small matrices, symmetric and not,
+// with isolated rows, that path makes the int32 path's aggregates.
+TEST(CsrPgm, Int64StrengthGraphMakesTheSameAggregates) {
+    for (const bool symmetric : {true, false}) {
+        SCOPED_TRACE(symmetric);
+        CsrMatrix a = csr_test::random_csr(5000, 6, symmetric ? 21 : 22, symmetric);
+        const Aggregation narrow = pgm_aggregate(a, 1);
+        const Aggregation wide = pgm_one_pass_int64(a);
+        EXPECT_EQ(wide.agg, narrow.agg);
+        EXPECT_EQ(wide.coarse_rows, narrow.coarse_rows);
+        EXPECT_EQ(wide.matched, narrow.matched);
+        EXPECT_EQ(wide.attached, narrow.attached);
+        EXPECT_EQ(wide.singles, narrow.singles);
+        EXPECT_EQ(wide.isolated, narrow.isolated);
+    }
+}
+
 TEST(CsrPgm, ProlongationAndRestriction) {
     const CsrMatrix a = csr_test::poisson(6, 2);
     const Aggregation g = pgm_aggregate(a);
