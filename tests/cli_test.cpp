@@ -522,6 +522,121 @@ TEST(Cli, SingularCoarsestLevelSaysWhetherItIsA) {
     EXPECT_EQ(g.err.find("wrongly assembled"), std::string::npos) << g.err;
 }
 
+/// An n x n grid's 5-point Laplacian and one constraint row per 2 x 2 block of cells (zero
+/// diagonal; 1, -1, 0.5, -0.5 on its cells, mirrored): a saddle point [[A, B^T], [B, 0]].
+std::string constrained_laplacian(int n) {
+    std::ostringstream rows;
+    int nnz = 0;
+    const auto entry = [&](int i, int j, double v) {
+        rows << i + 1 << ' ' << j + 1 << ' ' << v << '\n';
+        ++nnz;
+    };
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            const int i = y * n + x;
+            entry(i, i, 4.0);
+            if (x > 0) entry(i, i - 1, -1.0);
+            if (x + 1 < n) entry(i, i + 1, -1.0);
+            if (y > 0) entry(i, i - n, -1.0);
+            if (y + 1 < n) entry(i, i + n, -1.0);
+        }
+    }
+    int m = 0;
+    for (int by = 0; by + 1 < n; by += 2) {
+        for (int bx = 0; bx + 1 < n; bx += 2, ++m) {
+            const int r = n * n + m, i = by * n + bx;
+            for (const auto& [j, v] :
+                 {std::pair{i, 1.0}, {i + 1, -1.0}, {i + n, 0.5}, {i + n + 1, -0.5}}) {
+                entry(r, j, v);
+                entry(j, r, v);
+            }
+        }
+    }
+    return "%%MatrixMarket matrix coordinate real general\n" + std::to_string(n * n + m) + ' ' +
+           std::to_string(n * n + m) + ' ' + std::to_string(nnz) + '\n' + rows.str();
+}
+
+// A saddle point gets the block preconditioner under `auto` (GMRES, SymGS in the blocks),
+// converges without the guard, and says why; --saddle-point none takes one AMG on all of A,
+// which needs the guard. block on a matrix without zero diagonal entries, block with CG, and
+// block on the structured path are errors (exit 2) naming the option.
+TEST(Cli, SaddlePointTakesTheBlockPreconditioner) {
+    const fs::path a = temp_dir() / "saddle40.mtx", json = temp_dir() / "saddle.json";
+    write(a, constrained_laplacian(40));
+    const CliRun r = mpmg("solve --matrix " + a.string() + " --quiet --json " + json.string());
+    ASSERT_EQ(r.code, 0) << r.err << r.out;
+    auto j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["config"]["multigrid"]["saddle_point"], "block");
+    EXPECT_EQ(j["config"]["solver"], "gmres");
+    EXPECT_EQ(j["config"]["multigrid"]["smoother"], "symgs");
+    EXPECT_NE(j["auto_reason"].get<std::string>().find("a saddle point"), std::string::npos)
+        << j["auto_reason"];
+    EXPECT_LT(j["iterations"].get<int>(), 60);
+    EXPECT_TRUE(j["guard_events"].empty()) << j["guard_events"];
+    std::string notes;
+    for (const auto& l : j["hierarchy"]["levels"]) notes += l["note"].get<std::string>() + "\n";
+    EXPECT_NE(notes.find("block A"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("block S"), std::string::npos) << notes;
+    const CliRun none = mpmg("solve --matrix " + a.string() +
+                             " --saddle-point none --quiet --json " + json.string());
+    j = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(j["config"]["multigrid"]["saddle_point"], "none");
+    EXPECT_FALSE(j["guard_events"].empty()) << none.out;
+    const CliRun cg = mpmg("solve --matrix " + a.string() + " --saddle-point block --solver cg");
+    EXPECT_EQ(cg.code, 2);
+    EXPECT_NE(cg.err.find("--solver cg: the saddle-point block preconditioner is not symmetric"),
+              std::string::npos)
+        << cg.err;
+    const CliRun plain = mpmg("solve --matrix " + std::string(MPMG_SHARED_DATA) +
+                              "/nos6.mtx.gz --saddle-point block");
+    EXPECT_EQ(plain.code, 2);
+    EXPECT_NE(plain.err.find("--saddle-point block: A (675 rows) is not a saddle point"),
+              std::string::npos)
+        << plain.err;
+    // Constraints that pin one unknown each (a 1D Laplacian of 1000 points, every other one
+    // pinned): `auto` keeps one AMG; forced into the blocks, whose S = B diag(A)^-1 B^T is a
+    // poor Schur complement there, the solve becomes too slow and the guard goes back to one
+    // AMG, which converges.
+    {
+        std::ostringstream pin;
+        const int m = 1000, k = m / 2;
+        pin << "%%MatrixMarket matrix coordinate real general\n"
+            << m + k << ' ' << m + k << ' ' << 3 * m - 2 + 2 * k << '\n';
+        for (int i = 0; i < m; ++i) {
+            pin << i + 1 << ' ' << i + 1 << " 2\n";
+            if (i > 0) pin << i + 1 << ' ' << i << " -1\n";
+            if (i + 1 < m) pin << i + 1 << ' ' << i + 2 << " -1\n";
+        }
+        for (int c = 0; c < k; ++c) {
+            pin << m + c + 1 << ' ' << 2 * c + 1 << " 1\n"
+                << 2 * c + 1 << ' ' << m + c + 1 << " 1\n";
+        }
+        const fs::path p1 = temp_dir() / "pin1d.mtx";
+        write(p1, pin.str());
+        const CliRun automatic =
+            mpmg("solve --matrix " + p1.string() + " --quiet --json " + json.string());
+        ASSERT_EQ(automatic.code, 0) << automatic.err;
+        j = nlohmann::json::parse(slurp(json));
+        EXPECT_EQ(j["config"]["multigrid"]["saddle_point"], "none");
+        EXPECT_TRUE(j["guard_events"].empty()) << j["guard_events"];
+        const CliRun forced = mpmg("solve --matrix " + p1.string() +
+                                   " --saddle-point block --quiet --json " + json.string());
+        ASSERT_EQ(forced.code, 0) << forced.err;
+        j = nlohmann::json::parse(slurp(json));
+        ASSERT_FALSE(j["guard_events"].empty());
+        EXPECT_NE(j["guard_events"][0].get<std::string>().find(
+                      "one AMG on all of A instead of the saddle-point blocks"),
+                  std::string::npos)
+            << j["guard_events"];
+    }
+    const CliRun grid = mpmg("solve --problem laplace27 --n 8 --saddle-point block");
+    EXPECT_EQ(grid.code, 2);
+    EXPECT_NE(grid.err.find("--saddle-point block: the saddle-point block preconditioner applies "
+                            "to the AMG path"),
+              std::string::npos)
+        << grid.err;
+}
+
 TEST(Cli, UnstructuredMatrixSolvesWithAmg) {
     const std::string data = MPMG_SHARED_DATA;
     const fs::path json = temp_dir() / "amg.json";

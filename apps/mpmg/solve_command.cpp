@@ -26,7 +26,7 @@ namespace {
 struct SolveArgs {
     std::string problem, matrix, rhs, grid, precision, work, matrix_precision, scaling, method,
         solver, cycle, smoother, interpolation, aggregation, reorder, row_weights, block_size,
-        coarse_solver, config, json;
+        coarse_solver, saddle_point, config, json;
     int n = 0, shift_level = -1, max_iter = 0, threads = 0, restart = 0;
     std::uint64_t seed = 1;
     double rtol = 0.0;
@@ -93,6 +93,9 @@ void apply_flags(const CLI::App& cmd, const SolveArgs& a, SolverOptions& o) {
     }
     if (given("--block-size")) {
         o.multigrid.block_size = parse_block_size(a.block_size, "--block-size");
+    }
+    if (given("--saddle-point")) {
+        o.multigrid.saddle_point = parse_saddle_point(a.saddle_point, "--saddle-point");
     }
     if (given("--coarse-solver")) {
         o.multigrid.coarse_solver = parse_coarse_solver(a.coarse_solver, "--coarse-solver");
@@ -291,6 +294,10 @@ std::function<int()> add_solve(CLI::App& app) {
                     "auto | R (AMG path: R unknowns per node, numbered node by node, as in "
                     "elasticity; nodes are aggregated and each component keeps its own coarse "
                     "unknown; auto: read from A's pattern, 1: scalar)");
+    cmd->add_option("--saddle-point", a->saddle_point,
+                    "auto | none | block (AMG path, A with zero diagonal entries [[A_uu, B^T], "
+                    "[B, C]]: block = GMRES with AMG on A_uu and on B diag(A_uu)^-1 B^T - C; "
+                    "auto: block where A's rows split so, none: one AMG on all of A)");
     cmd->add_option("--rtol", a->rtol, "relative residual tolerance (default 1e-10)");
     cmd->add_option("--max-iter", a->max_iter, "maximum iterations (default 200)");
     cmd->add_option("--restart", a->restart, "GMRES restart length (default 30)");

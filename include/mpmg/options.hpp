@@ -38,6 +38,11 @@ enum class ReorderKind { automatic, none, rcm };
 /// weights (unstructured/row_weights.hpp), where they balance its equations better than
 /// constants (auto), or always on A (none).
 enum class RowWeightsKind { automatic, none };
+/// AMG path, A with zero diagonal entries (a saddle point [[A_uu, B^T], [B, C]]): one AMG on
+/// the whole matrix (none), or a block preconditioner with an AMG on A_uu and one on
+/// B diag(A_uu)^-1 B^T - C (block; unstructured/saddle_point.hpp); auto: block when A's rows
+/// split so (saddle_split).
+enum class SaddlePointKind { automatic, none, block };
 /// The coarsest level's solve: dense LU (FP64, LAPACK) or symmetric smoothing sweeps.
 enum class CoarseSolverKind { automatic, direct, smoother };
 
@@ -51,6 +56,7 @@ std::string_view to_string(AggregationKind k);
 std::string_view to_string(ReorderKind k);
 std::string_view to_string(CoarseSolverKind k);
 std::string_view to_string(RowWeightsKind k);
+std::string_view to_string(SaddlePointKind k);
 
 /// Parse a choice by name; throws InvalidInput naming `where` and listing the valid names.
 SolverKind parse_solver(std::string_view s, std::string_view where);
@@ -63,6 +69,7 @@ AggregationKind parse_aggregation(std::string_view s, std::string_view where);
 ReorderKind parse_reorder(std::string_view s, std::string_view where);
 CoarseSolverKind parse_coarse_solver(std::string_view s, std::string_view where);
 RowWeightsKind parse_row_weights(std::string_view s, std::string_view where);
+SaddlePointKind parse_saddle_point(std::string_view s, std::string_view where);
 /// "auto" (0) or an integer 1..kMaxBlockSize: MultigridOptions::block_size.
 int parse_block_size(std::string_view s, std::string_view where);
 /// "auto" for 0, else the number.
@@ -102,6 +109,9 @@ struct MultigridOptions {
     /// auto: weight the rows of a nonsymmetric A whose equations do not share one scale
     /// (README "AMG"). AMG path only.
     RowWeightsKind row_weights = RowWeightsKind::automatic;
+    /// auto: the block preconditioner for A whose zero-diagonal rows make it a saddle point
+    /// (README "AMG"). AMG path, one process.
+    SaddlePointKind saddle_point = SaddlePointKind::automatic;
     /// Unknowns per node of a system of PDEs numbered node by node (AMG path): nodes are
     /// aggregated and P keeps each component apart (unstructured/nodes.hpp). 0 (auto): read
     /// from A's pattern; 1: scalar aggregation.

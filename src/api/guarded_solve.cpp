@@ -301,6 +301,14 @@ void guarded_solve(const LinearOperator<K>& a, const std::vector<double>& b_in,
                 to_string(solver), kr.relative_residual, o.rtol, used, o.max_iter, kept);
             action = to_direct();
             direct_step = true;
+        } else if (kr.status == SolveStatus::stagnated && fallbacks.saddle_whole &&
+                   mg.saddle_point == SaddlePointKind::block) {
+            mg.saddle_point = SaddlePointKind::none;
+            mg.smoother = *fallbacks.saddle_whole;
+            tried.push_back(mg.smoother);
+            action =
+                fmt::format("one AMG on all of A instead of the saddle-point blocks, smoother {}",
+                            to_string(mg.smoother));
         } else if (kr.status == SolveStatus::stagnated && interpolation_left) {
             // A whole restart cycle without progress is the coarse levels', not the storage
             // precision's (that shows as Inf/NaN): linear interpolation of a convection-

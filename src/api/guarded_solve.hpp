@@ -89,6 +89,11 @@ struct GuardFallbacks {
     /// paths: up to kAutoDirectRows rows). It comes after every other remedy, and while it is
     /// left the other runs keep kDirectIterations of max_iter for it.
     bool direct = false;
+    /// The smoother of one AMG on all of A, taken first when a solve with the saddle-point
+    /// blocks (MultigridOptions::saddle_point block) stagnates or is too slow (empty: no
+    /// blocks to leave). SIMPLE's S = B diag(A)^-1 E can be a poor Schur complement where one
+    /// AMG is a good preconditioner.
+    std::optional<SmootherKind> saddle_whole = std::nullopt;
 };
 
 /// Iterations the guard keeps for a last direct solve (GuardFallbacks::direct): GMRES with

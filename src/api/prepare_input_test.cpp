@@ -453,6 +453,8 @@ TEST(AutoChoices, SaddlePointSolvesWithTheDefaults) {
     EXPECT_TRUE(r.guard_events.empty()) << r.guard_events.front();
     EXPECT_EQ(r.options.solver, SolverKind::gmres);
     EXPECT_EQ(r.options.multigrid.smoother, SmootherKind::l1_jacobi);
+    // Each constraint pins one unknown: one AMG on all of A, not the saddle-point blocks.
+    EXPECT_EQ(r.options.multigrid.saddle_point, SaddlePointKind::none);
     EXPECT_LT(r.iterations, 100);
     EXPECT_NE(r.auto_reason.find("zero on 500 rows (first: row 1000"), std::string::npos)
         << r.auto_reason;

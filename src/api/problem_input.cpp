@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 
 #include "core/power_of_two.hpp"
@@ -17,6 +18,7 @@
 #include "structured/coarsen.hpp"
 #include "structured/from_csr.hpp"
 #include "unstructured/drop_zeros.hpp"
+#include "unstructured/saddle_point.hpp"
 
 namespace mpmg {
 namespace {
@@ -248,6 +250,67 @@ std::string resolve_amg_auto(SolverOptions& o, SolverKind symmetric_solver,
             : fmt::format("A's diagonal has {} positive and {} negative entries", s.positive,
                           s.negative);
     return fmt::format("{}: {}", why, fmt::join(changed, ", "));
+}
+
+/// --saddle-point on the AMG path: `auto` takes the block preconditioner for an A that
+/// saddle_split accepts, on one process, with SymGS in the blocks and GMRES where those are
+/// `auto` (the blocks have nonzero diagonals; the preconditioner is not symmetric); `block`
+/// insists (an error where it cannot be had); `none` keeps one AMG on all of A. Returns why
+/// `auto` chose what it chose ("" when nothing).
+std::string resolve_saddle_point(SolverOptions& o, const CsrMatrix& a, bool distributed) {
+    SaddlePointKind& kind = o.multigrid.saddle_point;
+    if (kind == SaddlePointKind::none) return {};
+    if (distributed) {
+        if (kind == SaddlePointKind::block) {
+            throw Unsupported(
+                "--saddle-point block: the saddle-point block preconditioner takes the whole "
+                "matrix on one process; for rows distributed over processes (mpirun, "
+                "Solver::setup(rows, first_row)) use --saddle-point none (one AMG on all of A)");
+        }
+        kind = SaddlePointKind::none;
+        return {};
+    }
+    std::optional<SaddleSplit> split = saddle_split(a);
+    // Constraints that each pin one unknown (B's rows one entry each): S = B diag(A)^-1 B^T is
+    // diagonal where the true Schur complement, A^-1 at the pinned unknowns, is dense, and one
+    // AMG solves them (a 1D Laplacian of 1000 points pinned at every other: 34 GMRES
+    // iterations, with the blocks not converged in 200).
+    if (split && kind == SaddlePointKind::automatic &&
+        split->pins == static_cast<std::int64_t>(split->p.size())) {
+        split.reset();
+    }
+    if (!split) {
+        if (kind == SaddlePointKind::block) {
+            throw InvalidInput(fmt::format(
+                "--saddle-point block: A ({} rows) is not a saddle point the block "
+                "preconditioner takes: it needs rows whose diagonal entry is zero, at most as "
+                "many as the others, each coupled to a row with a nonzero diagonal",
+                a.rows));
+        }
+        kind = SaddlePointKind::none;
+        return {};
+    }
+    if (o.solver == SolverKind::cg) {
+        throw InvalidInput(
+            "--solver cg: the saddle-point block preconditioner is not symmetric; use --solver "
+            "gmres (or auto), or --saddle-point none");
+    }
+    std::vector<std::string> changed;
+    if (kind == SaddlePointKind::automatic) changed.emplace_back("the block preconditioner");
+    kind = SaddlePointKind::block;
+    if (o.solver == SolverKind::automatic) {
+        o.solver = SolverKind::gmres;
+        changed.emplace_back("solver gmres");
+    }
+    if (o.multigrid.smoother == SmootherKind::automatic) {
+        o.multigrid.smoother = SmootherKind::symgs;
+        changed.emplace_back("smoother symgs in its blocks");
+    }
+    if (changed.empty()) return {};
+    return fmt::format(
+        "A's diagonal is zero on {} of {} rows, each coupled to a row with a nonzero diagonal: "
+        "a saddle point [[A, E], [B, C]] (AMG on A and on B diag(A)^-1 E - C): {}",
+        split->p.size(), a.rows, fmt::join(changed, ", "));
 }
 
 std::string amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,

@@ -97,6 +97,13 @@ std::string resolve_amg_auto(SolverOptions& o, SolverKind symmetric_solver, cons
 
 /// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
 /// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric) and SymGS as
+/// --saddle-point on the AMG path: `auto` takes the block preconditioner for an A that
+/// saddle_split accepts, on one process (not `distributed`), with SymGS in the blocks and GMRES
+/// where those are `auto`; `block` insists (InvalidInput / Unsupported where it cannot be had,
+/// and with CG); `none` keeps one AMG. Leaves saddle_point block or none; returns why `auto`
+/// chose what it chose ("" when nothing). Before amg_defaults, whose choices it takes over.
+std::string resolve_saddle_point(SolverOptions& o, const CsrMatrix& a, bool distributed);
+
 /// resolve_amg_auto() adapts them, the cycle (resolve_cycle, from all processes' diagonals;
 /// collective over `comm` when it has several processes). Returns resolve_amg_auto()'s reason.
 std::string amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,

@@ -25,6 +25,7 @@
 #include "structured/coarsen.hpp"
 #include "structured/from_csr.hpp"
 #include "unstructured/drop_zeros.hpp"
+#include "unstructured/saddle_point.hpp"
 
 namespace mpmg {
 namespace {
@@ -301,9 +302,15 @@ struct Solver::Impl {
     /// setup_amg left it (zeros dropped, renumbered).
     void resolve_amg(bool symmetric) {
         SolverOptions& o = resolved;
+        const std::string saddle = resolve_saddle_point(o, csr_a, false);  // one process
         setup_info.auto_reason =
             resolve_amg_auto(o, symmetric ? SolverKind::cg : SolverKind::gmres,
                              diagonal_signs(csr_a, 0, Communicator::self()));  // A whole
+        if (!saddle.empty()) {
+            setup_info.auto_reason = setup_info.auto_reason.empty()
+                                         ? saddle
+                                         : fmt::format("{}; {}", saddle, setup_info.auto_reason);
+        }
         o.multigrid.cycle =
             resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
         prepared = prepare_matrix(csr_a, 0, comm);
@@ -313,19 +320,30 @@ struct Solver::Impl {
         // the hierarchy (finish_setup), so that the setup does not hold it beside csr_a.
         check_k(csr_a, o.precision.krylov);
         csr_operator_due = true;
-        build = [this](const PrecisionPlan& plan, const MultigridOptions& mg) {
+        // The saddle-point blocks (two hierarchies, built anew by each setup: no aggregates
+        // kept) while mg asks for them; the guard may leave them for one AMG on all of A.
+        std::optional<SaddleSplit> split;
+        if (o.multigrid.saddle_point == SaddlePointKind::block) split = saddle_split(csr_a);
+        build = [this, split](const PrecisionPlan& plan, const MultigridOptions& mg) {
+            if (split && mg.saddle_point == SaddlePointKind::block) {
+                return std::unique_ptr<BuiltPreconditioner>(
+                    std::make_unique<Built<SaddlePointPreconditioner>>(csr_a, *split, mg, plan,
+                                                                       AmgSettings{}));
+            }
             AmgSettings settings;
             settings.aggregates = &aggregates;
             return std::unique_ptr<BuiltPreconditioner>(
                 std::make_unique<Built<AmgHierarchy>>(csr_a, mg, plan, settings));
         };
         fallbacks = amg_fallbacks(rows);
+        if (split) fallbacks.saddle_whole = SmootherKind::l1_jacobi;
     }
 
     /// The processes' rows (this one's from first_row) as A: the choices that setup_amg and
     /// resolve_amg make, made over all processes (RowBlockSystem), with the kept aggregates.
     void setup_rows(CsrMatrix mine, BlockSizeChoice& block) {
         resolved.method = MethodKind::amg;
+        (void)resolve_saddle_point(resolved, mine, true);  // one AMG (block: an error)
         take(std::make_unique<dist::RowBlockSystem>(std::move(mine), first_row, comm, resolved,
                                                     prepared, block, setup_info.auto_reason,
                                                     &rows_aggregates));

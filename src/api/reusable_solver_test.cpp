@@ -15,6 +15,7 @@
 #include "mpmg/solver.hpp"
 #include "mpmg_paths.hpp"
 #include "structured/coarsen.hpp"
+#include "unstructured/csr_test_util.hpp"
 
 namespace mpmg {
 namespace {
@@ -210,6 +211,45 @@ TEST_P(RealMatrix, SolvesLikeTheFile) {
 
 INSTANTIATE_TEST_SUITE_P(Collections, RealMatrix,
                          ::testing::Values("1138_bus", "bcsstk15", "orsirr_1", "sherman5"));
+
+// A saddle point [[L, B^T], [B, 0]] (a 30 x 30 Laplacian, a constraint per pair of cells)
+// takes the block preconditioner in Solver as in mpmg::solve, again after update_values with
+// other values of the same pattern.
+TEST(Solver, SaddlePointTakesTheBlockPreconditioner) {
+    const CsrMatrix l = csr_test::poisson(30, 2);
+    const std::int64_t nu = l.rows, m = nu / 2;
+    std::vector<std::vector<std::pair<std::int64_t, double>>> rows(
+        static_cast<std::size_t>(nu + m));
+    for (std::int64_t i = 0; i < nu; ++i) {
+        for (std::int64_t q = l.row_ptr[static_cast<std::size_t>(i)];
+             q < l.row_ptr[static_cast<std::size_t>(i) + 1]; ++q) {
+            rows[static_cast<std::size_t>(i)].emplace_back(l.col[static_cast<std::size_t>(q)],
+                                                           l.val[static_cast<std::size_t>(q)]);
+        }
+        rows[static_cast<std::size_t>(i)].emplace_back(nu + i / 2, i % 2 == 0 ? 1.0 : -0.5);
+    }
+    for (std::int64_t k = 0; k < m; ++k) {
+        rows[static_cast<std::size_t>(nu + k)] = {{2 * k, 1.0}, {2 * k + 1, -0.5}};
+    }
+    CsrMatrix a = csr_test::from_rows(nu + m, rows);
+    Solver s(options("auto"));
+    for (const double scale : {1.0, 3.0}) {
+        SCOPED_TRACE(scale);
+        for (double& v : a.val) v *= scale;
+        const SetupResult setup = scale == 1.0 ? s.setup(a) : s.update_values(a.val);
+        EXPECT_EQ(setup.options.multigrid.saddle_point, SaddlePointKind::block);
+        EXPECT_EQ(setup.options.solver, SolverKind::gmres);
+        EXPECT_NE(setup.auto_reason.find("a saddle point"), std::string::npos) << setup.auto_reason;
+        const std::vector<double> b =
+            times(a, std::vector<double>(static_cast<std::size_t>(a.rows), 1.0));
+        std::vector<double> x(b.size(), 0.0);
+        const SolveResult r = s.solve(b, x);
+        ASSERT_TRUE(r.converged) << r.message;
+        EXPECT_LT(r.iterations, 60);
+        EXPECT_TRUE(r.guard_events.empty());
+        for (double v : x) ASSERT_NEAR(v, 1.0, 1e-6);
+    }
+}
 
 TEST(Solver, RenumberedAmgHandsXBackInTheCallersOrder) {
     StructuredProblem p = make_problem("oil", 12);

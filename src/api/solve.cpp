@@ -1,13 +1,16 @@
 // solve(): resolves the method, builds the problem, and runs the guarded Krylov solve on the
 // structured (SG-DIA multigrid) or the unstructured (CSR AMG) path.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <new>
 #include <optional>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "api/guarded_solve.hpp"
 #include "api/operators.hpp"
@@ -28,6 +31,7 @@
 #include "unstructured/csr_typed.hpp"
 #include "unstructured/nodes.hpp"
 #include "unstructured/rcm.hpp"
+#include "unstructured/saddle_point.hpp"
 
 namespace mpmg {
 namespace {
@@ -96,7 +100,7 @@ void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) 
     // With K = double the operator takes A over (its values moved, its columns narrowed to
     // int32) and p.a is released for the solve (177 MB of mfem_lshape_o3_r7's beside the
     // operator's 131): a rebuild by the guard takes A back from the operator.
-    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
+    BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         if constexpr (std::is_same_v<K, double>) {
             if (a) {  // p.a was released into it
                 const CsrMatrix again = to_csr(a->matrix());
@@ -107,6 +111,24 @@ void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) 
         return std::unique_ptr<BuiltPreconditioner>(
             std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan, settings));
     };
+    // A saddle point (resolve_saddle_point): the block preconditioner, whose blocks are copies.
+    const std::optional<SaddleSplit> split =
+        o.multigrid.saddle_point == SaddlePointKind::block ? saddle_split(p.a) : std::nullopt;
+    // The guard may leave the blocks for one AMG on all of A (mg.saddle_point none).
+    const BuildFn build_whole = build;
+    const BuildFn build_blocks = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
+        if (mg.saddle_point != SaddlePointKind::block) return build_whole(plan, mg);
+        if constexpr (std::is_same_v<K, double>) {
+            if (a) {
+                return std::unique_ptr<BuiltPreconditioner>(
+                    std::make_unique<Built<SaddlePointPreconditioner>>(to_csr(a->matrix()), *split,
+                                                                       mg, plan, settings));
+            }
+        }
+        return std::unique_ptr<BuiltPreconditioner>(
+            std::make_unique<Built<SaddlePointPreconditioner>>(p.a, *split, mg, plan, settings));
+    };
+    if (split) build = build_blocks;
     GuardState state = guarded_setup(build, o, out);
     if constexpr (std::is_same_v<K, double>) {
         a = std::make_unique<const CsrOperator<K>>(to_typed(std::move(p.a)));  // values moved
@@ -114,7 +136,9 @@ void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) 
         TruncationCounts counts;
         a = std::make_unique<const CsrOperator<K>>(to_typed<K>(p.a, counts));
     }
-    guarded_solve<K>(*a, p.b, build, o, amg_fallbacks(a->size()), state, false, out);
+    GuardFallbacks fallbacks = amg_fallbacks(a->size());
+    if (split) fallbacks.saddle_whole = SmootherKind::l1_jacobi;
+    guarded_solve<K>(*a, p.b, build, o, fallbacks, state, false, out);
 }
 
 void check_smoother(const SolverOptions& o) {
@@ -143,6 +167,12 @@ void check_smoother(const SolverOptions& o) {
             "--row-weights {}: row weights apply to the AMG path; the structured path's Galerkin "
             "products keep A's rows as they are",
             to_string(o.multigrid.row_weights)));
+    }
+    if (o.method == MethodKind::structured && o.multigrid.saddle_point == SaddlePointKind::block) {
+        throw Unsupported(fmt::format(
+            "--saddle-point {}: the saddle-point block preconditioner applies to the AMG path "
+            "(--matrix without --grid, or --method amg)",
+            to_string(o.multigrid.saddle_point)));
     }
     if (o.method == MethodKind::structured && o.multigrid.block_size != 0) {
         throw Unsupported(fmt::format(
@@ -252,6 +282,7 @@ SolveResult solve(const SolverOptions& options) {
         exact = p.x_exact;
     } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
         // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
+        (void)resolve_saddle_point(o, rows->mine, true);
         out.auto_reason =
             amg_defaults(o, rows->solver, rows->mine, rows->rows.first(dist::world_rank()),
                          rows->rows.global_rows());
@@ -264,7 +295,12 @@ SolveResult solve(const SolverOptions& options) {
         dist::solve_amg(*rows, o, out);
     } else {
         CsrProblem p = load_csr(o.problem);
+        const std::string saddle = resolve_saddle_point(o, p.a, dist::world_size() > 1);
         out.auto_reason = amg_defaults(o, p.solver, p.a, 0, p.a.rows);
+        if (!saddle.empty()) {
+            out.auto_reason =
+                out.auto_reason.empty() ? saddle : fmt::format("{}; {}", saddle, out.auto_reason);
+        }
         (void)prepare_input(p.a, p.b, out);
         out.problem = p.name;
         out.rows = p.a.rows;

@@ -78,6 +78,13 @@ const NameTable<ReorderKind>& reorder_names() {
     return t;
 }
 
+const NameTable<SaddlePointKind>& saddle_point_names() {
+    static const NameTable<SaddlePointKind> t{{SaddlePointKind::automatic, "auto"},
+                                              {SaddlePointKind::none, "none"},
+                                              {SaddlePointKind::block, "block"}};
+    return t;
+}
+
 const NameTable<RowWeightsKind>& row_weights_names() {
     static const NameTable<RowWeightsKind> t{{RowWeightsKind::automatic, "auto"},
                                              {RowWeightsKind::none, "none"}};
@@ -122,6 +129,7 @@ std::string_view to_string(InterpolationKind k) { return name_of(interpolation_n
 std::string_view to_string(AggregationKind k) { return name_of(aggregation_names(), k); }
 std::string_view to_string(ReorderKind k) { return name_of(reorder_names(), k); }
 std::string_view to_string(RowWeightsKind k) { return name_of(row_weights_names(), k); }
+std::string_view to_string(SaddlePointKind k) { return name_of(saddle_point_names(), k); }
 std::string_view to_string(CoarseSolverKind k) { return name_of(coarse_solver_names(), k); }
 
 SolverKind parse_solver(std::string_view s, std::string_view w) {
@@ -150,6 +158,9 @@ ReorderKind parse_reorder(std::string_view s, std::string_view w) {
 }
 RowWeightsKind parse_row_weights(std::string_view s, std::string_view w) {
     return parse_name(row_weights_names(), s, w);
+}
+SaddlePointKind parse_saddle_point(std::string_view s, std::string_view w) {
+    return parse_name(saddle_point_names(), s, w);
 }
 int parse_block_size(std::string_view s, std::string_view w) {
     if (s == "auto") return 0;

@@ -116,6 +116,10 @@ void read_multigrid(const json& j, const std::string& prefix, MultigridOptions& 
            [&](const json& v, const std::string& at) {
                m.row_weights = parse_row_weights(str(v, at), "config " + at);
            }},
+          {"saddle_point",
+           [&](const json& v, const std::string& at) {
+               m.saddle_point = parse_saddle_point(str(v, at), "config " + at);
+           }},
           {"block_size",
            [&](const json& v, const std::string& at) {
                if (v.is_string()) {
@@ -228,6 +232,7 @@ json to_json(const SolverOptions& o) {
                   {"aggregation", to_string(m.aggregation)},
                   {"reorder", to_string(m.reorder)},
                   {"row_weights", to_string(m.row_weights)},
+                  {"saddle_point", to_string(m.saddle_point)},
                   {"block_size", m.block_size == 0 ? json("auto") : json(m.block_size)},
                   {"coarse_solver", to_string(m.coarse_solver)},
                   {"coarse_sweeps", m.coarse_sweeps},

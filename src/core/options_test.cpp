@@ -21,6 +21,7 @@ TEST(Options, JsonRoundTrip) {
     o.multigrid.aggregation = AggregationKind::smoothed;
     o.multigrid.reorder = ReorderKind::rcm;
     o.multigrid.row_weights = RowWeightsKind::none;
+    o.multigrid.saddle_point = SaddlePointKind::block;
     o.multigrid.block_size = 3;
     o.multigrid.coarse_solver = CoarseSolverKind::smoother;
     o.multigrid.coarse_sweeps = 7;
@@ -36,6 +37,7 @@ TEST(Options, JsonRoundTrip) {
     EXPECT_EQ(back.multigrid.aggregation, AggregationKind::smoothed);
     EXPECT_EQ(back.multigrid.reorder, ReorderKind::rcm);
     EXPECT_EQ(back.multigrid.row_weights, RowWeightsKind::none);
+    EXPECT_EQ(back.multigrid.saddle_point, SaddlePointKind::block);
     EXPECT_EQ(back.multigrid.block_size, 3);
     EXPECT_EQ(to_json(SolverOptions{})["multigrid"]["block_size"], "auto");
     EXPECT_EQ(options_from_json(json::parse(R"({"multigrid": {"block_size": "auto"}})"))

@@ -114,6 +114,24 @@ CoarseSolver::CoarseSolver(const SgDiaMatrix<double>& a) : n_(a.rows()) {
 
 CoarseSolver::CoarseSolver(const CsrMatrix& a) : n_(a.rows) {
     const auto n = static_cast<std::size_t>(n_);
+    // A diagonal level (rows that share no entry, which aggregation cannot coarsen: the Schur
+    // block of constraints on disjoint unknowns) is solved by division, not a dense LU: 2,500
+    // such rows took 0.45 s to factorise.
+    bool diagonal = true;
+    for (std::size_t i = 0; i < n && diagonal; ++i) {
+        diagonal = a.row_ptr[i + 1] - a.row_ptr[i] == 1 &&
+                   a.col[static_cast<std::size_t>(a.row_ptr[i])] == static_cast<std::int64_t>(i) &&
+                   a.val[static_cast<std::size_t>(a.row_ptr[i])] != 0.0 &&
+                   std::isfinite(a.val[static_cast<std::size_t>(a.row_ptr[i])]);
+    }
+    if (diagonal && n > 0) {
+        inverse_diagonal_.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            inverse_diagonal_[i] = 1.0 / a.val[static_cast<std::size_t>(a.row_ptr[i])];
+        }
+        rank_ = n_;
+        return;
+    }
     lu_.assign(n * n, 0.0);
     for (std::int64_t i = 0; i < a.rows; ++i) {
         for (std::int64_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
@@ -278,6 +296,10 @@ void CoarseSolver::factorise() {
 }
 
 void CoarseSolver::solve(double* x) const {
+    if (!inverse_diagonal_.empty()) {
+        for (std::size_t i = 0; i < inverse_diagonal_.size(); ++i) x[i] *= inverse_diagonal_[i];
+        return;
+    }
     const int m = static_cast<int>(n_);
     const int one = 1;
     int info = 0;
