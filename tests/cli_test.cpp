@@ -343,6 +343,21 @@ TEST(Cli, DirectlySolvedNonsymmetricSystemConvergesInOneIteration) {
     }
 }
 
+// A failure of a system whose input scale flushed values to zero names the flush: 1e-300 beside
+// 1e300 becomes 0, leaving a zero row in the middle of A's LU.
+TEST(Cli, FailureAfterTheInputScaleFlushedValuesSaysSo) {
+    const fs::path a = temp_dir() / "flushed.mtx";
+    write(a,
+          "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 1e300\n1 2 1\n2 2 "
+          "1e-300\n3 3 1\n");
+    const CliRun r = mpmg("solve --matrix " + a.string() + " --quiet");
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("is singular"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(the input scale turned some nonzero values of A and b into zero"),
+              std::string::npos)
+        << r.err;
+}
+
 // Values beyond 2^64 (here 4e40): the solve scales A and b by powers of two, says so and
 // reports the exponents; x is the given system's (error against x = 1).
 TEST(Cli, ExtremeValuesAreScaledByPowersOfTwo) {

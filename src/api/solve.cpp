@@ -255,61 +255,76 @@ SolveResult solve(const SolverOptions& options) {
     Clock::time_point t_start;  // setup + solve; reading or building the problem is not timed
     bool timed = false;         // total_s already set (the distributed structured solve)
     std::vector<double> exact;
-    if (o.method == MethodKind::structured) {
-        // Under mpirun, each process generates only its rows of a built-in problem, or reads
-        // only its part of a file.
-        std::optional<dist::Partition> part;
-        std::optional<StructuredProblem> mine = o.problem.matrix.empty()
-                                                    ? dist::generate(o.problem, part)
-                                                    : dist::load_structured(o.problem, part);
-        StructuredProblem p = mine                       ? std::move(*mine)
-                              : o.problem.matrix.empty() ? make_problem(o.problem)
-                                                         : load_structured(o.problem);
-        p.a_normal = prepare_input(p.a, p.b, out);
-        if (o.solver == SolverKind::automatic) o.solver = p.solver;
-        if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
-        if (o.multigrid.interpolation == InterpolationKind::automatic) {
-            o.multigrid.interpolation = p.interpolation;
-        }
-        o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, false, 0);
-        out.problem = p.name;
-        out.rows = p.a.rows();  // the distributed solve sets the whole operator's
-        out.nnz = p.a.nnz();
-        t_start = Clock::now();
-        // mpirun -np N > 1 (issue #8): the distributed solve sets total_s itself.
-        timed = dist::solve_structured(p, part, o, out, t_start);
-        if (!timed) k64 ? solve_structured<double>(p, o, out) : solve_structured<float>(p, o, out);
-        exact = p.x_exact;
-    } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
-        // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
-        (void)resolve_saddle_point(o, rows->mine, true);
-        out.auto_reason =
-            amg_defaults(o, rows->solver, rows->mine, rows->rows.first(dist::world_rank()),
-                         rows->rows.global_rows());
-        (void)prepare_input(rows->mine, rows->b, out, rows->rows.first(dist::world_rank()));
-        out.problem = rows->name;
-        out.rows = rows->rows.global_rows();
-        out.nnz = rows->nnz;
-        exact = std::move(rows->x_exact);
-        t_start = Clock::now();
-        dist::solve_amg(*rows, o, out);
-    } else {
-        CsrProblem p = load_csr(o.problem);
-        const std::string saddle = resolve_saddle_point(o, p.a, dist::world_size() > 1);
-        out.auto_reason = amg_defaults(o, p.solver, p.a, 0, p.a.rows);
-        if (!saddle.empty()) {
+    // A failure of a system whose input scale flushed values of A or b to zero says so: the
+    // zeros it made may be what failed (diag(1e300, 1e-300, 1) ends with a singular pivot).
+    try {
+        if (o.method == MethodKind::structured) {
+            // Under mpirun, each process generates only its rows of a built-in problem, or reads
+            // only its part of a file.
+            std::optional<dist::Partition> part;
+            std::optional<StructuredProblem> mine = o.problem.matrix.empty()
+                                                        ? dist::generate(o.problem, part)
+                                                        : dist::load_structured(o.problem, part);
+            StructuredProblem p = mine                       ? std::move(*mine)
+                                  : o.problem.matrix.empty() ? make_problem(o.problem)
+                                                             : load_structured(o.problem);
+            p.a_normal = prepare_input(p.a, p.b, out);
+            if (o.solver == SolverKind::automatic) o.solver = p.solver;
+            if (o.multigrid.smoother == SmootherKind::automatic) o.multigrid.smoother = p.smoother;
+            if (o.multigrid.interpolation == InterpolationKind::automatic) {
+                o.multigrid.interpolation = p.interpolation;
+            }
+            o.multigrid.cycle = resolve_cycle(o.multigrid.cycle, false, 0);
+            out.problem = p.name;
+            out.rows = p.a.rows();  // the distributed solve sets the whole operator's
+            out.nnz = p.a.nnz();
+            t_start = Clock::now();
+            // mpirun -np N > 1 (issue #8): the distributed solve sets total_s itself.
+            timed = dist::solve_structured(p, part, o, out, t_start);
+            if (!timed)
+                k64 ? solve_structured<double>(p, o, out) : solve_structured<float>(p, o, out);
+            exact = p.x_exact;
+        } else if (std::optional<dist::CsrRows> rows = dist::load_csr(o.problem)) {
+            // Under mpirun, each process reads only its part of a coordinate file (plain or gzip).
+            (void)resolve_saddle_point(o, rows->mine, true);
             out.auto_reason =
-                out.auto_reason.empty() ? saddle : fmt::format("{}; {}", saddle, out.auto_reason);
+                amg_defaults(o, rows->solver, rows->mine, rows->rows.first(dist::world_rank()),
+                             rows->rows.global_rows());
+            (void)prepare_input(rows->mine, rows->b, out, rows->rows.first(dist::world_rank()));
+            out.problem = rows->name;
+            out.rows = rows->rows.global_rows();
+            out.nnz = rows->nnz;
+            exact = std::move(rows->x_exact);
+            t_start = Clock::now();
+            dist::solve_amg(*rows, o, out);
+        } else {
+            CsrProblem p = load_csr(o.problem);
+            const std::string saddle = resolve_saddle_point(o, p.a, dist::world_size() > 1);
+            out.auto_reason = amg_defaults(o, p.solver, p.a, 0, p.a.rows);
+            if (!saddle.empty()) {
+                out.auto_reason = out.auto_reason.empty()
+                                      ? saddle
+                                      : fmt::format("{}; {}", saddle, out.auto_reason);
+            }
+            (void)prepare_input(p.a, p.b, out);
+            out.problem = p.name;
+            out.rows = p.a.rows;
+            out.nnz = p.a.nnz();
+            t_start = Clock::now();
+            if (!dist::solve_amg(p, o, out)) {  // mpirun -np N > 1: rows in blocks over the ranks
+                k64 ? solve_amg<double>(p, o, out) : solve_amg<float>(p, o, out);
+            }
+            exact = p.x_exact;
         }
-        (void)prepare_input(p.a, p.b, out);
-        out.problem = p.name;
-        out.rows = p.a.rows;
-        out.nnz = p.a.nnz();
-        t_start = Clock::now();
-        if (!dist::solve_amg(p, o, out)) {  // mpirun -np N > 1: rows in blocks over the ranks
-            k64 ? solve_amg<double>(p, o, out) : solve_amg<float>(p, o, out);
-        }
-        exact = p.x_exact;
+    } catch (const NumericalError& e) {
+        if (!out.a_flushed && !out.b_flushed) throw;
+        throw NumericalError(fmt::format(
+            "{} (the input scale turned some nonzero values of {} into zero: their magnitudes "
+            "span more than FP64 holds, so the system solved was not quite the one given)",
+            e.what(),
+            out.a_flushed && out.b_flushed ? "A and b"
+            : out.a_flushed                ? "A"
+                                           : "b"));
     }
     if (!timed) out.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
     finish_input(out);
