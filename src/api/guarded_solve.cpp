@@ -132,11 +132,24 @@ GuardFallbacks structured_fallbacks(std::int64_t rows) {
                           rows > 0 && rows <= kAutoDirectRows};
 }
 
-GuardFallbacks amg_fallbacks(std::int64_t rows) {
-    return GuardFallbacks{SmootherKind::l1_jacobi,
-                          {},
-                          {SmootherKind::ilu0, SmootherKind::l1_jacobi},
-                          rows > 0 && rows <= kAutoDirectRows};
+GuardFallbacks amg_fallbacks(std::int64_t rows, bool saddle_blocks) {
+    GuardFallbacks f{SmootherKind::l1_jacobi,
+                     {},
+                     {SmootherKind::ilu0, SmootherKind::l1_jacobi},
+                     rows > 0 && rows <= kAutoDirectRows};
+    if (saddle_blocks) f.saddle_whole = SmootherKind::l1_jacobi;
+    return f;
+}
+
+std::unique_ptr<BuiltPreconditioner> amg_preconditioner(const CsrMatrix& a,
+                                                        const std::optional<SaddleSplit>& split,
+                                                        const MultigridOptions& mg,
+                                                        const PrecisionPlan& plan,
+                                                        const AmgSettings& settings) {
+    if (split && mg.saddle_point == SaddlePointKind::block) {
+        return std::make_unique<Built<SaddlePointPreconditioner>>(a, *split, mg, plan, settings);
+    }
+    return std::make_unique<Built<AmgHierarchy>>(a, mg, plan, settings);
 }
 
 GuardState guarded_setup(const BuildFn& build, const SolverOptions& o, SolveResult& out) {

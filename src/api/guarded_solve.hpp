@@ -13,6 +13,7 @@
 #include "krylov/krylov.hpp"
 #include "mpmg/solver.hpp"
 #include "multigrid/level.hpp"
+#include "unstructured/saddle_point.hpp"
 
 namespace mpmg {
 
@@ -104,9 +105,18 @@ inline constexpr int kDirectIterations = 5;
 /// The structured path's fallbacks (Jacobi, operator-dependent interpolation); `rows`: A's rows
 /// in a serial solve (the direct solve when small enough), 0 in a distributed one (none).
 GuardFallbacks structured_fallbacks(std::int64_t rows);
-/// The AMG path's (ILU(0) then l1-Jacobi for a stagnating solve, l1-Jacobi as the robust one);
-/// `rows` as for structured_fallbacks.
-GuardFallbacks amg_fallbacks(std::int64_t rows);
+/// The AMG path's (ILU(0) then l1-Jacobi for a stagnating solve, l1-Jacobi as the robust one,
+/// and with `saddle_blocks` one AMG with l1-Jacobi first); `rows` as for structured_fallbacks.
+GuardFallbacks amg_fallbacks(std::int64_t rows, bool saddle_blocks = false);
+
+/// The AMG path's preconditioner of `a`: the saddle-point blocks of `split` while mg asks for
+/// them (MultigridOptions::saddle_point block; the guard may leave them, saddle_whole), else
+/// one hierarchy on all of `a`.
+std::unique_ptr<BuiltPreconditioner> amg_preconditioner(const CsrMatrix& a,
+                                                        const std::optional<SaddleSplit>& split,
+                                                        const MultigridOptions& mg,
+                                                        const PrecisionPlan& plan,
+                                                        const AmgSettings& settings);
 
 template <class K>
 class Adapter final : public Preconditioner<K> {

@@ -257,7 +257,12 @@ std::string resolve_amg_auto(SolverOptions& o, SolverKind symmetric_solver,
 /// `auto` (the blocks have nonzero diagonals; the preconditioner is not symmetric); `block`
 /// insists (an error where it cannot be had); `none` keeps one AMG on all of A. Returns why
 /// `auto` chose what it chose ("" when nothing).
-std::string resolve_saddle_point(SolverOptions& o, const CsrMatrix& a, bool distributed) {
+std::string joined_reasons(std::string first, const std::string& then) {
+    if (then.empty()) return first;
+    return first.empty() ? then : fmt::format("{}; {}", first, then);
+}
+
+SaddleChoice resolve_saddle_point(SolverOptions& o, const CsrMatrix& a, bool distributed) {
     SaddlePointKind& kind = o.multigrid.saddle_point;
     if (kind == SaddlePointKind::none) return {};
     if (distributed) {
@@ -306,11 +311,15 @@ std::string resolve_saddle_point(SolverOptions& o, const CsrMatrix& a, bool dist
         o.multigrid.smoother = SmootherKind::symgs;
         changed.emplace_back("smoother symgs in its blocks");
     }
-    if (changed.empty()) return {};
-    return fmt::format(
-        "A's diagonal is zero on {} of {} rows, each coupled to a row with a nonzero diagonal: "
-        "a saddle point [[A, E], [B, C]] (AMG on A and on B diag(A)^-1 E - C): {}",
-        split->p.size(), a.rows, fmt::join(changed, ", "));
+    SaddleChoice out;
+    if (!changed.empty()) {
+        out.why = fmt::format(
+            "A's diagonal is zero on {} of {} rows, each coupled to a row with a nonzero "
+            "diagonal: a saddle point [[A, E], [B, C]] (AMG on A and on B diag(A)^-1 E - C): {}",
+            split->p.size(), a.rows, fmt::join(changed, ", "));
+    }
+    out.split = std::move(split);
+    return out;
 }
 
 std::string amg_defaults(SolverOptions& o, SolverKind problem_solver, const CsrMatrix& a,

@@ -2,6 +2,7 @@
 // on --grid) or a CSR problem (a Matrix Market file, or a built-in one converted for AMG).
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "mpmg/communicator.hpp"
 #include "mpmg/csr_matrix.hpp"
 #include "mpmg/options.hpp"
+#include "unstructured/saddle_point.hpp"
 
 namespace mpmg {
 
@@ -97,12 +99,22 @@ std::string resolve_amg_auto(SolverOptions& o, SolverKind symmetric_solver, cons
 
 /// The AMG path's automatic choices for A, this process's rows `a` (row i's diagonal in column
 /// first_row + i) of `rows` in all: the problem's solver (CG when A is symmetric) and SymGS as
+/// What resolve_saddle_point decided: why (`auto`'s choices; "" when it made none) and, for
+/// saddle_point block, A's split.
+struct SaddleChoice {
+    std::string why;
+    std::optional<SaddleSplit> split;
+};
+
 /// --saddle-point on the AMG path: `auto` takes the block preconditioner for an A that
 /// saddle_split accepts, on one process (not `distributed`), with SymGS in the blocks and GMRES
 /// where those are `auto`; `block` insists (InvalidInput / Unsupported where it cannot be had,
-/// and with CG); `none` keeps one AMG. Leaves saddle_point block or none; returns why `auto`
-/// chose what it chose ("" when nothing). Before amg_defaults, whose choices it takes over.
-std::string resolve_saddle_point(SolverOptions& o, const CsrMatrix& a, bool distributed);
+/// and with CG); `none` keeps one AMG. Leaves saddle_point block or none. Before amg_defaults,
+/// whose choices it takes over.
+SaddleChoice resolve_saddle_point(SolverOptions& o, const CsrMatrix& a, bool distributed);
+
+/// `first` and `then`, joined by "; " when both say something (auto reasons).
+std::string joined_reasons(std::string first, const std::string& then);
 
 /// resolve_amg_auto() adapts them, the cycle (resolve_cycle, from all processes' diagonals;
 /// collective over `comm` when it has several processes). Returns resolve_amg_auto()'s reason.

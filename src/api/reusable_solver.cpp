@@ -302,15 +302,10 @@ struct Solver::Impl {
     /// setup_amg left it (zeros dropped, renumbered).
     void resolve_amg(bool symmetric) {
         SolverOptions& o = resolved;
-        const std::string saddle = resolve_saddle_point(o, csr_a, false);  // one process
-        setup_info.auto_reason =
-            resolve_amg_auto(o, symmetric ? SolverKind::cg : SolverKind::gmres,
-                             diagonal_signs(csr_a, 0, Communicator::self()));  // A whole
-        if (!saddle.empty()) {
-            setup_info.auto_reason = setup_info.auto_reason.empty()
-                                         ? saddle
-                                         : fmt::format("{}; {}", saddle, setup_info.auto_reason);
-        }
+        SaddleChoice saddle = resolve_saddle_point(o, csr_a, false);  // one process
+        setup_info.auto_reason = joined_reasons(
+            saddle.why, resolve_amg_auto(o, symmetric ? SolverKind::cg : SolverKind::gmres,
+                                         diagonal_signs(csr_a, 0, Communicator::self())));
         o.multigrid.cycle =
             resolve_cycle(o.multigrid.cycle, true, csr_a.rows, diagonal_extremes(csr_a).spread());
         prepared = prepare_matrix(csr_a, 0, comm);
@@ -320,23 +315,14 @@ struct Solver::Impl {
         // the hierarchy (finish_setup), so that the setup does not hold it beside csr_a.
         check_k(csr_a, o.precision.krylov);
         csr_operator_due = true;
-        // The saddle-point blocks (two hierarchies, built anew by each setup: no aggregates
-        // kept) while mg asks for them; the guard may leave them for one AMG on all of A.
-        std::optional<SaddleSplit> split;
-        if (o.multigrid.saddle_point == SaddlePointKind::block) split = saddle_split(csr_a);
-        build = [this, split](const PrecisionPlan& plan, const MultigridOptions& mg) {
-            if (split && mg.saddle_point == SaddlePointKind::block) {
-                return std::unique_ptr<BuiltPreconditioner>(
-                    std::make_unique<Built<SaddlePointPreconditioner>>(csr_a, *split, mg, plan,
-                                                                       AmgSettings{}));
-            }
+        fallbacks = amg_fallbacks(rows, saddle.split.has_value());
+        // The saddle-point blocks, built anew by each setup (they keep no aggregates).
+        build = [this, split = std::move(saddle.split)](const PrecisionPlan& plan,
+                                                        const MultigridOptions& mg) {
             AmgSettings settings;
             settings.aggregates = &aggregates;
-            return std::unique_ptr<BuiltPreconditioner>(
-                std::make_unique<Built<AmgHierarchy>>(csr_a, mg, plan, settings));
+            return amg_preconditioner(csr_a, split, mg, plan, settings);
         };
-        fallbacks = amg_fallbacks(rows);
-        if (split) fallbacks.saddle_whole = SmootherKind::l1_jacobi;
     }
 
     /// The processes' rows (this one's from first_row) as A: the choices that setup_amg and

@@ -100,35 +100,18 @@ void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) 
     // With K = double the operator takes A over (its values moved, its columns narrowed to
     // int32) and p.a is released for the solve (177 MB of mfem_lshape_o3_r7's beside the
     // operator's 131): a rebuild by the guard takes A back from the operator.
-    BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
-        if constexpr (std::is_same_v<K, double>) {
-            if (a) {  // p.a was released into it
-                const CsrMatrix again = to_csr(a->matrix());
-                return std::unique_ptr<BuiltPreconditioner>(
-                    std::make_unique<Built<AmgHierarchy>>(again, mg, plan, settings));
-            }
-        }
-        return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<Built<AmgHierarchy>>(p.a, mg, plan, settings));
-    };
-    // A saddle point (resolve_saddle_point): the block preconditioner, whose blocks are copies.
+    // A saddle point (resolve_saddle_point decided on A before any renumbering): its split
+    // in A's order as it is now.
     const std::optional<SaddleSplit> split =
         o.multigrid.saddle_point == SaddlePointKind::block ? saddle_split(p.a) : std::nullopt;
-    // The guard may leave the blocks for one AMG on all of A (mg.saddle_point none).
-    const BuildFn build_whole = build;
-    const BuildFn build_blocks = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
-        if (mg.saddle_point != SaddlePointKind::block) return build_whole(plan, mg);
+    const BuildFn build = [&](const PrecisionPlan& plan, const MultigridOptions& mg) {
         if constexpr (std::is_same_v<K, double>) {
-            if (a) {
-                return std::unique_ptr<BuiltPreconditioner>(
-                    std::make_unique<Built<SaddlePointPreconditioner>>(to_csr(a->matrix()), *split,
-                                                                       mg, plan, settings));
+            if (a) {  // p.a was released into it
+                return amg_preconditioner(to_csr(a->matrix()), split, mg, plan, settings);
             }
         }
-        return std::unique_ptr<BuiltPreconditioner>(
-            std::make_unique<Built<SaddlePointPreconditioner>>(p.a, *split, mg, plan, settings));
+        return amg_preconditioner(p.a, split, mg, plan, settings);
     };
-    if (split) build = build_blocks;
     GuardState state = guarded_setup(build, o, out);
     if constexpr (std::is_same_v<K, double>) {
         a = std::make_unique<const CsrOperator<K>>(to_typed(std::move(p.a)));  // values moved
@@ -136,9 +119,8 @@ void solve_amg_ordered(CsrProblem& p, const SolverOptions& o, SolveResult& out) 
         TruncationCounts counts;
         a = std::make_unique<const CsrOperator<K>>(to_typed<K>(p.a, counts));
     }
-    GuardFallbacks fallbacks = amg_fallbacks(a->size());
-    if (split) fallbacks.saddle_whole = SmootherKind::l1_jacobi;
-    guarded_solve<K>(*a, p.b, build, o, fallbacks, state, false, out);
+    guarded_solve<K>(*a, p.b, build, o, amg_fallbacks(a->size(), split.has_value()), state, false,
+                     out);
 }
 
 void check_smoother(const SolverOptions& o) {
@@ -169,10 +151,9 @@ void check_smoother(const SolverOptions& o) {
             to_string(o.multigrid.row_weights)));
     }
     if (o.method == MethodKind::structured && o.multigrid.saddle_point == SaddlePointKind::block) {
-        throw Unsupported(fmt::format(
-            "--saddle-point {}: the saddle-point block preconditioner applies to the AMG path "
-            "(--matrix without --grid, or --method amg)",
-            to_string(o.multigrid.saddle_point)));
+        throw Unsupported(
+            "--saddle-point block: the saddle-point block preconditioner applies to the AMG path "
+            "(--matrix without --grid, or --method amg)");
     }
     if (o.method == MethodKind::structured && o.multigrid.block_size != 0) {
         throw Unsupported(fmt::format(
@@ -299,13 +280,8 @@ SolveResult solve(const SolverOptions& options) {
             dist::solve_amg(*rows, o, out);
         } else {
             CsrProblem p = load_csr(o.problem);
-            const std::string saddle = resolve_saddle_point(o, p.a, dist::world_size() > 1);
-            out.auto_reason = amg_defaults(o, p.solver, p.a, 0, p.a.rows);
-            if (!saddle.empty()) {
-                out.auto_reason = out.auto_reason.empty()
-                                      ? saddle
-                                      : fmt::format("{}; {}", saddle, out.auto_reason);
-            }
+            const std::string saddle = resolve_saddle_point(o, p.a, dist::world_size() > 1).why;
+            out.auto_reason = joined_reasons(saddle, amg_defaults(o, p.solver, p.a, 0, p.a.rows));
             (void)prepare_input(p.a, p.b, out);
             out.problem = p.name;
             out.rows = p.a.rows;

@@ -154,7 +154,6 @@ private:
 
 TYPED_TEST(KrylovGmres, ExactPreconditionerConvergesInOneIteration) {
     using K = TypeParam;
-    int runs = 0, lost = 0;
     for (const std::int64_t n : {2, 3, 5, 40}) {
         for (const double u : {1.0, -0.5, 0.75}) {
             Sparse a;
@@ -181,16 +180,12 @@ TYPED_TEST(KrylovGmres, ExactPreconditionerConvergesInOneIteration) {
                 KrylovOptions opt;
                 opt.rtol = tol<K>();
                 const KrylovResult r = gmres<K>(op, &m, b.data(), x.data(), opt);
-                lost += r.status != SolveStatus::converged;
                 EXPECT_EQ(r.status, SolveStatus::converged) << r.message;
                 EXPECT_EQ(r.iterations, 1);
                 EXPECT_LE(true_relres(a, b, x), opt.rtol);
-                ++runs;
             }
         }
     }
-    EXPECT_EQ(runs, 372);
-    EXPECT_EQ(lost, 0);
 }
 
 TYPED_TEST(KrylovGmres, HappyBreakdownIsSuccess) {

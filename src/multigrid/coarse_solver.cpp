@@ -311,8 +311,8 @@ void CoarseSolver::solve(double* x) const {
     for (std::size_t k = static_cast<std::size_t>(rank_); k < n; ++k) x[k] = 0.0;
     project_out(null_right_, x, n);
     if (!col_order_.empty()) {  // x holds the unknowns in col_order_
-        std::vector<double> y(x, x + n);
-        for (std::size_t k = 0; k < n; ++k) x[col_order_[k]] = y[k];
+        reordered_.assign(x, x + n);
+        for (std::size_t k = 0; k < n; ++k) x[col_order_[k]] = reordered_[k];
     }
     for (std::size_t i = 0; i < n; ++i) x[i] *= col_scale_[i];
 }

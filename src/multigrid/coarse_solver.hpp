@@ -38,6 +38,7 @@ private:
     /// The column order of the LU when A has empty columns (moved last; empty: A's own order):
     /// column k of the LU is A's column col_order_[k].
     std::vector<std::int64_t> col_order_;
+    mutable std::vector<double> reordered_;  // solve()'s scratch for col_order_ (n)
     /// A diagonal A (every row its own nonzero diagonal entry only): 1 / a_ii, and no LU.
     std::vector<double> inverse_diagonal_;
     std::vector<int> pivots_;

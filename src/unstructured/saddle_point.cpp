@@ -146,7 +146,8 @@ SaddlePointPreconditioner::SaddlePointPreconditioner(const CsrMatrix& k, const S
     MultigridOptions block_mg = mg;
     block_mg.block_size = 1;
     AmgSettings sa = settings;  // A of an exactly symmetric K is exactly symmetric
-    AmgSettings ss = settings;
+    sa.aggregates = nullptr;    // kept aggregates are K's, not a block's
+    AmgSettings ss = sa;
     ss.exactly_symmetric = false;  // measured where it matters
     ha_ = hierarchy_of(a_, block_mg, plan, sa, "block A (rows with a nonzero diagonal)");
     hs_ = hierarchy_of(schur_, block_mg, plan, ss,

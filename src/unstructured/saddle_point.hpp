@@ -53,8 +53,8 @@ class SaddlePointPreconditioner {
 public:
     /// Extracts A, B, E and C of `k` by `split`, forms S^ = B diag(A)^-1 E - C, and
     /// builds an AMG hierarchy on each (mg and plan as for one hierarchy; both scalar, block
-    /// size 1). `k` is not referenced afterwards. Throws what AmgHierarchy throws, naming the
-    /// block.
+    /// size 1; settings' kept aggregates, which are K's, are not used). `k` is not referenced
+    /// afterwards. Throws what AmgHierarchy throws, naming the block.
     SaddlePointPreconditioner(const CsrMatrix& k, const SaddleSplit& split,
                               const MultigridOptions& mg, const PrecisionPlan& plan,
                               const AmgSettings& settings);
